@@ -1,0 +1,42 @@
+# Berth developer entry points. The default target is `build`.
+#   make build   compile and package everything (no tests): berth-cli/target/berth-cli.jar + lib/
+#   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
+#   make test    all tests and the formatting check (./mvnw verify)
+#   make fmt     format the Java sources (spotless:apply)
+#   make clean   remove build output
+
+JAVA_HOME := $(shell bin/java-home)
+ifeq ($(JAVA_HOME),)
+$(error no JDK >= 21 found (see the message above))
+endif
+export JAVA_HOME
+
+MVN := ./mvnw -B -ntp
+CLI_JAR := berth-cli/target/berth-cli.jar
+# Everything that goes into the distribution; a change to any of these rebuilds it for `make run`.
+SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o \
+	-type f \( -name '*.java' -o -name pom.xml -o -path '*/src/main/resources/*' \) -print) \
+	.mvn/wrapper/maven-wrapper.properties
+
+.DEFAULT_GOAL := build
+.PHONY: build run test fmt clean
+
+# Formatting is checked by `make test`, not here, so that unformatted code still builds and runs.
+build:
+	$(MVN) -q package -DskipTests -Dspotless.check.skip=true
+
+$(CLI_JAR): $(SOURCES)
+	$(MVN) -q package -DskipTests -Dspotless.check.skip=true
+	@touch $@
+
+run: $(CLI_JAR)
+	bin/berth server
+
+test:
+	$(MVN) verify
+
+fmt:
+	$(MVN) -q spotless:apply
+
+clean:
+	$(MVN) -q clean

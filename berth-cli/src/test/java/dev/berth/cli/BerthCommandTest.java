@@ -1,0 +1,65 @@
+package dev.berth.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class BerthCommandTest {
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine cli = new CommandLine(new BerthCommand());
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    return cli.execute(args);
+  }
+
+  @Test
+  void helpExitsZeroAndListsTheServerCommand() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("Usage: berth").contains("server");
+  }
+
+  @Test
+  void versionExitsZero() {
+    assertThat(run("--version")).isZero();
+    assertThat(out.toString()).startsWith("berth ");
+  }
+
+  @Test
+  void unknownCommandIsAUsageError() {
+    assertThat(run("nosuch")).isEqualTo(2);
+    assertThat(err.toString()).contains("nosuch");
+  }
+
+  @Test
+  void badListenValueIsAUsageErrorNamingTheValue() {
+    assertThat(run("server", "--listen", "localhost:http")).isEqualTo(2);
+    assertThat(err.toString()).contains("--listen").contains("localhost:http");
+  }
+
+  @Test
+  void listenWithoutPortIsAUsageError() {
+    assertThat(run("server", "--listen", "127.0.0.1")).isEqualTo(2);
+    assertThat(err.toString()).contains("'127.0.0.1'");
+  }
+
+  @Test
+  void parsesListenAddresses() {
+    assertThat(ListenAddress.parse("127.0.0.1:8080"))
+        .isEqualTo(new ListenAddress("127.0.0.1", 8080));
+    assertThat(ListenAddress.parse("0.0.0.0:0")).isEqualTo(new ListenAddress("0.0.0.0", 0));
+    assertThat(ListenAddress.parse("[::1]:9000")).isEqualTo(new ListenAddress("::1", 9000));
+    assertThat(new ListenAddress("::1", 9000).authority()).isEqualTo("[::1]:9000");
+    assertThatThrownBy(() -> ListenAddress.parse("host:70000"))
+        .hasMessageContaining("'host:70000'");
+    assertThatThrownBy(() -> ListenAddress.parse(":8080")).hasMessageContaining("':8080'");
+    assertThatThrownBy(() -> ListenAddress.parse("::1:8080")).hasMessageContaining("brackets");
+  }
+}

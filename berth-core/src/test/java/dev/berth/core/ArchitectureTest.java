@@ -1,0 +1,69 @@
+package dev.berth.core;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.AccessTarget;
+import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import java.util.Map;
+import java.util.Set;
+
+/** Architecture rules of the core module (house style G19). */
+@AnalyzeClasses(packages = "dev.berth.core", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+  /** Static methods that read the system clock, by owner class. Time must be injected instead. */
+  private static final Map<String, Set<String>> SYSTEM_TIME_READS =
+      Map.ofEntries(
+          Map.entry("java.lang.System", Set.of("currentTimeMillis", "nanoTime")),
+          Map.entry("java.time.Clock", Set.of("systemUTC", "systemDefaultZone", "system")),
+          Map.entry("java.time.InstantSource", Set.of("system")),
+          Map.entry("java.time.Instant", Set.of("now")),
+          Map.entry("java.time.LocalDate", Set.of("now")),
+          Map.entry("java.time.LocalDateTime", Set.of("now")),
+          Map.entry("java.time.LocalTime", Set.of("now")),
+          Map.entry("java.time.OffsetDateTime", Set.of("now")),
+          Map.entry("java.time.OffsetTime", Set.of("now")),
+          Map.entry("java.time.ZonedDateTime", Set.of("now")),
+          Map.entry("java.time.Year", Set.of("now")),
+          Map.entry("java.time.YearMonth", Set.of("now")),
+          Map.entry("java.time.MonthDay", Set.of("now")));
+
+  /** Calls and method references (such as {@code Instant::now}) that read the system clock. */
+  private static final DescribedPredicate<JavaAccess<?>> READS_SYSTEM_TIME =
+      new DescribedPredicate<>(
+          "read the system clock (Instant.now(), System.currentTimeMillis(), ...)") {
+        @Override
+        public boolean test(JavaAccess<?> access) {
+          AccessTarget target = access.getTarget();
+          Set<String> methods = SYSTEM_TIME_READS.get(target.getOwner().getName());
+          return methods != null && methods.contains(target.getName());
+        }
+      };
+
+  @ArchTest
+  static final ArchRule coreDependsOnlyOnTheJdk =
+      classes()
+          .that()
+          .resideInAPackage("dev.berth.core..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage("java..", "dev.berth.core..")
+          .because("the core has no third-party dependencies")
+          .allowEmptyShould(true);
+
+  @ArchTest
+  static final ArchRule coreDoesNotReadTheSystemClock =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.berth.core..")
+          .should()
+          .accessTargetWhere(READS_SYSTEM_TIME)
+          .because("time must be injected (a java.time.Clock or InstantSource), not read")
+          .allowEmptyShould(true);
+}
