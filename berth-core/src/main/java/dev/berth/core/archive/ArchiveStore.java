@@ -1,0 +1,27 @@
+package dev.berth.core.archive;
+
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.session.ArchiveRef;
+import dev.berth.core.session.SessionId;
+import java.io.InputStream;
+import java.util.List;
+
+/** Where committed session archives live: a directory, or S3-compatible object storage. */
+public interface ArchiveStore {
+
+  /** Starts writing archive {@code generation} of {@code session}. */
+  ArchiveUpload begin(SessionId session, long generation);
+
+  /**
+   * Opens a committed archive for reading.
+   *
+   * @throws NotFoundException when it does not exist (deleted, or never committed)
+   */
+  InputStream open(ArchiveRef archive);
+
+  /** The committed archives of a session, oldest generation first. */
+  List<ArchiveRef> list(SessionId session);
+
+  /** Deletes an archive; deleting one that does not exist does nothing. */
+  void delete(ArchiveRef archive);
+}

@@ -1,0 +1,112 @@
+package dev.berth.core.lifecycle;
+
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.operation.Operation;
+import dev.berth.core.operation.OperationId;
+import dev.berth.core.operation.OperationType;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.store.AuditEvent;
+import dev.berth.core.store.SessionStore;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.OptionalLong;
+
+/**
+ * Writes intent: the first, durable step of every lifecycle change. The reconciler does the rest. A
+ * request records the new intent and the operation that serves it; operation ids derive from the
+ * intent version, so a duplicate request returns the operation of the first one.
+ */
+public final class SessionIntents {
+  private static final int MAX_ATTEMPTS = 16;
+
+  private final SessionStore store;
+  private final InstantSource clock;
+  private final LifecycleSettings settings;
+
+  public SessionIntents(SessionStore store, InstantSource clock, LifecycleSettings settings) {
+    this.store = store;
+    this.clock = clock;
+    this.settings = settings;
+  }
+
+  /** Records a new session (intent RUNNING v1) and its PROVISION operation. */
+  public Session create(
+      SessionId id, TenantId tenant, String name, WorkloadType workload, String actor) {
+    Instant now = clock.instant();
+    Session stored = store.create(Session.request(id, tenant, name, workload, now, actor));
+    store.createOperation(operationFor(stored, now));
+    store.append(AuditEvent.of(id, now, actor, "session.created", "intent RUNNING v1"));
+    return stored;
+  }
+
+  /**
+   * Asks for {@code desired}. With {@code ifMatch}, the request holds only while the session's
+   * intent version is exactly that one.
+   *
+   * @return the operation that serves the resulting intent (an existing one when the intent already
+   *     was {@code desired})
+   * @throws NotFoundException when the session does not exist
+   * @throws StaleIntentException when {@code ifMatch} is not the current intent version
+   * @throws dev.berth.core.error.TerminalIntentException when termination was already requested
+   */
+  public Operation request(
+      SessionId id, DesiredState desired, OptionalLong ifMatch, String actor, String reason) {
+    for (int attempt = 1; ; attempt++) {
+      Session current = store.get(id).orElseThrow(() -> new NotFoundException("session " + id));
+      if (ifMatch.isPresent() && ifMatch.getAsLong() != current.intent().version()) {
+        throw new StaleIntentException(
+            current.subject(), ifMatch.getAsLong(), current.intent().version());
+      }
+      Instant now = clock.instant();
+      Session next = current.withIntent(desired, now, actor, reason);
+      try {
+        Session stored = next == current ? current : store.compareAndSet(next, current.version());
+        Operation op = store.createOperation(operationFor(stored, now));
+        if (stored != current) {
+          store.append(
+              AuditEvent.of(
+                  id,
+                  now,
+                  actor,
+                  "session.intent",
+                  desired + " v" + stored.intent().version() + ": " + reason));
+        }
+        return op;
+      } catch (VersionConflictException e) {
+        if (attempt >= MAX_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The operation that serves the session's current intent. */
+  Operation operationFor(Session session, Instant now) {
+    OperationType type = typeFor(session);
+    long version = session.intent().version();
+    return Operation.pending(
+        OperationId.of(session.id(), type, version),
+        session.id(),
+        type,
+        version,
+        now,
+        now.plus(settings.operationTimeout()));
+  }
+
+  static OperationType typeFor(Session session) {
+    return switch (session.intent().desired()) {
+      case TERMINATED -> OperationType.TERMINATE;
+      case SUSPENDED -> OperationType.SUSPEND;
+      case RUNNING ->
+          session.incarnation() == 0 && session.archive().isEmpty()
+              ? OperationType.PROVISION
+              : OperationType.RESUME;
+    };
+  }
+}

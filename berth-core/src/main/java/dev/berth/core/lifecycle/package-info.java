@@ -1,0 +1,5 @@
+/**
+ * The lifecycle use cases: writing intent, reconciling a session towards it under its lease, and
+ * recovering after a restore of an older store backup.
+ */
+package dev.berth.core.lifecycle;

@@ -1,0 +1,2 @@
+/** The runtime port: where sessions run, and what the platform can observe of them. */
+package dev.berth.core.runtime;

@@ -1,0 +1,5 @@
+/**
+ * The session: intent, phase, conditions, runtime, archive, reservation, obligations and activity,
+ * with the transition tables that govern them. JDK only; time is always passed in.
+ */
+package dev.berth.core.session;

@@ -1,0 +1,366 @@
+package dev.berth.core.testing;
+
+import dev.berth.core.agent.AgentClient;
+import dev.berth.core.agent.AgentCommand;
+import dev.berth.core.agent.AgentReply;
+import dev.berth.core.agent.AgentStatus;
+import dev.berth.core.agent.CommandContext;
+import dev.berth.core.archive.ArchiveStore;
+import dev.berth.core.archive.ArchiveUpload;
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.DeadlineExceededException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.runtime.OwnershipLabels;
+import dev.berth.core.runtime.RemovalResult;
+import dev.berth.core.runtime.Runtime;
+import dev.berth.core.runtime.RuntimeListing;
+import dev.berth.core.runtime.RuntimeObservation;
+import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.session.ArchiveRef;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.SessionId;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A simulated data plane for model tests: runtimes, their agents and an archive store in memory. It
+ * is a fake because the real runtime comes with the data-plane issue; it models what the protocols
+ * depend on and nothing more:
+ *
+ * <ul>
+ *   <li>Runtimes are created idempotently by name and can vanish, be partitioned from the control
+ *       plane, or be slow to remove.
+ *   <li>Each session's agent keeps the local contract, like the node agent's state directory: it
+ *       remembers the newest intent it accepted and a termination tombstone across incarnations,
+ *       rejects older versions and passed deadlines without side effects, and treats a repeated
+ *       operation id as done.
+ *   <li>Ground truth for invariants: which runtimes really exist, and how many were ever created.
+ * </ul>
+ *
+ * <p>Not thread-safe beyond {@code synchronized} methods; model tests drive it from one thread.
+ */
+public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore {
+
+  private enum State {
+    STARTING,
+    RUNNING,
+    GONE
+  }
+
+  private static final class Sim {
+    final RuntimeRef ref;
+    final OwnershipLabels labels;
+    State state;
+
+    Sim(RuntimeRef ref, OwnershipLabels labels, State state) {
+      this.ref = ref;
+      this.labels = labels;
+      this.state = state;
+    }
+  }
+
+  /** The local contract an agent keeps for one session. */
+  private static final class Contract {
+    long accepted;
+    DesiredState desired = DesiredState.RUNNING;
+    boolean tombstoned;
+    final Map<String, AgentReply> done = new HashMap<>();
+  }
+
+  private final InstantSource clock;
+  private final Map<String, Sim> runtimes = new LinkedHashMap<>();
+  private final Map<SessionId, Contract> contracts = new HashMap<>();
+  private final Map<SessionId, Integer> created = new HashMap<>();
+  private final Set<SessionId> partitioned = new HashSet<>();
+  private final Map<String, byte[]> archives = new LinkedHashMap<>();
+  private final Map<String, ArchiveRef> archiveRefs = new LinkedHashMap<>();
+  private boolean startInstantly = true;
+  private boolean removalStuck;
+
+  public SimulatedCloud(InstantSource clock) {
+    this.clock = clock;
+  }
+
+  // ---- knobs and ground truth -----------------------------------------------------------------
+
+  /** Whether new runtimes are RUNNING at once, or STARTING until {@link #finishStarting}. */
+  public synchronized void startInstantly(boolean instantly) {
+    startInstantly = instantly;
+  }
+
+  public synchronized void finishStarting() {
+    runtimes.values().stream()
+        .filter(s -> s.state == State.STARTING)
+        .forEach(s -> s.state = State.RUNNING);
+  }
+
+  /** The runtime disappears (process killed, pod evicted) without anyone asking. */
+  public synchronized void vanish(String name) {
+    Sim sim = runtimes.get(name);
+    if (sim != null) {
+      sim.state = State.GONE;
+    }
+  }
+
+  /** The session's agent stops answering; its runtime keeps running. */
+  public synchronized void partition(SessionId session) {
+    partitioned.add(session);
+  }
+
+  public synchronized void heal(SessionId session) {
+    partitioned.remove(session);
+  }
+
+  public synchronized void healAll() {
+    partitioned.clear();
+  }
+
+  /** Removals are accepted but never confirmed while stuck. */
+  public synchronized void removalStuck(boolean stuck) {
+    removalStuck = stuck;
+  }
+
+  /** The runtimes of {@code session} that really exist now. */
+  public synchronized List<RuntimeRef> live(SessionId session) {
+    return runtimes.values().stream()
+        .filter(s -> s.labels.session().equals(session) && s.state != State.GONE)
+        .map(s -> s.ref)
+        .toList();
+  }
+
+  /** How many runtimes were ever created for {@code session}. */
+  public synchronized int created(SessionId session) {
+    return created.getOrDefault(session, 0);
+  }
+
+  public synchronized boolean archiveExists(String uri) {
+    return archives.containsKey(uri);
+  }
+
+  // ---- Runtime --------------------------------------------------------------------------------
+
+  @Override
+  public String kind() {
+    return "sim";
+  }
+
+  @Override
+  public synchronized void provision(RuntimeSpec spec) {
+    Sim existing = runtimes.get(spec.runtime().name());
+    if (existing != null && existing.state != State.GONE) {
+      return;
+    }
+    runtimes.put(
+        spec.runtime().name(),
+        new Sim(spec.runtime(), spec.labels(), startInstantly ? State.RUNNING : State.STARTING));
+    created.merge(spec.labels().session(), 1, Integer::sum);
+  }
+
+  @Override
+  public synchronized RuntimeObservation observe(RuntimeRef runtime) {
+    Sim sim = runtimes.get(runtime.name());
+    if (sim == null) {
+      return new RuntimeObservation.Gone("runtime " + runtime.name() + " does not exist");
+    }
+    return switch (sim.state) {
+      case STARTING -> new RuntimeObservation.Starting("starting");
+      case RUNNING -> new RuntimeObservation.Running(Optional.of("sim://" + runtime.name()));
+      case GONE -> new RuntimeObservation.Gone("runtime " + runtime.name() + " is gone");
+    };
+  }
+
+  @Override
+  public synchronized RemovalResult remove(RuntimeRef runtime) {
+    Sim sim = runtimes.get(runtime.name());
+    if (sim == null || sim.state == State.GONE) {
+      return new RemovalResult.Confirmed();
+    }
+    if (removalStuck) {
+      return new RemovalResult.Unconfirmed("the runtime did not confirm its removal");
+    }
+    sim.state = State.GONE;
+    return new RemovalResult.Confirmed();
+  }
+
+  @Override
+  public synchronized List<RuntimeListing> list() {
+    List<RuntimeListing> all = new ArrayList<>();
+    for (Sim sim : runtimes.values()) {
+      if (sim.state != State.GONE) {
+        all.add(new RuntimeListing(sim.ref.name(), sim.labels, observe(sim.ref)));
+      }
+    }
+    return all;
+  }
+
+  // ---- AgentClient ----------------------------------------------------------------------------
+
+  @Override
+  public synchronized AgentStatus status(RuntimeRef runtime) {
+    Sim sim = reachable(runtime);
+    Contract c = contract(sim.labels.session());
+    return new AgentStatus(true, false, c.accepted, c.desired, c.tombstoned, Optional.empty());
+  }
+
+  @Override
+  public synchronized AgentReply send(RuntimeRef runtime, AgentCommand command) {
+    CommandContext ctx = command.context();
+    Contract c = contract(ctx.session());
+    String subject = "agent of session " + ctx.session();
+    if (c.tombstoned && !(command instanceof AgentCommand.Terminate)) {
+      throw new StaleIntentException(subject + " (terminated)", ctx.intentVersion(), c.accepted);
+    }
+    reachable(runtime);
+    if (clock.instant().isAfter(ctx.deadline())) {
+      throw new DeadlineExceededException(
+          subject, ctx.deadline().toString(), clock.instant().toString());
+    }
+    if (ctx.intentVersion() < c.accepted) {
+      throw new StaleIntentException(subject, ctx.intentVersion(), c.accepted);
+    }
+    String key =
+        ctx.operation().value() + "/" + command.getClass().getSimpleName() + "/" + runtime.name();
+    AgentReply earlier = c.done.get(key);
+    if (earlier != null) {
+      return earlier;
+    }
+    c.accepted = ctx.intentVersion();
+    AgentReply reply = apply(c, command);
+    c.done.put(key, reply);
+    return reply;
+  }
+
+  private AgentReply apply(Contract c, AgentCommand command) {
+    return switch (command) {
+      case AgentCommand.PrepareCheckpoint p -> {
+        c.desired = DesiredState.SUSPENDED;
+        yield new AgentReply.CheckpointTaken(writeArchive(p.context().session(), p.generation()));
+      }
+      case AgentCommand.AbortCheckpoint a -> {
+        c.desired = DesiredState.RUNNING;
+        yield new AgentReply.Accepted();
+      }
+      case AgentCommand.Restore r -> {
+        if (!archives.containsKey(r.archive().uri())) {
+          throw new NotFoundException("archive " + r.archive().uri());
+        }
+        c.desired = DesiredState.RUNNING;
+        yield new AgentReply.Accepted();
+      }
+      case AgentCommand.Terminate t -> {
+        c.desired = DesiredState.TERMINATED;
+        c.tombstoned = true;
+        yield new AgentReply.Accepted();
+      }
+      case AgentCommand.RenewLease l -> new AgentReply.Accepted();
+    };
+  }
+
+  private ArchiveRef writeArchive(SessionId session, long generation) {
+    try (ArchiveUpload upload = begin(session, generation)) {
+      upload.stream()
+          .write(("state of " + session + " at " + generation).getBytes(StandardCharsets.UTF_8));
+      return upload.commit(List.of("home", "output", "shell-state"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private Sim reachable(RuntimeRef runtime) {
+    Sim sim = runtimes.get(runtime.name());
+    if (sim == null || sim.state != State.RUNNING) {
+      throw new AgentUnreachableException("agent of " + runtime.name(), "runtime not running");
+    }
+    if (partitioned.contains(sim.labels.session())) {
+      throw new AgentUnreachableException("agent of " + runtime.name(), "network partition");
+    }
+    return sim;
+  }
+
+  private Contract contract(SessionId session) {
+    return contracts.computeIfAbsent(session, k -> new Contract());
+  }
+
+  // ---- ArchiveStore ---------------------------------------------------------------------------
+
+  @Override
+  public synchronized ArchiveUpload begin(SessionId session, long generation) {
+    String uri = "sim://archives/" + session + "/" + generation;
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    return new ArchiveUpload() {
+      private boolean committed;
+
+      @Override
+      public OutputStream stream() {
+        return bytes;
+      }
+
+      @Override
+      public ArchiveRef commit(List<String> contents) {
+        byte[] data = bytes.toByteArray();
+        ArchiveRef ref =
+            new ArchiveRef(generation, uri, data.length, sha256(data), clock.instant(), contents);
+        synchronized (SimulatedCloud.this) {
+          archives.put(uri, data);
+          archiveRefs.put(uri, ref);
+        }
+        committed = true;
+        return ref;
+      }
+
+      @Override
+      public void close() {
+        if (!committed) {
+          bytes.reset();
+        }
+      }
+    };
+  }
+
+  @Override
+  public synchronized InputStream open(ArchiveRef archive) {
+    byte[] data = archives.get(archive.uri());
+    if (data == null) {
+      throw new NotFoundException("archive " + archive.uri());
+    }
+    return new ByteArrayInputStream(data);
+  }
+
+  @Override
+  public synchronized List<ArchiveRef> list(SessionId session) {
+    return archiveRefs.values().stream()
+        .filter(a -> a.uri().startsWith("sim://archives/" + session + "/"))
+        .toList();
+  }
+
+  @Override
+  public synchronized void delete(ArchiveRef archive) {
+    archives.remove(archive.uri());
+    archiveRefs.remove(archive.uri());
+  }
+
+  private static String sha256(byte[] data) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JDK", e);
+    }
+  }
+}
