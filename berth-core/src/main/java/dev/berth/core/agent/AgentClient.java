@@ -20,7 +20,8 @@ public interface AgentClient {
   AgentStatus status(RuntimeRef runtime);
 
   /**
-   * Sends a command. Idempotent by the command's operation id.
+   * Sends a command. Idempotent by the command's operation id together with what it names (the
+   * generation of a checkpoint, the archive of a restore): a repeated command answers as before.
    *
    * @throws StaleIntentException when the agent already accepted a newer intent version
    * @throws DeadlineExceededException when the command's deadline passed

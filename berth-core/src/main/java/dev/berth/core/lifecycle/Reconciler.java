@@ -28,6 +28,7 @@ import dev.berth.core.session.FailureReason;
 import dev.berth.core.session.ObligationAction;
 import dev.berth.core.session.ObligationState;
 import dev.berth.core.session.Phase;
+import dev.berth.core.session.PhaseEvent;
 import dev.berth.core.session.Reservation;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
@@ -138,6 +139,7 @@ public final class Reconciler {
     private final Lease lease;
     private final Set<OperationId> startedHere = new HashSet<>();
     private final Set<String> provisionedHere = new HashSet<>();
+    private final Set<Long> preparedHere = new HashSet<>();
 
     Pass(SessionId id, Lease lease) {
       this.id = id;
@@ -281,7 +283,7 @@ public final class Reconciler {
               .becomeReady(now());
       failpoints.reach("start.before-ready");
       save(s, next);
-      save(op.succeed(now()));
+      succeed(op);
       return Next.CONTINUE;
     }
 
@@ -346,7 +348,8 @@ public final class Reconciler {
               now(),
               "RUNTIME_LOST",
               "runtime " + s.runtime().orElseThrow().name() + " vanished: " + detail);
-      if (settings.restoreOnRuntimeLoss() && s.archive().isPresent()) {
+      boolean restorable = Phase.TABLE.allows(s.phase(), PhaseEvent.RECOVERY_STARTED);
+      if (settings.restoreOnRuntimeLoss() && s.archive().isPresent() && restorable) {
         save(op.step(StepName.PLAN_RUNTIME, "incarnation " + (s.incarnation() + 1), now()));
         save(s, lost.startRecovery(runtime.kind(), now()));
         return Next.CONTINUE;
@@ -354,11 +357,15 @@ public final class Reconciler {
       Failure why =
           new Failure(
               FailureReason.RUNTIME_LOST,
-              "runtime vanished and "
+              "runtime vanished ("
+                  + detail
+                  + ") and "
                   + (s.archive().isEmpty()
                       ? "there is no archive to restore"
-                      : "restoring on runtime loss is disabled")
-                  + "; delete the session or recover it");
+                      : restorable
+                          ? "restoring on runtime loss is disabled"
+                          : "it was not restored automatically while " + s.phase())
+                  + "; delete the session or recover it from its last archive");
       save(s, lost.fail(why));
       save(op.fail(new OperationError(why.reason().name(), why.message()), now()));
       return Next.CONVERGED;
@@ -392,18 +399,31 @@ public final class Reconciler {
       save(
           op.withGeneration(generation)
               .step(StepName.PREPARING, "generation " + generation, now()));
+      preparedHere.add(generation);
       save(s, s.startSuspend(now()));
       return Next.CONTINUE;
     }
 
     private Next continueSuspend(Session s) {
-      Operation op = openOperation(s, OperationType.SUSPEND);
-      long generation = op.generation();
+      long generation = inFlightGeneration(s);
+      Operation op = begin(s, OperationType.SUSPEND, s.intent().version());
+      if (op.generation() != generation) {
+        // The suspend in flight was started for an older intent; this one carries it on.
+        op =
+            save(
+                op.withGeneration(generation)
+                    .step(StepName.PREPARING, "continues generation " + generation, now()));
+      }
       boolean committed = s.archive().map(ArchiveRef::generation).orElse(0L) == generation;
       if (committed) {
         return removeSuspendedRuntime(s, op, generation);
       }
-      if (!startedHere.contains(op.id())) {
+      if (runtime.observe(s.runtime().orElseThrow()) instanceof RuntimeObservation.Gone gone) {
+        return runtimeLost(
+            s,
+            "during suspend, before generation " + generation + " was committed: " + gone.detail());
+      }
+      if (!preparedHere.contains(generation)) {
         // A pass that died between PREPARING and COMMITTING: the checkpoint may be half taken
         // and the workload paused. Abort G (the agent resumes the workload) and start over.
         return abortCheckpoint(s, op, generation);
@@ -440,7 +460,7 @@ public final class Reconciler {
     private Next removeSuspendedRuntime(Session s, Operation op, long generation) {
       if (s.runtime().isEmpty()) {
         save(s, s.completeSuspend(generation));
-        save(op.succeed(now()));
+        succeed(op);
         return Next.CONTINUE;
       }
       RuntimeRef ref = s.runtime().get();
@@ -458,7 +478,7 @@ public final class Reconciler {
                       "Suspended",
                       "runtime removed after archive generation " + generation + " was committed")
                   .completeSuspend(generation));
-          save(op.succeed(now()));
+          succeed(op);
           yield Next.CONTINUE;
         }
         case RemovalResult.InProgress p -> Next.WAITING;
@@ -479,12 +499,15 @@ public final class Reconciler {
 
     /** The intent moved on (RUNNING) during a suspend: access wins over the suspend. */
     private Next abandonSuspend(Session s) {
-      Operation op = openOperation(s, OperationType.SUSPEND);
-      long generation = op.generation();
+      long generation = inFlightGeneration(s);
       if (s.runtime().isEmpty()) {
         save(s, s.completeSuspend(generation));
         return Next.CONTINUE;
       }
+      if (runtime.observe(s.runtime().get()) instanceof RuntimeObservation.Gone gone) {
+        return runtimeLost(s, "during suspend: " + gone.detail());
+      }
+      Operation op = begin(s, SessionIntents.typeFor(s), s.intent().version());
       return abortCheckpoint(s, op, generation);
     }
 
@@ -538,7 +561,7 @@ public final class Reconciler {
                 o -> o.retain(until, "kept for the recovery window"));
       }
       save(s, next.completeTerminate());
-      save(op.succeed(now()));
+      succeed(op);
       return Next.CONTINUE;
     }
 
@@ -680,14 +703,16 @@ public final class Reconciler {
           .orElseGet(() -> begin(s, SessionIntents.typeFor(s), s.intent().version()));
     }
 
-    private Operation openOperation(Session s, OperationType type) {
+    /** The archive generation of the suspend in flight, recorded before any side effect. */
+    private long inFlightGeneration(Session s) {
       return store.listOperations(s.id()).stream()
-          .filter(o -> o.type() == type && o.generation() > 0)
-          .max(Comparator.comparing(Operation::generation))
+          .filter(o -> o.type() == OperationType.SUSPEND)
+          .mapToLong(Operation::generation)
+          .max()
           .orElseThrow(
               () ->
                   new IllegalStateException(
-                      s.subject() + " is " + s.phase() + " but has no " + type + " operation"));
+                      s.subject() + " is " + s.phase() + " but no SUSPEND operation recorded"));
     }
 
     private Optional<Next> command(Session s, Operation op, AgentCommand command) {
@@ -719,6 +744,14 @@ public final class Reconciler {
                 settings.holder(),
                 "session.phase",
                 before.phase() + " -> " + after.phase()));
+      }
+    }
+
+    /** Marks {@code op} succeeded unless an earlier pass already finished it. */
+    private void succeed(Operation op) {
+      Operation current = store.getOperation(op.id()).orElse(op);
+      if (!current.state().isFinished()) {
+        save(current.succeed(now()));
       }
     }
 

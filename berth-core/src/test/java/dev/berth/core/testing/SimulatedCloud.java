@@ -236,7 +236,17 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
       throw new StaleIntentException(subject, ctx.intentVersion(), c.accepted);
     }
     String key =
-        ctx.operation().value() + "/" + command.getClass().getSimpleName() + "/" + runtime.name();
+        ctx.operation().value()
+            + "/"
+            + runtime.name()
+            + "/"
+            + switch (command) {
+              case AgentCommand.PrepareCheckpoint p -> "prepare/" + p.generation();
+              case AgentCommand.AbortCheckpoint a -> "abort/" + a.generation();
+              case AgentCommand.Restore r -> "restore/" + r.archive().generation();
+              case AgentCommand.Terminate t -> "terminate";
+              case AgentCommand.RenewLease l -> "lease/" + ctx.deadline();
+            };
     AgentReply earlier = c.done.get(key);
     if (earlier != null) {
       return earlier;
