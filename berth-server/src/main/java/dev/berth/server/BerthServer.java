@@ -1,7 +1,9 @@
 package dev.berth.server;
 
+import dev.berth.server.store.sqlite.SqliteSessionStore;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import java.time.InstantSource;
 import java.util.Map;
 import java.util.Objects;
 import tools.jackson.databind.json.JsonMapper;
@@ -24,6 +26,7 @@ public final class BerthServer implements AutoCloseable {
   private final String healthBody;
   private final Javalin app;
   private State state = State.NEW;
+  private SqliteSessionStore store;
 
   public BerthServer(ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config must not be null");
@@ -49,7 +52,14 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.NEW) {
       throw new IllegalStateException("server cannot be started: it is " + state);
     }
-    app.start();
+    // The store opens first, so its schema migrations have run before anything is served.
+    store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), InstantSource.system());
+    try {
+      app.start();
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
     state = State.STARTED;
     return this;
   }
@@ -77,6 +87,7 @@ public final class BerthServer implements AutoCloseable {
   public synchronized void close() {
     if (state == State.STARTED) {
       app.stop();
+      store.close();
     }
     state = State.CLOSED;
   }

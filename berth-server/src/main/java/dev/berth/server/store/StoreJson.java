@@ -1,0 +1,196 @@
+package dev.berth.server.store;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
+import dev.berth.core.execution.Execution;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.operation.Operation;
+import dev.berth.core.operation.OperationId;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import java.util.function.Function;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.cfg.DateTimeFeature;
+import tools.jackson.databind.cfg.EnumFeature;
+import tools.jackson.databind.deser.std.StdScalarDeserializer;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.ser.std.StdSerializer;
+
+/**
+ * The JSON body format of stored sessions, operations and executions, shared by the store adapters.
+ * Thread-safe and immutable once built.
+ *
+ * <p>Format 1, the only one so far: a JSON object with {@code "format": 1} beside the record's
+ * components, named as in the record and nested the same way. Typed ids ({@link SessionId}, {@link
+ * TenantId}, {@link WorkloadType}, {@link OperationId}, {@link ExecutionId}) are plain strings;
+ * enums are their constant names; {@code Instant}s are ISO-8601 UTC strings with up to nanosecond
+ * precision; an empty {@code Optional} is {@code null}; lists are arrays. Field order carries no
+ * meaning. Reading is strict: an unknown or missing field, a null primitive, an unknown enum
+ * constant or a value the domain record rejects makes the body unreadable, reported as a {@link
+ * CorruptRecordException} naming the record, never as an absent record. A change of shape needs a
+ * new format number and a reader for the old one.
+ *
+ * <p>The domain records carry no annotations: only record components (fields) are visible to the
+ * mapper, so derived accessors such as {@code Condition.isTrue()} are never written.
+ */
+public final class StoreJson {
+
+  /** The format number written into every body. */
+  public static final int FORMAT = 1;
+
+  private static final String FORMAT_FIELD = "format";
+
+  private final JsonMapper mapper;
+
+  public StoreJson() {
+    this.mapper =
+        JsonMapper.builder()
+            .changeDefaultVisibility(
+                v ->
+                    v.withVisibility(PropertyAccessor.ALL, Visibility.NONE)
+                        .withVisibility(PropertyAccessor.FIELD, Visibility.ANY))
+            .enable(
+                DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES,
+                DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES,
+                DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES,
+                DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .disable(
+                EnumFeature.WRITE_ENUMS_USING_TO_STRING, EnumFeature.READ_ENUMS_USING_TO_STRING)
+            .disable(
+                DateTimeFeature.WRITE_DATES_AS_TIMESTAMPS,
+                DateTimeFeature.TRUNCATE_TO_MSECS_ON_WRITE,
+                DateTimeFeature.TRUNCATE_TO_MSECS_ON_READ)
+            .addModule(typedIds())
+            .build();
+  }
+
+  public String writeSession(Session session) {
+    return write(session);
+  }
+
+  /**
+   * The session stored as {@code body} in the row of {@code rowId}.
+   *
+   * @throws CorruptRecordException when the body cannot be read or names another session
+   */
+  public Session readSession(String rowId, String body) {
+    String subject = "session " + rowId;
+    Session s = read(subject, body, Session.class);
+    requireId(subject, rowId, s.id().value());
+    return s;
+  }
+
+  public String writeOperation(Operation operation) {
+    return write(operation);
+  }
+
+  /**
+   * The operation stored as {@code body} in the row of {@code rowId}.
+   *
+   * @throws CorruptRecordException when the body cannot be read or names another operation
+   */
+  public Operation readOperation(String rowId, String body) {
+    String subject = "operation " + rowId;
+    Operation o = read(subject, body, Operation.class);
+    requireId(subject, rowId, o.id().value());
+    return o;
+  }
+
+  public String writeExecution(Execution execution) {
+    return write(execution);
+  }
+
+  /**
+   * The execution stored as {@code body} in the row of {@code rowId}.
+   *
+   * @throws CorruptRecordException when the body cannot be read or names another execution
+   */
+  public Execution readExecution(String rowId, String body) {
+    String subject = "execution " + rowId;
+    Execution e = read(subject, body, Execution.class);
+    requireId(subject, rowId, e.id().value());
+    return e;
+  }
+
+  private String write(Record value) {
+    ObjectNode root = mapper.createObjectNode();
+    root.put(FORMAT_FIELD, FORMAT);
+    root.setAll((ObjectNode) mapper.valueToTree(value));
+    return mapper.writeValueAsString(root);
+  }
+
+  private <T extends Record> T read(String subject, String body, Class<T> type) {
+    try {
+      JsonNode tree = mapper.readTree(body);
+      if (!(tree instanceof ObjectNode root)) {
+        throw new CorruptRecordException(subject, "the body is not a JSON object");
+      }
+      JsonNode format = root.remove(FORMAT_FIELD);
+      if (format == null || !format.isInt() || format.intValue() != FORMAT) {
+        throw new CorruptRecordException(
+            subject, "format must be " + FORMAT + ", was " + (format == null ? "missing" : format));
+      }
+      return mapper.treeToValue(root, type);
+    } catch (DatabindException e) {
+      String at = e.getPath().isEmpty() ? "" : " at " + e.getPathReference();
+      throw new CorruptRecordException(subject, e.getOriginalMessage() + at, e);
+    } catch (JacksonException e) {
+      throw new CorruptRecordException(subject, "invalid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static void requireId(String subject, String rowId, String bodyId) {
+    if (!rowId.equals(bodyId)) {
+      throw new CorruptRecordException(subject, "the body holds the record of " + bodyId);
+    }
+  }
+
+  private static SimpleModule typedIds() {
+    SimpleModule ids = new SimpleModule("berth-typed-ids");
+    asString(ids, SessionId.class, SessionId::value, SessionId::new);
+    asString(ids, TenantId.class, TenantId::value, TenantId::new);
+    asString(ids, WorkloadType.class, WorkloadType::value, WorkloadType::new);
+    asString(ids, OperationId.class, OperationId::value, OperationId::new);
+    asString(ids, ExecutionId.class, ExecutionId::value, ExecutionId::new);
+    return ids;
+  }
+
+  /** Maps a single-string value type to and from a plain JSON string. */
+  private static <T> void asString(
+      SimpleModule module, Class<T> type, Function<T, String> write, Function<String, T> read) {
+    module.addSerializer(
+        type,
+        new StdSerializer<T>(type) {
+          @Override
+          public void serialize(T value, JsonGenerator gen, SerializationContext ctxt) {
+            gen.writeString(write.apply(value));
+          }
+        });
+    module.addDeserializer(
+        type,
+        new StdScalarDeserializer<T>(type) {
+          @Override
+          public T deserialize(JsonParser p, DeserializationContext ctxt) {
+            if (!p.hasToken(JsonToken.VALUE_STRING)) {
+              return ctxt.reportInputMismatch(
+                  type, "%s must be a JSON string, was %s", type.getSimpleName(), p.currentToken());
+            }
+            return read.apply(p.getString());
+          }
+        });
+  }
+}

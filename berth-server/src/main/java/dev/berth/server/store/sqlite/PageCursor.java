@@ -1,0 +1,41 @@
+package dev.berth.server.store.sqlite;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.session.SessionId;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * The keyset position a page token carries: the {@code (created_at, id)} of the last session of the
+ * previous page. The token is URL-safe base64 of {@code 1:<epoch nanos>:<id>}; clients treat it as
+ * opaque.
+ */
+record PageCursor(long createdAt, String id) {
+  private static final String VERSION = "1";
+
+  String token() {
+    String key = VERSION + ":" + createdAt + ":" + id;
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(key.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The cursor of {@code token}.
+   *
+   * @throws InvalidValueException when the token was not issued by this store
+   */
+  static PageCursor parse(String token) {
+    try {
+      String key = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+      String[] parts = key.split(":", 3);
+      if (parts.length == 3 && parts[0].equals(VERSION)) {
+        return new PageCursor(Long.parseLong(parts[1]), new SessionId(parts[2]).value());
+      }
+    } catch (IllegalArgumentException | InvalidValueException e) {
+      // Falls through to the error below: the token was not issued by this store.
+    }
+    throw new InvalidValueException(
+        "page token \"" + token + "\" was not issued by this store; list again without a token");
+  }
+}

@@ -1,0 +1,254 @@
+package dev.berth.server.store.sqlite;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.server.store.StoreAccessException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+
+/**
+ * One SQLite file: its connection pool, its Flyway migrations and its two kinds of transaction.
+ * Reads run as single autocommit statements on any pooled connection; writes are serialized by an
+ * in-process lock and run in {@code BEGIN IMMEDIATE} transactions. See the implementation notes of
+ * {@link SqliteSessionStore} for why. Thread-safe.
+ */
+final class SqliteDatabase implements AutoCloseable {
+
+  /** How long a write waits for another process's write lock before failing. */
+  static final int BUSY_TIMEOUT_MILLIS = 10_000;
+
+  /** The Flyway location of the schema. */
+  static final String MIGRATIONS = "classpath:db/migration/sqlite";
+
+  private static final int POOL_SIZE = 4;
+
+  /** Work done on a connection. */
+  @FunctionalInterface
+  interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Maps the current row of a result set. */
+  @FunctionalInterface
+  interface RowMapper<T> {
+    T map(ResultSet row) throws SQLException;
+  }
+
+  private final Path file;
+  private final HikariDataSource pool;
+  private final ReentrantLock writer = new ReentrantLock();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private SqliteDatabase(Path file, HikariDataSource pool) {
+    this.file = file;
+    this.pool = pool;
+  }
+
+  /**
+   * Opens (creating if needed) the database at {@code dbFile} and migrates it to the newest schema.
+   *
+   * @throws StoreAccessException when the file cannot be created, opened or migrated
+   */
+  static SqliteDatabase open(Path dbFile) {
+    Path file = dbFile.toAbsolutePath().normalize();
+    if (file.toString().contains("?")) {
+      throw new InvalidValueException(
+          "sqlite store path must not contain '?' (it starts the JDBC URL's parameters), was "
+              + file);
+    }
+    createParent(file);
+    HikariDataSource pool;
+    try {
+      pool = new HikariDataSource(poolConfig(file));
+    } catch (RuntimeException e) {
+      throw new StoreAccessException("sqlite store " + file + " could not be opened: " + e, e);
+    }
+    try {
+      migrate(pool, file);
+      return new SqliteDatabase(file, pool);
+    } catch (RuntimeException e) {
+      pool.close();
+      throw e;
+    }
+  }
+
+  Path file() {
+    return file;
+  }
+
+  /** Runs {@code work}, which only reads, on a pooled connection in autocommit mode. */
+  <T> T read(String what, SqlWork<T> work) {
+    requireOpen();
+    try (Connection c = pool.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  /**
+   * Runs {@code work} in one {@code BEGIN IMMEDIATE} transaction, committed when it returns and
+   * rolled back when it throws (the exception then propagates unchanged).
+   */
+  <T> T write(String what, SqlWork<T> work) {
+    requireOpen();
+    writer.lock();
+    try (Connection c = pool.getConnection()) {
+      return inTransaction(c, work);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    } finally {
+      writer.unlock();
+    }
+  }
+
+  /** Closes the pool; idempotent. Calls made afterwards fail with IllegalStateException. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      pool.close();
+    }
+  }
+
+  static int update(Connection c, String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, args)) {
+      return ps.executeUpdate();
+    }
+  }
+
+  static <T> Optional<T> queryOne(Connection c, String sql, RowMapper<T> mapper, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, args);
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? Optional.of(mapper.map(rs)) : Optional.empty();
+    }
+  }
+
+  static <T> List<T> queryList(Connection c, String sql, RowMapper<T> mapper, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = prepare(c, sql, args);
+        ResultSet rs = ps.executeQuery()) {
+      List<T> rows = new ArrayList<>();
+      while (rs.next()) {
+        rows.add(mapper.map(rs));
+      }
+      return rows;
+    }
+  }
+
+  private static PreparedStatement prepare(Connection c, String sql, Object... args)
+      throws SQLException {
+    PreparedStatement ps = c.prepareStatement(sql);
+    try {
+      for (int i = 0; i < args.length; i++) {
+        ps.setObject(i + 1, args[i]);
+      }
+      return ps;
+    } catch (SQLException e) {
+      ps.close();
+      throw e;
+    }
+  }
+
+  private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+    execute(c, "BEGIN IMMEDIATE");
+    try {
+      T result = work.run(c);
+      execute(c, "COMMIT");
+      return result;
+    } catch (Throwable t) {
+      rollback(c, t);
+      throw t;
+    }
+  }
+
+  private static void rollback(Connection c, Throwable cause) {
+    try {
+      execute(c, "ROLLBACK");
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("sqlite store " + file + " is closed; open it again");
+    }
+  }
+
+  private StoreAccessException failure(String what, SQLException e) {
+    return new StoreAccessException(
+        "sqlite store "
+            + file
+            + " could not "
+            + what
+            + ": "
+            + e.getMessage()
+            + "; check that the file is readable, writable and not held by another program",
+        e);
+  }
+
+  private static void createParent(Path file) {
+    Path parent = file.getParent();
+    try {
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+    } catch (IOException e) {
+      throw new StoreAccessException(
+          "sqlite store " + file + " could not create its directory " + parent + ": " + e, e);
+    }
+  }
+
+  private static HikariConfig poolConfig(Path file) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("berth-sqlite");
+    config.setJdbcUrl(
+        "jdbc:sqlite:"
+            + file
+            + "?journal_mode=WAL&synchronous=NORMAL&foreign_keys=true&busy_timeout="
+            + BUSY_TIMEOUT_MILLIS);
+    config.setMaximumPoolSize(POOL_SIZE);
+    config.setMinimumIdle(1);
+    config.setAutoCommit(true);
+    return config;
+  }
+
+  private static void migrate(HikariDataSource pool, Path file) {
+    try {
+      Flyway.configure()
+          .dataSource(pool)
+          .locations(MIGRATIONS)
+          .failOnMissingLocations(true)
+          .load()
+          .migrate();
+    } catch (FlywayException e) {
+      throw new StoreAccessException(
+          "sqlite store "
+              + file
+              + " could not be migrated to the current schema: "
+              + e.getMessage(),
+          e);
+    }
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * The embedded store: {@link dev.berth.server.store.sqlite.SqliteSessionStore} keeps sessions,
+ * operations, executions, the audit log and the session leases in one SQLite file in WAL mode,
+ * migrated by Flyway from {@code db/migration/sqlite}.
+ */
+package dev.berth.server.store.sqlite;

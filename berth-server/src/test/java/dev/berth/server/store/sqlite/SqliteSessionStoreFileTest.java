@@ -1,0 +1,266 @@
+package dev.berth.server.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.execution.Execution;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.execution.ExecutionKind;
+import dev.berth.core.operation.Operation;
+import dev.berth.core.operation.OperationId;
+import dev.berth.core.operation.OperationType;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.AuditEvent;
+import dev.berth.core.store.Lease;
+import dev.berth.core.store.SessionQuery;
+import dev.berth.core.testing.MutableClock;
+import dev.berth.core.testing.TestSessions;
+import dev.berth.server.store.CorruptRecordException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What the SQLite store does with its file: schema, journal mode, reopening, corrupt rows. */
+class SqliteSessionStoreFileTest {
+  private static final Duration TTL = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+
+  private final MutableClock clock = MutableClock.at("2026-11-29T10:00:00.123456789Z");
+
+  private Path file() {
+    return dir.resolve("state").resolve("berth.db");
+  }
+
+  @Test
+  void migratesAtOpenAndASecondOpenOfTheSameFileKeepsEverything() throws Exception {
+    Session session = TestSessions.everyField(clock.instant());
+    Operation op;
+    Execution execution;
+    Lease lease;
+    AuditEvent event;
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      store.create(session);
+      store.touch(session.id(), clock.instant().plusSeconds(3600));
+      op =
+          store.createOperation(
+              Operation.pending(
+                  OperationId.of(session.id(), OperationType.TERMINATE, 4),
+                  session.id(),
+                  OperationType.TERMINATE,
+                  4,
+                  clock.instant(),
+                  clock.instant().plusSeconds(600)));
+      execution =
+          store.createExecution(
+              Execution.queued(
+                  ExecutionId.generate(new SplittableRandom(3)),
+                  session.id(),
+                  ExecutionKind.PROMPT,
+                  "summarize",
+                  4,
+                  Optional.empty(),
+                  clock.instant()));
+      lease = store.acquire(session.id(), "node-a", TTL).orElseThrow();
+      event =
+          store.append(
+              AuditEvent.of(
+                  session.id(), clock.instant(), "tester", "session.test", "before reopen"));
+    }
+    assertThat(appliedMigrations()).containsExactly("1", "2", "3");
+
+    try (SqliteSessionStore reopened = SqliteSessionStore.open(file(), clock)) {
+      assertThat(appliedMigrations()).containsExactly("1", "2", "3");
+      assertThat(reopened.get(session.id()))
+          .contains(session.touched(clock.instant().plusSeconds(3600)).withVersion(1));
+      assertThat(reopened.listOperations(session.id())).containsExactly(op);
+      assertThat(reopened.listExecutions(session.id())).containsExactly(execution);
+      assertThat(reopened.current(session.id())).contains(lease);
+      assertThat(reopened.acquire(session.id(), "node-b", TTL)).isEmpty();
+      assertThat(reopened.events(session.id(), 0, 10)).containsExactly(event);
+    }
+  }
+
+  @Test
+  void createsTheParentDirectoriesAndRunsTheFileInWalMode() throws Exception {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      assertThat(store.file()).isEqualTo(file().toAbsolutePath());
+      assertThat(Files.isRegularFile(file())).isTrue();
+      try (Connection c = connect();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo("wal");
+      }
+    }
+  }
+
+  @Test
+  void storesABodyOfFormatOneWithTheIdsAsPlainStrings() throws Exception {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      Session s = store.create(TestSessions.requested(clock.instant()));
+      assertThat(body(s.id()))
+          .startsWith("{\"format\":1,")
+          .contains(
+              "\"id\":\"" + s.id().value() + "\"",
+              "\"tenant\":\"acme\"",
+              "\"createdAt\":\"2026-11-29T10:00:00.123456789Z\"");
+    }
+  }
+
+  @Test
+  void aCorruptSessionBodyFailsWithAnErrorNamingTheSession() throws Exception {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      SessionId id = store.create(TestSessions.requested(clock.instant())).id();
+      setBody(id, "{\"format\":1,\"id\":");
+      assertThatThrownBy(() -> store.get(id))
+          .isInstanceOf(CorruptRecordException.class)
+          .hasMessageContaining("session " + id.value())
+          .hasMessageContaining("invalid JSON");
+      assertThatThrownBy(() -> store.list(SessionQuery.all(10)))
+          .isInstanceOf(CorruptRecordException.class)
+          .hasMessageContaining(id.value());
+    }
+  }
+
+  @Test
+  void anUnknownPhaseInAStoredBodyFailsWithAnErrorNamingTheSessionAndTheValue() throws Exception {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      SessionId id = store.create(TestSessions.requested(clock.instant())).id();
+      setBody(id, body(id).replace("\"REQUESTED\"", "\"HIBERNATING\""));
+      assertThatThrownBy(() -> store.get(id))
+          .isInstanceOf(CorruptRecordException.class)
+          .hasMessageContaining("session " + id.value())
+          .hasMessageContaining("HIBERNATING");
+    }
+  }
+
+  @Test
+  void twoStoresSharingTheFileLetExactlyOneWriterWinEachRace() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try (SqliteSessionStore a = SqliteSessionStore.open(file(), clock);
+        SqliteSessionStore b = SqliteSessionStore.open(file(), clock)) {
+      for (int round = 0; round < 10; round++) {
+        Session s = a.create(TestSessions.requested(clock.instant()));
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> leases = new ArrayList<>();
+        List<Future<Boolean>> writes = new ArrayList<>();
+        for (int w = 0; w < 8; w++) {
+          SqliteSessionStore store = w % 2 == 0 ? a : b;
+          String holder = "holder-" + w;
+          leases.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    return store.acquire(s.id(), holder, TTL).isPresent();
+                  }));
+          writes.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    try {
+                      store.compareAndSet(
+                          s.withIntent(DesiredState.SUSPENDED, clock.instant(), holder, "race"), 1);
+                      return true;
+                    } catch (VersionConflictException lost) {
+                      return false;
+                    }
+                  }));
+        }
+        start.countDown();
+        assertThat(winners(leases)).as("lease holders in round %d", round).isEqualTo(1);
+        assertThat(winners(writes)).as("winning writers in round %d", round).isEqualTo(1);
+        assertThat(b.get(s.id()).orElseThrow().version()).isEqualTo(2);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static int winners(List<Future<Boolean>> attempts) throws Exception {
+    int won = 0;
+    for (Future<Boolean> f : attempts) {
+      won += f.get() ? 1 : 0;
+    }
+    return won;
+  }
+
+  @Test
+  void rejectsAPageTokenItDidNotIssue() {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      assertThatThrownBy(() -> store.list(SessionQuery.all(10).after("not-a-token")))
+          .isInstanceOf(InvalidValueException.class)
+          .hasMessageContaining("not-a-token");
+    }
+  }
+
+  @Test
+  void closeIsIdempotentAndLaterCallsFailNamingTheFile() {
+    SqliteSessionStore store = SqliteSessionStore.open(file(), clock);
+    store.close();
+    store.close();
+    assertThatThrownBy(() -> store.get(TestSessions.newId()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(file().toString())
+        .hasMessageContaining("closed");
+  }
+
+  private Connection connect() throws SQLException {
+    return DriverManager.getConnection("jdbc:sqlite:" + file());
+  }
+
+  private List<String> appliedMigrations() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT version FROM flyway_schema_history WHERE success = 1 AND version IS NOT NULL"
+                    + " ORDER BY installed_rank")) {
+      List<String> versions = new ArrayList<>();
+      while (rs.next()) {
+        versions.add(rs.getString(1));
+      }
+      return versions;
+    }
+  }
+
+  private String body(SessionId id) throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement ps = c.prepareStatement("SELECT body FROM sessions WHERE id = ?")) {
+      ps.setString(1, id.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("row of session %s", id).isTrue();
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private void setBody(SessionId id, String body) throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement ps = c.prepareStatement("UPDATE sessions SET body = ? WHERE id = ?")) {
+      ps.setString(1, body);
+      ps.setString(2, id.value());
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+}
