@@ -190,15 +190,18 @@ public final class Reconciler {
         case SUSPENDING -> abandonSuspend(s);
         case SUSPENDED -> startResume(s);
         case FAILED -> Next.CONVERGED;
-        case TERMINATING, TERMINATED ->
-            throw new IllegalStateException(
-                s.subject()
-                    + " is "
-                    + s.phase()
-                    + " with intent "
-                    + s.intent().desired()
-                    + "; a TERMINATED intent can never change");
+        case TERMINATING, TERMINATED -> throw terminalPhaseUnderLiveIntent(s);
       };
+    }
+
+    private IllegalStateException terminalPhaseUnderLiveIntent(Session s) {
+      return new IllegalStateException(
+          s.subject()
+              + " is "
+              + s.phase()
+              + " with intent "
+              + s.intent().desired()
+              + "; a TERMINATED intent can never change");
     }
 
     private Next startProvision(Session s) {
@@ -380,14 +383,7 @@ public final class Reconciler {
         case READY -> startSuspend(s);
         case SUSPENDING -> continueSuspend(s);
         case SUSPENDED, FAILED -> Next.CONVERGED;
-        case TERMINATING, TERMINATED ->
-            throw new IllegalStateException(
-                s.subject()
-                    + " is "
-                    + s.phase()
-                    + " with intent "
-                    + s.intent().desired()
-                    + "; a TERMINATED intent can never change");
+        case TERMINATING, TERMINATED -> throw terminalPhaseUnderLiveIntent(s);
       };
     }
 
