@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,14 +40,17 @@ import org.slf4j.LoggerFactory;
  * retains at most {@code max(cap, segmentBytes)} bytes. A reopened log continues at the end of its
  * last segment; see {@link #open} for what a crash leaves behind.
  *
- * <p><b>Durability.</b> Appends go through a {@link FileChannel} without fsync: a killed process
- * loses nothing the kernel already has, a machine crash may lose the tail (the page cache).
+ * <p><b>Durability and failure modes.</b> Appends go through a {@link FileChannel} without fsync: a
+ * killed process loses nothing the kernel already has, a machine crash may lose the tail (the page
+ * cache). Writes are positional at the published length, so the stray bytes of a failed append are
+ * overwritten by the next one. While open, the log holds an operating-system lock on {@code
+ * output.lock} in its directory, so that two hosts never write the same segments.
  *
  * <p><b>Concurrency.</b> Appends are serialized by one {@link ReentrantLock} that readers never
- * take. Every append publishes an immutable {@link State} (segments, length, closed flag) through a
- * volatile field after its bytes are in the file, so a reader that reads up to the published length
- * only ever sees written bytes. Readers open a segment per read; a segment deleted by a concurrent
- * head drop makes the read retry against the newer state (which then reports {@link
+ * take. Every append publishes an immutable {@link LogState} (segments, length, closed flag)
+ * through a volatile field after its bytes are in the file, so a reader that reads up to the
+ * published length only ever sees written bytes. Readers open a segment per read; a segment deleted
+ * by a concurrent head drop makes the read retry against the newer state (which then reports {@link
  * OutputSlice#behind()}). Waiters wait on a future that the next publication completes, so the
  * writer wakes them without ever blocking on them.
  *
@@ -67,26 +69,14 @@ public final class OutputLog implements OutputSink, AutoCloseable {
   private final FileChannel ownership;
   private final ReentrantLock writeLock = new ReentrantLock();
 
-  // Guarded by writeLock: the writer's view, published to readers as State.
+  // Guarded by writeLock: the writer's view, published to readers as LogState.
   private List<Segment> segments;
   private FileChannel active;
   private long next;
   private boolean appendedSinceOpen;
 
-  private volatile State state;
+  private volatile LogState state;
   private volatile Optional<Instant> lastAppendAt;
-
-  /** What readers see: an immutable snapshot, replaced after every append and at close. */
-  private record State(
-      List<Segment> segments, long next, boolean closed, CompletableFuture<Void> changed) {
-    long start() {
-      return segments.getFirst().start();
-    }
-
-    long end(int index) {
-      return index + 1 < segments.size() ? segments.get(index + 1).start() : next;
-    }
-  }
 
   private OutputLog(
       Path directory,
@@ -105,7 +95,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     this.active = active;
     this.next = recovery.next();
     this.lastAppendAt = recovery.lastWrite();
-    this.state = new State(segments, next, false, new CompletableFuture<>());
+    this.state = LogState.of(segments, next, false);
   }
 
   /**
@@ -244,7 +234,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     appendedSinceOpen = true;
     lastAppendAt = Optional.of(clock.instant());
     List<Segment> dropped = dropHead();
-    publish(new State(segments, next, false, new CompletableFuture<>()));
+    publish(LogState.of(segments, next, false));
     delete(dropped);
   }
 
@@ -252,7 +242,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     writeLock.lock();
     try {
       List<Segment> dropped = dropHead();
-      publish(new State(segments, next, false, new CompletableFuture<>()));
+      publish(LogState.of(segments, next, false));
       delete(dropped);
     } finally {
       writeLock.unlock();
@@ -281,8 +271,8 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     }
   }
 
-  private void publish(State published) {
-    State previous = state;
+  private void publish(LogState published) {
+    LogState previous = state;
     state = published;
     previous.changed().complete(null);
   }
@@ -305,9 +295,9 @@ public final class OutputLog implements OutputSink, AutoCloseable {
               + "; read from 0 to replay everything");
     }
     while (true) {
-      State seen = state;
+      LogState seen = state;
       try {
-        return read(seen, offset, maxBytes);
+        return seen.read(offset, maxBytes);
       } catch (NoSuchFileException e) {
         if (state.start() == seen.start()) {
           throw new UncheckedIOException("output segment " + e.getFile() + " is missing", e);
@@ -319,38 +309,6 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     }
   }
 
-  private static OutputSlice read(State seen, long offset, int maxBytes) throws IOException {
-    if (offset > seen.next()) {
-      return new OutputSlice(offset, seen.next(), new byte[0], seen.next(), seen.start());
-    }
-    long from = Math.max(offset, seen.start());
-    byte[] bytes = new byte[(int) Math.min(maxBytes, seen.next() - from)];
-    int filled = 0;
-    for (int index = segmentAt(seen, from); filled < bytes.length; index++) {
-      Segment segment = seen.segments().get(index);
-      long at = from + filled;
-      int count = (int) Math.min(bytes.length - filled, seen.end(index) - at);
-      SegmentFiles.readFully(segment, at - segment.start(), bytes, filled, count);
-      filled += count;
-    }
-    return new OutputSlice(offset, from, bytes, seen.next(), seen.start());
-  }
-
-  /** The index of the segment holding {@code offset} (or the last one, for the end). */
-  private static int segmentAt(State seen, long offset) {
-    int low = 0;
-    int high = seen.segments().size() - 1;
-    while (low < high) {
-      int middle = (low + high + 1) >>> 1;
-      if (seen.segments().get(middle).start() <= offset) {
-        low = middle;
-      } else {
-        high = middle - 1;
-      }
-    }
-    return low;
-  }
-
   /**
    * Waits until the log holds bytes beyond {@code offset}, that is until {@code nextOffset() >
    * offset}. Returns true at once if it already does, false when {@code timeout} passes first. Once
@@ -360,7 +318,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
   public boolean awaitBeyond(long offset, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
     while (true) {
-      State seen = state;
+      LogState seen = state;
       if (seen.next() > offset) {
         return true;
       }
@@ -390,7 +348,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
 
   /** {@code nextOffset() - startOffset()}: at most {@code max(cap, segment size)}. */
   public long retainedBytes() {
-    State seen = state;
+    LogState seen = state;
     return seen.next() - seen.start();
   }
 
@@ -423,7 +381,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
         throw new UncheckedIOException("cannot close output segment " + last.path() + ": " + e, e);
       } finally {
         closeQuietly(ownership, last);
-        publish(new State(segments, next, true, new CompletableFuture<>()));
+        publish(LogState.of(segments, next, true));
       }
     } finally {
       writeLock.unlock();
@@ -447,7 +405,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
 
   @Override
   public String toString() {
-    State seen = state;
+    LogState seen = state;
     return "OutputLog[" + directory + " " + seen.start() + ".." + seen.next() + "]";
   }
 }
