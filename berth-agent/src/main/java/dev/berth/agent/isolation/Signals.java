@@ -5,7 +5,8 @@ import com.pty4j.unix.PtyHelpers;
 /**
  * Sends POSIX signals to a process or a process group. The JDK can only send SIGTERM and SIGKILL to
  * single processes; hang-ups and group signals go through libc's {@code kill}/{@code killpg},
- * reached through pty4j's JNA binding (already loaded for the PTY).
+ * reached through pty4j's JNA binding (already loaded for the PTY). Loading it makes pty4j find its
+ * native library, hence {@link PtyNative#prepare()} first.
  *
  * <p>Targets 0 and 1 are refused: {@code kill(0, …)} would signal the agent's own group, {@code
  * kill(-1, …)} every process the agent may signal, and pid 1 is init.
@@ -23,6 +24,7 @@ public final class Signals {
    * @return whether the signal was delivered (false when no such process exists)
    */
   public static boolean toProcess(long pid, int signal) {
+    PtyNative.prepare();
     return PtyHelpers.getInstance().kill(checked(pid), signal) == 0;
   }
 
@@ -32,6 +34,7 @@ public final class Signals {
    * @return whether at least one process received it
    */
   public static boolean toGroup(long pgid, int signal) {
+    PtyNative.prepare();
     return PtyHelpers.getInstance().killpg(checked(pgid), signal) == 0;
   }
 

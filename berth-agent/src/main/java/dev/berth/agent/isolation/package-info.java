@@ -11,6 +11,7 @@
  * dev.berth.agent.isolation.Isolation} reports what is in force, never what was merely asked for.
  * {@link dev.berth.agent.isolation.Signals}, {@link dev.berth.agent.isolation.ProcStat} and {@link
  * dev.berth.agent.isolation.ProcessTree} are the small process-control primitives the shell and the
- * execution runner share.
+ * execution runner share; {@link dev.berth.agent.isolation.PtyNative} keeps pty4j's native library
+ * (behind both the PTY and the signals) in one folder instead of a new temp directory per run.
  */
 package dev.berth.agent.isolation;

@@ -6,6 +6,7 @@ import com.pty4j.WinSize;
 import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.ProcStat;
 import dev.berth.agent.isolation.ProcessTree;
+import dev.berth.agent.isolation.PtyNative;
 import dev.berth.agent.isolation.Signals;
 import dev.berth.agent.output.OutputSink;
 import java.io.IOException;

@@ -7,7 +7,5 @@
  * reports whether a foreground job holds the terminal, and stops the whole session with SIGHUP and
  * then SIGKILL. A shell that exits is reported through {@code onExit()} and never restarted here;
  * input afterwards fails with {@link dev.berth.agent.shell.ShellExitedException} ("no live shell").
- * {@link dev.berth.agent.shell.PtyNative} keeps pty4j's native library in one folder instead of a
- * new temp directory per run.
  */
 package dev.berth.agent.shell;

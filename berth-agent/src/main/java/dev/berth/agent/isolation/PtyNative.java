@@ -1,4 +1,4 @@
-package dev.berth.agent.shell;
+package dev.berth.agent.isolation;
 
 import java.io.IOException;
 import java.io.InputStream;
