@@ -1,0 +1,28 @@
+package dev.berth.agent.execution;
+
+import dev.berth.core.execution.Execution;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.execution.ExecutionState;
+import java.util.Objects;
+
+/**
+ * An execution as this host sees it at one moment.
+ *
+ * @param timedOut whether it was cancelled because it outlived its timeout
+ * @param outputBytes how many output bytes it has produced so far (the {@code nextOffset} of its
+ *     output log)
+ */
+public record ExecutionView(Execution execution, boolean timedOut, long outputBytes) {
+
+  public ExecutionView {
+    Objects.requireNonNull(execution, "execution");
+  }
+
+  public ExecutionId id() {
+    return execution.id();
+  }
+
+  public ExecutionState state() {
+    return execution.state();
+  }
+}

@@ -1,0 +1,59 @@
+package dev.berth.agent.isolation;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The fields of {@code /proc/<pid>/stat} that process control needs.
+ *
+ * <p>The second field, {@code comm}, is the executable name in parentheses and may itself contain
+ * spaces and parentheses (a process can name itself {@code "a) b ("}). The only safe split is at
+ * the <em>last</em> closing parenthesis; every field after it is a plain number or letter.
+ *
+ * @param tpgid the foreground process group of the process's controlling terminal, or -1 when it
+ *     has none
+ */
+public record ProcStat(
+    long pid, String comm, char state, long ppid, long pgrp, long session, long tpgid) {
+
+  /** The process's stat line, or empty when the process does not exist (anymore). */
+  public static Optional<ProcStat> read(long pid) {
+    try {
+      return Optional.of(parse(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Parses one stat line.
+   *
+   * @throws IllegalArgumentException when the line is not a stat line
+   */
+  public static ProcStat parse(String line) {
+    int open = line.indexOf('(');
+    int close = line.lastIndexOf(')');
+    if (open < 1 || close < open || close + 2 > line.length()) {
+      throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + line);
+    }
+    String[] rest = line.substring(close + 2).split(" ");
+    if (rest.length < 6 || rest[0].length() != 1) {
+      throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + line);
+    }
+    return new ProcStat(
+        Long.parseLong(line.substring(0, open).trim()),
+        line.substring(open + 1, close),
+        rest[0].charAt(0),
+        Long.parseLong(rest[1]),
+        Long.parseLong(rest[2]),
+        Long.parseLong(rest[3]),
+        Long.parseLong(rest[5]));
+  }
+
+  /** Dead but not yet reaped: it holds a pid and nothing else. */
+  public boolean isZombie() {
+    return state == 'Z' || state == 'X';
+  }
+}

@@ -1,0 +1,42 @@
+package dev.berth.agent.isolation;
+
+import dev.berth.core.error.InvalidValueException;
+
+/**
+ * The limits one session runs under, shell and executions together.
+ *
+ * <p>The defaults ({@link #defaults()}) are sized for an interactive developer session: 512
+ * processes (a build with parallel compilers fits, a fork bomb does not), 2 GiB of memory and 8 GiB
+ * per file (a large archive or database dump fits, a runaway log does not fill the disk).
+ *
+ * @param maxProcesses processes and threads at once, enforced by the {@code pids} cgroup controller
+ *     (RLIMIT_NPROC is per user and ignored for root, so it cannot do this)
+ * @param maxMemoryBytes resident memory including page cache and tmpfs, enforced by the {@code
+ *     memory} cgroup controller
+ * @param maxFileSizeBytes the largest file any process may write, enforced by RLIMIT_FSIZE (rounded
+ *     down to whole 512-byte blocks, at least one)
+ */
+public record ResourceLimits(int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes) {
+  private static final long MIB = 1024L * 1024;
+  private static final long GIB = 1024L * MIB;
+
+  public ResourceLimits {
+    if (maxProcesses < 1 || maxProcesses > 1_000_000) {
+      throw new InvalidValueException(
+          "maxProcesses must be between 1 and 1000000, was " + maxProcesses);
+    }
+    if (maxMemoryBytes < 16 * MIB) {
+      throw new InvalidValueException(
+          "maxMemoryBytes must be at least 16 MiB (16777216), was " + maxMemoryBytes);
+    }
+    if (maxFileSizeBytes < 512) {
+      throw new InvalidValueException(
+          "maxFileSizeBytes must be at least one 512-byte block, was " + maxFileSizeBytes);
+    }
+  }
+
+  /** 512 processes, 2 GiB of memory, 8 GiB per file. */
+  public static ResourceLimits defaults() {
+    return new ResourceLimits(512, 2 * GIB, 8 * GIB);
+  }
+}

@@ -1,0 +1,200 @@
+package dev.berth.agent.isolation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.berth.core.error.InvalidValueException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The limits are in force where the sandbox reports them. Checks of a mechanism this host lacks are
+ * skipped, not failed: {@link #reportsWhatThisHostEnforces()} shows what was found.
+ */
+class SandboxTest {
+  private static final long MIB = 1024 * 1024;
+  private static Sandbox host;
+
+  @TempDir Path state;
+  private LaunchPlan plan;
+
+  @BeforeAll
+  static void detect() {
+    host = Sandbox.detect(Path.of("/sys/fs/cgroup"));
+  }
+
+  @AfterEach
+  void removePlan() {
+    if (plan != null) {
+      plan.close();
+      assertThat(plan.processes()).as("processes left by the test").isEmpty();
+    }
+  }
+
+  private LaunchPlan plan(Sandbox sandbox, ResourceLimits limits) {
+    plan =
+        sandbox.plan(
+            "test-sandbox-" + ThreadLocalRandom.current().nextInt(1 << 30),
+            List.of("/bin/sh"),
+            state,
+            limits);
+    return plan;
+  }
+
+  /** Runs {@code script} with sh under the plan and returns its merged output. */
+  private String run(String script) throws IOException, InterruptedException {
+    ProcessBuilder builder =
+        new ProcessBuilder(plan.wrap(List.of("/bin/bash", "-c", script)))
+            .directory(state.toFile())
+            .redirectErrorStream(true);
+    builder.environment().putAll(plan.environment());
+    Process process = builder.start();
+    byte[] output = process.getInputStream().readAllBytes();
+    assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    return new String(output, StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void reportsWhatThisHostEnforces() {
+    Isolation isolation = host.isolation();
+
+    System.out.println("isolation on this host: " + isolation);
+    assertThat(isolation.sandbox()).isIn("bwrap", "none");
+    assertThat(isolation.cgroup()).isIn("v2", "v1", "none");
+    assertThat(isolation.limits()).isEqualTo(ResourceLimits.defaults());
+  }
+
+  @Test
+  void capsFileSizeWithRlimitEvenWithoutSandbox() throws Exception {
+    plan(Sandbox.none(), new ResourceLimits(64, 256 * MIB, 4096));
+
+    String output = run("head -c 100000 /dev/zero > big; echo rc=$?; wc -c < big");
+
+    assertThat(output).contains("File size limit exceeded").contains("rc=153").contains("4096");
+  }
+
+  @Test
+  void putsEveryProcessInTheSessionCgroupBeforeItRuns() throws Exception {
+    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    plan(host, ResourceLimits.defaults());
+
+    String output = run("cat /proc/self/cgroup");
+
+    assertThat(output).contains("/berth/" + plan.name());
+  }
+
+  @Test
+  void capsTheNumberOfProcessesAtTheLimit() throws Exception {
+    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    plan(host, new ResourceLimits(8, 256 * MIB, 64 * MIB));
+
+    String output =
+        run(
+            "/bin/sh -c 'i=0; while [ $i -lt 30 ]; do sleep 20 >/dev/null 2>&1 & i=$((i+1)); done'; echo end");
+
+    assertThat(output).contains("Cannot fork").contains("end");
+    assertThat(plan.processes().size()).isLessThanOrEqualTo(8);
+    assertThat(Files.readString(plan.cgroupDirectories().get(0).resolve("pids.max")).strip())
+        .isEqualTo("8");
+  }
+
+  @Test
+  void writesTheMemoryLimit() throws Exception {
+    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    plan(host, new ResourceLimits(8, 256 * MIB, 64 * MIB));
+
+    Path memory = plan.cgroupDirectories().get(plan.cgroupDirectories().size() - 1);
+    String file = host.isolation().cgroup().equals("v2") ? "memory.max" : "memory.limit_in_bytes";
+    assertThat(Files.readString(memory.resolve(file)).strip()).isEqualTo(Long.toString(256 * MIB));
+  }
+
+  @Test
+  void removesTheCgroupOnClose() {
+    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    List<Path> directories = plan(host, ResourceLimits.defaults()).cgroupDirectories();
+    assertThat(directories).isNotEmpty().allMatch(Files::isDirectory);
+
+    plan.close();
+
+    assertThat(directories).noneMatch(Files::exists);
+  }
+
+  @Test
+  void killAllEndsEveryProcessOfThePlan() throws Exception {
+    plan(host, ResourceLimits.defaults());
+    ProcessBuilder builder =
+        new ProcessBuilder(plan.wrap(List.of("/bin/sh", "-c", "setsid sleep 60 & sleep 60")));
+    builder.environment().putAll(plan.environment());
+    Process process = builder.start();
+    org.awaitility.Awaitility.await().until(() -> plan.processes().size() >= 2);
+
+    plan.killAll();
+
+    assertThat(process.waitFor(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(plan.processes()).isEmpty();
+  }
+
+  @Test
+  void keepsTheFilesystemReadOnlyOutsideTheStateDirectory() throws Exception {
+    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    plan(host, ResourceLimits.defaults());
+    String probe = "berth-probe-" + plan.name();
+
+    String output =
+        run(
+            "touch /usr/%s; echo inside > /tmp/%s; echo ok > %s/written; cat /tmp/%s"
+                .formatted(probe, probe, state, probe));
+
+    assertThat(output).contains("Read-only file system").contains("inside");
+    assertThat(Path.of("/usr", probe)).doesNotExist();
+    assertThat(Path.of("/tmp", probe)).as("/tmp is private").doesNotExist();
+    assertThat(state.resolve("written")).hasContent("ok");
+  }
+
+  @Test
+  void seesOnlyItsOwnProcesses() throws Exception {
+    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    plan(host, ResourceLimits.defaults());
+
+    String output = run("ls -d /proc/[0-9]* | wc -l");
+
+    assertThat(Integer.parseInt(output.strip())).isBetween(2, 5);
+    assertThat(host.isolation().namespaces()).containsExactly("mount", "pid", "ipc");
+  }
+
+  @Test
+  void refusesAPlanNameThatIsNotAPathSegment() {
+    for (String name : List.of("", "../x", "a/b", ".hidden", "x y")) {
+      assertThatThrownBy(() -> Sandbox.none().plan(name, List.of("/bin/sh"), state, limits()))
+          .as(name)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void refusesLimitsOutsideTheirRange() {
+    assertThatThrownBy(() -> new ResourceLimits(0, 256 * MIB, 4096))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("maxProcesses");
+    assertThatThrownBy(() -> new ResourceLimits(8, 1024, 4096))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("maxMemoryBytes");
+    assertThatThrownBy(() -> new ResourceLimits(8, 256 * MIB, 10))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("maxFileSizeBytes");
+  }
+
+  private static ResourceLimits limits() {
+    return ResourceLimits.defaults();
+  }
+}
