@@ -1,0 +1,275 @@
+package dev.berth.agent.host;
+
+import dev.berth.agent.contract.ControlLease;
+import dev.berth.agent.contract.LocalContract;
+import dev.berth.agent.execution.ExecutionRequest;
+import dev.berth.agent.execution.ExecutionRunner;
+import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.shell.ShellProcess;
+import dev.berth.agent.shell.ShellSpec;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.execution.ExecutionId;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * One runtime incarnation on this host: its shell on a PTY, its output log, its executions and its
+ * control lease, all under the runtime's own directory ({@code home/}, {@code output/}, {@code
+ * executions/}). A runtime found on disk after a host restart is reloaded without a shell (its
+ * processes died with the host) and reported as stopped, with its output still readable.
+ */
+final class HostedRuntime {
+
+  /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
+  private final RuntimeDescriptor descriptor;
+  private final Path directory;
+  private final OutputLog output;
+  private final Optional<LaunchPlan> plan;
+  private final Optional<ShellProcess> shell;
+  private final Optional<ExecutionRunner> executions;
+  private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
+  private final ControlLease lease;
+  private final Sandbox sandbox;
+  private final LocalContract contract;
+  private RuntimeState state;
+  private Optional<String> stopReason = Optional.empty();
+  private volatile String pendingStopReason = ControlLease.LEASE_EXPIRED;
+
+  private HostedRuntime(
+      RuntimeDescriptor descriptor,
+      Path directory,
+      HostConfig config,
+      Sandbox sandbox,
+      LocalContract contract,
+      Clock clock,
+      boolean startShell) {
+    this.descriptor = descriptor;
+    this.directory = directory;
+    this.sandbox = sandbox;
+    this.contract = contract;
+    this.output = OutputLog.open(directory.resolve("output"), config.outputCapBytes(), clock);
+    this.lease =
+        new ControlLease(
+            clock,
+            config.disconnectPolicy(),
+            config.disconnectGrace(),
+            config.maxLifetime(),
+            () -> stop(pendingStopReason),
+            reason -> pendingStopReason = reason);
+    if (startShell) {
+      ShellSpec spec = ShellSpec.defaults(home(directory), config.shell());
+      // Only home/ is writable under the sandbox: the workload cannot touch its own output log.
+      LaunchPlan launch =
+          sandbox.plan(descriptor.runtime(), spec.command(), home(directory), config.limits());
+      ShellProcess process;
+      try {
+        process = ShellProcess.start(spec, launch, output);
+      } catch (RuntimeException e) {
+        launch.close();
+        output.close();
+        throw e;
+      }
+      this.plan = Optional.of(launch);
+      this.shell = Optional.of(process);
+      this.executions =
+          Optional.of(
+              new ExecutionRunner(
+                  descriptor.sessionId(),
+                  spec,
+                  launch,
+                  id -> executionLog(id, config, clock),
+                  clock,
+                  RandomGenerator.getDefault()));
+      this.state = RuntimeState.RUNNING;
+      process.onExit().thenRun(this::shellExited);
+    } else {
+      this.plan = Optional.empty();
+      this.shell = Optional.empty();
+      this.executions = Optional.empty();
+      this.state = RuntimeState.STOPPED;
+      this.stopReason = Optional.of("HOST_RESTARTED");
+    }
+  }
+
+  static HostedRuntime start(
+      RuntimeDescriptor descriptor,
+      Path directory,
+      HostConfig config,
+      Sandbox sandbox,
+      LocalContract contract,
+      Clock clock) {
+    return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, true);
+  }
+
+  /** A runtime found on disk by a restarted host: output readable, no shell. */
+  static HostedRuntime reload(
+      RuntimeDescriptor descriptor,
+      Path directory,
+      HostConfig config,
+      Sandbox sandbox,
+      LocalContract contract,
+      Clock clock) {
+    return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, false);
+  }
+
+  static Path home(Path runtimeDirectory) {
+    return runtimeDirectory.resolve("home");
+  }
+
+  RuntimeDescriptor descriptor() {
+    return descriptor;
+  }
+
+  Path directory() {
+    return directory;
+  }
+
+  OutputLog output() {
+    return output;
+  }
+
+  ControlLease lease() {
+    return lease;
+  }
+
+  void write(byte[] input) {
+    liveShell().write(input);
+  }
+
+  void resize(int columns, int rows) {
+    liveShell().resize(columns, rows);
+  }
+
+  ExecutionView startExecution(ExecutionRequest request) {
+    liveShell();
+    return executions.orElseThrow().start(request);
+  }
+
+  List<ExecutionView> executions() {
+    return executions.map(ExecutionRunner::list).orElse(List.of());
+  }
+
+  ExecutionView execution(ExecutionId id) {
+    return executions
+        .flatMap(runner -> runner.get(id))
+        .orElseThrow(() -> new NotFoundException("execution " + id.value() + " of " + name()));
+  }
+
+  ExecutionView cancel(ExecutionId id) {
+    execution(id);
+    return executions.orElseThrow().cancel(id);
+  }
+
+  OutputLog executionOutput(ExecutionId id) {
+    execution(id);
+    OutputLog log = executionLogs.get(id);
+    if (log == null) {
+      throw new NotFoundException("output of execution " + id.value() + " of " + name());
+    }
+    return log;
+  }
+
+  /** Stops the workload for {@code reason} (lease expiry, maximum lifetime); never restarts it. */
+  void stop(String reason) {
+    synchronized (this) {
+      if (state != RuntimeState.RUNNING) {
+        return;
+      }
+      state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.STOP);
+      stopReason = Optional.of(reason);
+    }
+    stopProcesses();
+  }
+
+  /** Stops the workload for good; the tombstone was written before this is called. */
+  void terminate() {
+    synchronized (this) {
+      if (state != RuntimeState.TERMINATED) {
+        state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.TERMINATE);
+      }
+    }
+    stopProcesses();
+  }
+
+  /** Ends everything of this runtime: its processes, then its logs (streams then end). */
+  void close() {
+    stopProcesses();
+    output.close();
+    executionLogs.values().forEach(OutputLog::close);
+  }
+
+  synchronized RuntimeView view() {
+    Optional<ShellProcess> process = shell;
+    return new RuntimeView(
+        descriptor,
+        state,
+        process.map(p -> OptionalLong.of(p.pid())).orElse(OptionalLong.empty()),
+        process.flatMap(
+            p ->
+                p.exitCode().isPresent() ? Optional.of(p.exitCode().getAsInt()) : Optional.empty()),
+        state == RuntimeState.RUNNING && process.map(ShellProcess::busy).orElse(false),
+        state == RuntimeState.RUNNING
+            ? process.flatMap(ShellProcess::foregroundCommand)
+            : Optional.empty(),
+        output.lastAppendAt(),
+        lease.state(),
+        contract.record(),
+        stopReason,
+        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation()),
+        output.startOffset(),
+        output.nextOffset(),
+        process.map(ShellProcess::columns).orElse(80),
+        process.map(ShellProcess::rows).orElse(24),
+        executions.map(ExecutionRunner::anyRunning).orElse(false));
+  }
+
+  private String name() {
+    return descriptor.runtime();
+  }
+
+  private ShellProcess liveShell() {
+    synchronized (this) {
+      if (state != RuntimeState.RUNNING || shell.isEmpty() || !shell.get().isAlive()) {
+        throw HostRefusal.shellExited(name());
+      }
+    }
+    lease.checkAdmitting();
+    return shell.get();
+  }
+
+  private void shellExited() {
+    synchronized (this) {
+      if (state == RuntimeState.RUNNING) {
+        state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_EXITED);
+      }
+    }
+  }
+
+  private void stopProcesses() {
+    executions.ifPresent(ExecutionRunner::close);
+    shell.ifPresent(process -> process.terminate(STOP_GRACE));
+    plan.ifPresent(LaunchPlan::close);
+  }
+
+  private OutputLog executionLog(ExecutionId id, HostConfig config, Clock clock) {
+    OutputLog log =
+        OutputLog.open(
+            directory.resolve("executions").resolve(id.value()),
+            config.executionOutputCapBytes(),
+            clock);
+    executionLogs.put(id, log);
+    return log;
+  }
+}

@@ -1,0 +1,53 @@
+package dev.berth.agent.host;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.WorkloadType;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What the control plane asks a host to create: the runtime's deterministic name, its incarnation,
+ * its workload and the ownership labels it must carry (orphans are found by them, never by name).
+ */
+public record RuntimeRequest(
+    String runtime, long incarnation, String workload, Map<String, String> labels) {
+
+  public RuntimeRequest {
+    Objects.requireNonNull(runtime, "runtime");
+    Objects.requireNonNull(workload, "workload");
+    labels = Map.copyOf(Objects.requireNonNull(labels, "labels"));
+  }
+
+  /**
+   * Checks the request names the session it is sent for.
+   *
+   * @throws InvalidValueException when the name does not match the session and incarnation, or the
+   *     workload is not one this host runs
+   */
+  public RuntimeRequest validateFor(SessionId session) {
+    if (incarnation < 1) {
+      throw new InvalidValueException(
+          "runtime incarnation must be >= 1, was " + incarnation + "; count incarnations from 1");
+    }
+    String expected = RuntimeRef.nameFor(session, incarnation);
+    if (!expected.equals(runtime)) {
+      throw new InvalidValueException(
+          "runtime name \""
+              + runtime
+              + "\" does not match session "
+              + session.value()
+              + " incarnation "
+              + incarnation
+              + "; expected \""
+              + expected
+              + "\"");
+    }
+    if (!WorkloadType.SHELL.value().equals(workload)) {
+      throw new InvalidValueException(
+          "workload \"" + workload + "\" is not hosted here; this host runs \"shell\"");
+    }
+    return this;
+  }
+}

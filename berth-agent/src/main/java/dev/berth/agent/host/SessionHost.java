@@ -1,0 +1,342 @@
+package dev.berth.agent.host;
+
+import dev.berth.agent.contract.CommandHeaders;
+import dev.berth.agent.contract.LocalContract;
+import dev.berth.agent.execution.ExecutionRequest;
+import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.output.OutputLog;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.SessionId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hosts session runtimes: at most one per session at a time, each with its contract (intent
+ * versions, tombstone) kept beside it, outside the runtime's own directory, so that a stale or
+ * post-termination command is refused even after the runtime was removed or the host restarted.
+ *
+ * <p>Layout: {@code <root>/sessions/<sid>/contract.json} and {@code
+ * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,home,output,executions}}. Commands on one
+ * session are serialized by that session's lock; sessions never wait for each other.
+ */
+public final class SessionHost implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SessionHost.class);
+
+  private final HostConfig config;
+  private final Clock clock;
+  private final Sandbox sandbox;
+  private final ConcurrentMap<SessionId, LocalContract> contracts = new ConcurrentHashMap<>();
+  private final ConcurrentMap<SessionId, HostedRuntime> runtimes = new ConcurrentHashMap<>();
+  private final ConcurrentMap<SessionId, ReentrantLock> locks = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService ticker;
+
+  private SessionHost(HostConfig config, Clock clock, Sandbox sandbox) {
+    this.config = config;
+    this.clock = clock;
+    this.sandbox = sandbox;
+    this.ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("berth-host-ticker").unstarted(r));
+  }
+
+  /** Opens the host on its root directory and reloads the runtimes a previous host left there. */
+  public static SessionHost open(HostConfig config, Clock clock) {
+    SessionHost host = new SessionHost(config, clock, Sandbox.detect(Path.of("/sys/fs/cgroup")));
+    host.reload();
+    host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
+    return host;
+  }
+
+  public Instant now() {
+    return clock.instant();
+  }
+
+  /** The outcome of a provision: the runtime, and whether this call created it. */
+  public record Provisioned(RuntimeView view, boolean created) {}
+
+  /**
+   * Creates the runtime {@code request} names, or returns it when it exists (idempotent by name).
+   *
+   * @throws HostRefusal 409 RUNTIME_CONFLICT when another incarnation of the session is hosted
+   */
+  public Provisioned provision(
+      SessionId session, RuntimeRequest request, Optional<CommandHeaders> headers) {
+    request.validateFor(session);
+    return locked(
+        session,
+        () -> {
+          LocalContract contract = contract(session);
+          HostedRuntime existing = runtimes.get(session);
+          if (existing != null) {
+            return new Provisioned(sameRuntime(existing, request.runtime()).view(), false);
+          }
+          if (headers.isPresent()) {
+            contract.accept(
+                "provision " + request.runtime(),
+                headers.get(),
+                DesiredState.RUNNING,
+                () -> create(session, request, contract));
+          } else {
+            contract.checkData("provision " + request.runtime(), Optional.empty());
+            create(session, request, contract);
+          }
+          return new Provisioned(runtimes.get(session).view(), true);
+        });
+  }
+
+  /**
+   * Removes the session's runtime (all of it: processes, home, output); removing one that is not
+   * hosted succeeds, so removal is idempotent. The contract stays.
+   *
+   * @param runtimeName when present, only that runtime is removed (a newer one is left alone)
+   */
+  public void remove(SessionId session, Optional<String> runtimeName) {
+    locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtimes.get(session);
+          if (runtime == null
+              || runtimeName.map(n -> !n.equals(runtime.descriptor().runtime())).orElse(false)) {
+            return null;
+          }
+          runtime.close();
+          runtimes.remove(session);
+          deleteTree(runtime.directory());
+          LOG.info("removed runtime {}", runtime.descriptor().runtime());
+          return null;
+        });
+  }
+
+  public List<RuntimeView> list() {
+    return runtimes.values().stream()
+        .map(HostedRuntime::view)
+        .sorted(Comparator.comparing(v -> v.descriptor().runtime()))
+        .toList();
+  }
+
+  public RuntimeView status(SessionId session) {
+    return runtime(session).view();
+  }
+
+  /**
+   * Checks that {@code runtimeName} is the runtime hosted for the session, so that a command meant
+   * for an older incarnation never reaches a newer one.
+   */
+  public void requireRuntime(SessionId session, String runtimeName) {
+    String hosted = runtime(session).descriptor().runtime();
+    if (!hosted.equals(runtimeName)) {
+      throw new NotFoundException(
+          "runtime " + runtimeName + " (this host runs " + hosted + " for the session)");
+    }
+  }
+
+  public void input(SessionId session, Optional<CommandHeaders> headers, byte[] bytes) {
+    contract(session).checkData("input", headers);
+    runtime(session).write(bytes);
+  }
+
+  public void resize(SessionId session, Optional<CommandHeaders> headers, int columns, int rows) {
+    contract(session).checkData("resize", headers);
+    runtime(session).resize(columns, rows);
+  }
+
+  /** Writes the tombstone, then stops the workload; repeating it is a success. */
+  public RuntimeView terminate(SessionId session, CommandHeaders headers) {
+    return locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtime(session);
+          contract(session).terminate(headers, runtime::terminate);
+          return runtime.view();
+        });
+  }
+
+  public Instant renewLease(SessionId session, CommandHeaders headers, Duration ttl) {
+    return locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtime(session);
+          String reply =
+              contract(session)
+                  .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
+                  .reply();
+          return Instant.parse(reply);
+        });
+  }
+
+  public OutputLog output(SessionId session) {
+    return runtime(session).output();
+  }
+
+  public ExecutionView startExecution(
+      SessionId session, Optional<CommandHeaders> headers, ExecutionRequest request) {
+    contract(session).checkData("execution", headers);
+    return runtime(session).startExecution(request);
+  }
+
+  public List<ExecutionView> executions(SessionId session) {
+    return runtime(session).executions();
+  }
+
+  public ExecutionView execution(SessionId session, ExecutionId id) {
+    return runtime(session).execution(id);
+  }
+
+  public ExecutionView cancelExecution(SessionId session, ExecutionId id) {
+    return runtime(session).cancel(id);
+  }
+
+  public OutputLog executionOutput(SessionId session, ExecutionId id) {
+    return runtime(session).executionOutput(id);
+  }
+
+  /** Stops every workload (the runtimes stay on disk and are reloaded as stopped). */
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+    runtimes.values().forEach(HostedRuntime::close);
+  }
+
+  private void tick() {
+    for (HostedRuntime runtime : runtimes.values()) {
+      try {
+        runtime.lease().tick();
+      } catch (RuntimeException e) {
+        LOG.warn("lease tick of {} failed", runtime.descriptor().runtime(), e);
+      }
+    }
+  }
+
+  private String create(SessionId session, RuntimeRequest request, LocalContract contract) {
+    Path directory = runtimeDirectory(session, request.runtime());
+    try {
+      Files.createDirectories(HostedRuntime.home(directory));
+      RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
+      descriptor.write(directory);
+      runtimes.put(
+          session, HostedRuntime.start(descriptor, directory, config, sandbox, contract, clock));
+      LOG.info("created runtime {}", request.runtime());
+      return "created " + request.runtime();
+    } catch (IOException e) {
+      deleteTree(directory);
+      throw new UncheckedIOException("cannot create runtime directory " + directory, e);
+    } catch (RuntimeException e) {
+      deleteTree(directory);
+      throw e;
+    }
+  }
+
+  private HostedRuntime sameRuntime(HostedRuntime existing, String requested) {
+    String hosted = existing.descriptor().runtime();
+    if (!hosted.equals(requested)) {
+      throw new HostRefusal(
+          409,
+          "RUNTIME_CONFLICT",
+          "this host already runs "
+              + hosted
+              + " for the session; remove it before creating "
+              + requested);
+    }
+    return existing;
+  }
+
+  private HostedRuntime runtime(SessionId session) {
+    HostedRuntime runtime = runtimes.get(session);
+    if (runtime == null) {
+      throw new NotFoundException("runtime of session " + session.value() + " on this host");
+    }
+    return runtime;
+  }
+
+  private LocalContract contract(SessionId session) {
+    return contracts.computeIfAbsent(
+        session, s -> LocalContract.open(config.sessionDirectory(s.value()), s, clock));
+  }
+
+  private Path runtimeDirectory(SessionId session, String runtime) {
+    return config.sessionDirectory(session.value()).resolve("runtimes").resolve(runtime);
+  }
+
+  private void reload() {
+    Path sessions = config.root().resolve("sessions");
+    if (!Files.isDirectory(sessions)) {
+      return;
+    }
+    try (Stream<Path> dirs = Files.list(sessions)) {
+      for (Path sessionDir : dirs.toList()) {
+        reloadSession(sessionDir);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + sessions, e);
+    }
+  }
+
+  private void reloadSession(Path sessionDir) throws IOException {
+    Path runtimesDir = sessionDir.resolve("runtimes");
+    if (!Files.isDirectory(runtimesDir)) {
+      return;
+    }
+    List<Path> found = new ArrayList<>();
+    try (Stream<Path> dirs = Files.list(runtimesDir)) {
+      dirs.forEach(found::add);
+    }
+    for (Path dir : found) {
+      if (!Files.exists(dir.resolve(RuntimeDescriptor.FILE))) {
+        // A crash between creating the directory and describing it: nothing ever ran there.
+        deleteTree(dir);
+        continue;
+      }
+      RuntimeDescriptor descriptor = RuntimeDescriptor.read(dir);
+      SessionId session = descriptor.sessionId();
+      runtimes.put(
+          session,
+          HostedRuntime.reload(descriptor, dir, config, sandbox, contract(session), clock));
+      LOG.info("reloaded runtime {} (stopped: the host restarted)", descriptor.runtime());
+    }
+  }
+
+  private <T> T locked(SessionId session, java.util.function.Supplier<T> action) {
+    ReentrantLock lock = locks.computeIfAbsent(session, s -> new ReentrantLock());
+    lock.lock();
+    try {
+      return action.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + root, e);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package dev.berth.agent.http;
+
+import dev.berth.agent.host.SessionHost;
+import dev.berth.agent.json.AgentJson;
+import io.javalin.Javalin;
+import io.javalin.compression.CompressionStrategy;
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Objects;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The agent protocol over HTTP (docs/agent-protocol.md): one server per session host, every route
+ * but {@code /healthz} behind the bearer token the control plane minted.
+ */
+public final class AgentHttpServer implements AutoCloseable {
+
+  private final Javalin app;
+  private final byte[] expectedAuthorization;
+
+  private AgentHttpServer(SessionHost host, String token, Settings settings) {
+    this.expectedAuthorization = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+    JsonMapper json = AgentJson.mapper();
+    Problems problems = new Problems(json);
+    Requests requests = new Requests(json);
+    RuntimeRoutes runtimes = new RuntimeRoutes(host, requests, json);
+    OutputRoutes output = new OutputRoutes(host, json, settings);
+    ExecutionRoutes executions = new ExecutionRoutes(host, requests, json, settings);
+    AttachSocket attach = new AttachSocket(host, this::authorized, settings);
+    this.app =
+        Javalin.create(
+            config -> {
+              config.jetty.host = settings.host();
+              config.jetty.port = settings.port();
+              config.concurrency.useVirtualThreads = true;
+              config.startup.showJavalinBanner = false;
+              // Output is streamed as it is produced; compression would hold it back.
+              config.http.compressionStrategy = CompressionStrategy.NONE;
+              config.http.maxRequestSize = RuntimeRoutes.MAX_INPUT_BYTES + 1024;
+              config.routes.get(
+                  "/healthz",
+                  ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
+              config.routes.before(ctx -> requireToken(ctx, problems));
+              runtimes.register(config.routes);
+              output.register(config.routes);
+              executions.register(config.routes);
+              config.routes.ws("/v1/sessions/{sid}/attach", attach::configure);
+              config.routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
+              config.routes.error(
+                  404,
+                  ctx -> {
+                    if (ctx.result() == null) {
+                      problems.write(
+                          ctx,
+                          new Problems.Kind(404, "NOT_FOUND"),
+                          "no route " + ctx.method() + " " + ctx.path());
+                    }
+                  });
+            });
+  }
+
+  /**
+   * Starts serving {@code host}.
+   *
+   * @param token the bearer token every request must carry
+   */
+  public static AgentHttpServer start(SessionHost host, String token, Settings settings) {
+    AgentHttpServer server = new AgentHttpServer(host, token, settings);
+    server.app.start();
+    return server;
+  }
+
+  public int port() {
+    return app.port();
+  }
+
+  @Override
+  public void close() {
+    app.stop();
+  }
+
+  private void requireToken(Context ctx, Problems problems) {
+    if (ctx.path().equals("/healthz") || authorized(ctx.header("Authorization"))) {
+      return;
+    }
+    problems.write(
+        ctx,
+        new Problems.Kind(401, "UNAUTHENTICATED"),
+        "missing or wrong bearer token; send Authorization: Bearer <the host token>");
+    ctx.skipRemainingHandlers();
+  }
+
+  /** Constant time, so the token cannot be guessed byte by byte from response times. */
+  boolean authorized(String authorization) {
+    if (authorization == null) {
+      return false;
+    }
+    return MessageDigest.isEqual(
+        authorization.getBytes(StandardCharsets.UTF_8), expectedAuthorization);
+  }
+
+  /**
+   * Where and how the server streams.
+   *
+   * @param keepalive how often an idle SSE stream sends {@code : keepalive}
+   * @param utf8HoldBack how long a trailing incomplete UTF-8 sequence is held before it is sent raw
+   */
+  public record Settings(String host, int port, Duration keepalive, Duration utf8HoldBack) {
+    public Settings {
+      Objects.requireNonNull(host, "host");
+      Objects.requireNonNull(keepalive, "keepalive");
+      Objects.requireNonNull(utf8HoldBack, "utf8HoldBack");
+    }
+
+    /** Loopback on {@code port}, keepalive every 15 s as the contract says. */
+    public static Settings loopback(int port) {
+      return new Settings("127.0.0.1", port, Duration.ofSeconds(15), Duration.ofMillis(100));
+    }
+  }
+}

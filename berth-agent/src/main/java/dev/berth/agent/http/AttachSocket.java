@@ -1,0 +1,166 @@
+package dev.berth.agent.http;
+
+import dev.berth.agent.host.SessionHost;
+import dev.berth.agent.output.FollowEvent;
+import dev.berth.agent.output.OutputFollower;
+import dev.berth.agent.output.OutputLog;
+import dev.berth.core.session.SessionId;
+import io.javalin.websocket.WsCloseStatus;
+import io.javalin.websocket.WsConfig;
+import io.javalin.websocket.WsConnectContext;
+import io.javalin.websocket.WsContext;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code GET attach}: an interactive terminal over one WebSocket. Output goes out as binary frames
+ * from the requested cursor (each connection follows the log on its own virtual thread, so a slow
+ * client only ever slows itself); binary frames in are input; text frames in are JSON control
+ * messages ({@code {"type":"resize","cols":…,"rows":…}}). Text frames out say where the output
+ * starts ({@code attached}) and when the cursor had to jump ({@code reset}).
+ */
+final class AttachSocket {
+
+  /** One input frame at most; a paste arrives in several frames. */
+  static final int MAX_INPUT_FRAME = 64 << 10;
+
+  private static final Logger LOG = LoggerFactory.getLogger(AttachSocket.class);
+  private static final int MAX_FRAME = 64 << 10;
+
+  private final SessionHost host;
+  private final Predicate<String> authorized;
+  private final AgentHttpServer.Settings settings;
+  private final JsonMapper json = dev.berth.agent.json.AgentJson.mapper();
+  private final Map<String, Thread> followers = new ConcurrentHashMap<>();
+
+  AttachSocket(SessionHost host, Predicate<String> authorized, AgentHttpServer.Settings settings) {
+    this.host = host;
+    this.authorized = authorized;
+    this.settings = settings;
+  }
+
+  void configure(WsConfig ws) {
+    ws.onConnect(this::connect);
+    ws.onBinaryMessage(ctx -> input(ctx, bytesOf(ctx.data())));
+    ws.onMessage(ctx -> control(ctx, ctx.message()));
+    ws.onClose(ctx -> stop(ctx));
+    ws.onError(ctx -> stop(ctx));
+  }
+
+  private void connect(WsConnectContext ctx) {
+    if (!authorized.test(ctx.header("Authorization"))) {
+      ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, "missing or wrong bearer token");
+      return;
+    }
+    SessionId session;
+    OutputLog log;
+    long cursor;
+    try {
+      session = new SessionId(ctx.pathParam("sid"));
+      log = host.output(session);
+      cursor = Requests.cursor(ctx.queryParam("offset"), "offset");
+    } catch (RuntimeException e) {
+      ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, truncate(e.getMessage()));
+      return;
+    }
+    ctx.enableAutomaticPings(15, java.util.concurrent.TimeUnit.SECONDS);
+    Thread follower =
+        Thread.ofVirtual().name("attach-" + session.value()).start(() -> follow(ctx, log, cursor));
+    followers.put(ctx.sessionId(), follower);
+  }
+
+  private void follow(WsContext ctx, OutputLog log, long cursor) {
+    OutputFollower follower = new OutputFollower(log, cursor, MAX_FRAME, settings.utf8HoldBack());
+    try {
+      ctx.send(json.writeValueAsString(Map.of("type", "attached", "offset", cursor)));
+      while (ctx.session.isOpen()) {
+        FollowEvent event = follower.next(Duration.ofSeconds(1));
+        switch (event) {
+          case FollowEvent.Chunk chunk -> ctx.send(ByteBuffer.wrap(chunk.bytes()));
+          case FollowEvent.Reset reset ->
+              ctx.send(
+                  json.writeValueAsString(
+                      Map.of("type", "reset", "nextOffset", reset.nextOffset())));
+          case FollowEvent.Idle idle -> {}
+          case FollowEvent.Closed closed -> {
+            ctx.closeSession(WsCloseStatus.NORMAL_CLOSURE, "the runtime was removed");
+            return;
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.debug("attach stream of {} ended: {}", ctx.sessionId(), e.toString());
+    }
+  }
+
+  private void input(WsContext ctx, byte[] bytes) {
+    if (bytes.length > MAX_INPUT_FRAME) {
+      ctx.closeSession(
+          WsCloseStatus.MESSAGE_TOO_BIG, "input frames are at most " + MAX_INPUT_FRAME + " bytes");
+      return;
+    }
+    try {
+      host.input(new SessionId(ctx.pathParam("sid")), java.util.Optional.empty(), bytes);
+    } catch (RuntimeException e) {
+      sendError(ctx, e);
+    }
+  }
+
+  private void control(WsContext ctx, String message) {
+    try {
+      JsonNode node = json.readTree(message);
+      if (!"resize".equals(node.path("type").asString(""))) {
+        throw new dev.berth.core.error.InvalidValueException(
+            "unknown control message; send {\"type\":\"resize\",\"cols\":N,\"rows\":N}");
+      }
+      host.resize(
+          new SessionId(ctx.pathParam("sid")),
+          java.util.Optional.empty(),
+          node.path("cols").asInt(0),
+          node.path("rows").asInt(0));
+    } catch (RuntimeException e) {
+      sendError(ctx, e);
+    }
+  }
+
+  private void sendError(WsContext ctx, RuntimeException e) {
+    Problems.Kind kind = Problems.classify(e);
+    ctx.send(
+        json.writeValueAsString(
+            Map.of(
+                "type",
+                "error",
+                "reason",
+                kind.reason(),
+                "error",
+                String.valueOf(e.getMessage()))));
+  }
+
+  private void stop(WsContext ctx) {
+    Thread follower = followers.remove(ctx.sessionId());
+    if (follower != null) {
+      follower.interrupt();
+    }
+  }
+
+  private static byte[] bytesOf(ByteBuffer data) {
+    byte[] bytes = new byte[data.remaining()];
+    data.get(bytes);
+    return bytes;
+  }
+
+  /** WebSocket close reasons are limited to 123 bytes. */
+  private static String truncate(String reason) {
+    String text = reason == null ? "refused" : reason;
+    return text.length() > 100 ? text.substring(0, 100) : text;
+  }
+}

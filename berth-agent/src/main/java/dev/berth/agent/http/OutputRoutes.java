@@ -1,0 +1,26 @@
+package dev.berth.agent.http;
+
+import dev.berth.agent.host.SessionHost;
+import io.javalin.config.RoutesConfig;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The session's output: cursor reads and the SSE stream. */
+final class OutputRoutes {
+
+  private final SessionHost host;
+  private final OutputResponses responses;
+
+  OutputRoutes(SessionHost host, JsonMapper json, AgentHttpServer.Settings settings) {
+    this.host = host;
+    this.responses = new OutputResponses(json, settings);
+  }
+
+  void register(RoutesConfig routes) {
+    routes.get(
+        "/v1/sessions/{sid}/output",
+        ctx -> responses.read(ctx, host.output(Requests.session(ctx))));
+    routes.get(
+        "/v1/sessions/{sid}/stream",
+        ctx -> responses.stream(ctx, host.output(Requests.session(ctx))));
+  }
+}

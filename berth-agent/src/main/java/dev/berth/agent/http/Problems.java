@@ -1,0 +1,127 @@
+package dev.berth.agent.http;
+
+import dev.berth.agent.contract.CorruptContractException;
+import dev.berth.agent.contract.LeaseExpiredException;
+import dev.berth.agent.host.HostRefusal;
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.BerthException;
+import dev.berth.core.error.DeadlineExceededException;
+import dev.berth.core.error.IllegalTransitionException;
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.StaleFenceException;
+import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.error.TerminalIntentException;
+import dev.berth.core.error.VersionConflictException;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one place that turns a failure into an HTTP answer: RFC 9457 problem+json with a stable
+ * {@code reason}, plus the original platform's {@code error} field carrying the same message.
+ */
+final class Problems {
+
+  static final String CONTENT_TYPE = "application/problem+json";
+
+  /** A problem's HTTP status and machine reason. */
+  record Kind(int status, String reason) {}
+
+  private final JsonMapper json;
+
+  Problems(JsonMapper json) {
+    this.json = json;
+  }
+
+  void write(Context ctx, Throwable failure) {
+    Kind kind = classify(failure);
+    Map<String, Object> extra = new LinkedHashMap<>();
+    if (failure instanceof StaleIntentException stale) {
+      extra.put("acceptedIntentVersion", stale.current());
+    }
+    write(ctx, kind, messageOf(failure), extra);
+  }
+
+  void write(Context ctx, Kind kind, String message) {
+    write(ctx, kind, message, Map.of());
+  }
+
+  private void write(Context ctx, Kind kind, String message, Map<String, Object> extra) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("type", "about:blank");
+    body.put("title", title(kind.status()));
+    body.put("status", kind.status());
+    body.put("reason", kind.reason());
+    body.put("detail", message);
+    body.put("error", message);
+    String session = ctx.pathParamMap().get("sid");
+    if (session != null) {
+      body.put("session", session);
+    }
+    body.putAll(extra);
+    ctx.status(kind.status()).contentType(CONTENT_TYPE).result(json.writeValueAsString(body));
+  }
+
+  static Kind classify(Throwable failure) {
+    return switch (failure) {
+      case HostRefusal refusal -> new Kind(refusal.status(), refusal.reason());
+      case LeaseExpiredException expired -> new Kind(409, expired.reason());
+      case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
+      case HttpResponseException http -> new Kind(http.getStatus(), reasonOf(http.getStatus()));
+      case BerthException domain -> new Kind(statusOf(domain), domain.reason());
+      case JacksonException e -> new Kind(400, "INVALID_INPUT");
+      case IllegalArgumentException e -> new Kind(400, "INVALID_INPUT");
+      default -> new Kind(500, "INTERNAL");
+    };
+  }
+
+  private static String reasonOf(int status) {
+    return switch (status) {
+      case 400 -> "INVALID_INPUT";
+      case 404 -> "NOT_FOUND";
+      case 413 -> "PAYLOAD_TOO_LARGE";
+      default -> "HTTP_" + status;
+    };
+  }
+
+  private static int statusOf(BerthException domain) {
+    return switch (domain) {
+      case InvalidValueException e -> 400;
+      case NotFoundException e -> 404;
+      case DeadlineExceededException e -> 408;
+      case StaleIntentException e -> 409;
+      case TerminalIntentException e -> 409;
+      case VersionConflictException e -> 409;
+      case StaleFenceException e -> 409;
+      case AlreadyExistsException e -> 409;
+      case IllegalTransitionException e -> 409;
+      case AgentUnreachableException e -> 502;
+    };
+  }
+
+  private static String messageOf(Throwable failure) {
+    if (failure instanceof JacksonException e) {
+      return "the request body is not valid: " + e.getOriginalMessage();
+    }
+    String message = failure.getMessage();
+    return message == null ? failure.getClass().getSimpleName() : message;
+  }
+
+  private static String title(int status) {
+    return switch (status) {
+      case 400 -> "Bad Request";
+      case 401 -> "Unauthorized";
+      case 404 -> "Not Found";
+      case 408 -> "Request Timeout";
+      case 409 -> "Conflict";
+      case 413 -> "Content Too Large";
+      case 503 -> "Service Unavailable";
+      default -> status >= 500 ? "Internal Server Error" : "Error";
+    };
+  }
+}

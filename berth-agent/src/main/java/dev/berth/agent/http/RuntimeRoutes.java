@@ -1,0 +1,112 @@
+package dev.berth.agent.http;
+
+import dev.berth.agent.host.HostRefusal;
+import dev.berth.agent.host.RuntimeRequest;
+import dev.berth.agent.host.SessionHost;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The host's runtimes and the lifecycle and input commands of one session's runtime. */
+final class RuntimeRoutes {
+
+  /** One input write at most: the PTY is a stream, larger pastes arrive in several writes. */
+  static final int MAX_INPUT_BYTES = 1 << 20;
+
+  private static final String SESSION = "/v1/sessions/{sid}";
+
+  private final SessionHost host;
+  private final Requests requests;
+  private final JsonMapper json;
+
+  RuntimeRoutes(SessionHost host, Requests requests, JsonMapper json) {
+    this.host = host;
+    this.requests = requests;
+    this.json = json;
+  }
+
+  void register(RoutesConfig routes) {
+    // A command meant for an older incarnation must never reach a newer one.
+    routes.before(SESSION + "/*", this::requireRuntime);
+    routes.get("/v1/sessions", this::list);
+    routes.put(SESSION, this::provision);
+    routes.delete(SESSION, this::remove);
+    routes.get(SESSION + "/status", this::status);
+    routes.post(SESSION + "/input", this::input);
+    routes.post(SESSION + "/resize", this::resize);
+    routes.post(SESSION + "/terminate", this::terminate);
+    routes.post(SESSION + "/lease", this::lease);
+  }
+
+  private void requireRuntime(Context ctx) {
+    String runtime = ctx.queryParam("runtime");
+    if (runtime != null) {
+      host.requireRuntime(Requests.session(ctx), runtime);
+    }
+  }
+
+  private void list(Context ctx) {
+    send(ctx, Map.of("sessions", host.list().stream().map(StatusJson::of).toList()));
+  }
+
+  private void provision(Context ctx) {
+    RuntimeRequest request = requests.body(ctx, RuntimeRequest.class);
+    SessionHost.Provisioned result =
+        host.provision(Requests.session(ctx), request, requests.optionalCommand(ctx));
+    ctx.status(result.created() ? 201 : 200);
+    send(ctx, StatusJson.of(result.view()));
+  }
+
+  private void remove(Context ctx) {
+    host.remove(Requests.session(ctx), Optional.ofNullable(ctx.queryParam("runtime")));
+    ctx.status(204);
+  }
+
+  private void status(Context ctx) {
+    send(ctx, StatusJson.of(host.status(Requests.session(ctx))));
+  }
+
+  private void input(Context ctx) {
+    long declared = ctx.contentLength();
+    if (declared > MAX_INPUT_BYTES) {
+      throw HostRefusal.tooLarge("input", declared, MAX_INPUT_BYTES);
+    }
+    byte[] bytes = ctx.bodyAsBytes();
+    if (bytes.length > MAX_INPUT_BYTES) {
+      throw HostRefusal.tooLarge("input", bytes.length, MAX_INPUT_BYTES);
+    }
+    host.input(Requests.session(ctx), requests.optionalCommand(ctx), bytes);
+    send(ctx, Map.of("status", "ok"));
+  }
+
+  private void resize(Context ctx) {
+    Resize size = requests.body(ctx, Resize.class);
+    host.resize(Requests.session(ctx), requests.optionalCommand(ctx), size.cols(), size.rows());
+    send(ctx, Map.of("cols", size.cols(), "rows", size.rows()));
+  }
+
+  private void terminate(Context ctx) {
+    send(ctx, StatusJson.of(host.terminate(Requests.session(ctx), requests.command(ctx))));
+  }
+
+  private void lease(Context ctx) {
+    Lease lease = requests.body(ctx, Lease.class);
+    var expiresAt =
+        host.renewLease(
+            Requests.session(ctx), requests.command(ctx), Duration.ofSeconds(lease.ttlSeconds()));
+    send(ctx, Map.of("expiresAt", expiresAt.toString()));
+  }
+
+  private void send(Context ctx, Object body) {
+    ctx.contentType("application/json").result(json.writeValueAsString(body));
+  }
+
+  /** {@code POST resize}. */
+  record Resize(int cols, int rows) {}
+
+  /** {@code POST lease}. */
+  record Lease(long ttlSeconds) {}
+}

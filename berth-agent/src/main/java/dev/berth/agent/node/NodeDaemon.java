@@ -1,0 +1,131 @@
+package dev.berth.agent.node;
+
+import dev.berth.agent.host.HostConfig;
+import dev.berth.agent.host.SessionHost;
+import dev.berth.agent.http.AgentHttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.util.function.UnaryOperator;
+
+/**
+ * {@code berth node}: the local session host as a process of its own, so that a control plane that
+ * exits or restarts never takes a session down with it. One node per state directory, guarded by an
+ * exclusive lock on {@code node.lock} that the operating system releases when the process dies (a
+ * crashed node leaves no stale lock). Once it listens it publishes {@link NodeInfo}.
+ */
+public final class NodeDaemon implements AutoCloseable {
+
+  public static final String LOCK_FILE = "node.lock";
+  public static final String LOG_FILE = "node.log";
+
+  private final Path stateDirectory;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private final SessionHost host;
+  private final AgentHttpServer server;
+  private boolean closed;
+
+  private NodeDaemon(
+      Path stateDirectory,
+      FileChannel lockChannel,
+      FileLock lock,
+      SessionHost host,
+      AgentHttpServer server) {
+    this.stateDirectory = stateDirectory;
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+    this.host = host;
+    this.server = server;
+  }
+
+  /**
+   * Starts a node on {@code stateDirectory}.
+   *
+   * @param configure adjusts the default host configuration (tests shorten timings with it)
+   * @throws NodeAlreadyRunningException when another node holds the directory's lock
+   */
+  public static NodeDaemon start(
+      Path stateDirectory, AgentHttpServer.Settings settings, UnaryOperator<HostConfig> configure) {
+    Path dir = stateDirectory.toAbsolutePath();
+    FileChannel channel = null;
+    try {
+      Files.createDirectories(dir);
+      channel =
+          FileChannel.open(
+              dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock lock = channel.tryLock();
+      if (lock == null) {
+        channel.close();
+        throw new NodeAlreadyRunningException(dir, NodeInfo.read(dir));
+      }
+      String token = NodeToken.readOrCreate(dir);
+      HostConfig config = configure.apply(HostConfig.defaults(dir, token));
+      SessionHost host = SessionHost.open(config, Clock.systemUTC());
+      AgentHttpServer server;
+      try {
+        server = AgentHttpServer.start(host, token, settings);
+      } catch (RuntimeException e) {
+        host.close();
+        throw e;
+      }
+      new NodeInfo(1, ProcessHandle.current().pid(), settings.host(), server.port(), host.now())
+          .write(dir);
+      return new NodeDaemon(dir, channel, lock, host, server);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new UncheckedIOException("cannot start a node on " + dir, e);
+    } catch (RuntimeException e) {
+      if (!(e instanceof NodeAlreadyRunningException)) {
+        closeQuietly(channel);
+      }
+      throw e;
+    }
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public SessionHost host() {
+    return host;
+  }
+
+  /** Stops serving, stops every runtime's workload, withdraws node.json, releases the lock. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      Files.deleteIfExists(stateDirectory.resolve(NodeInfo.FILE));
+    } catch (IOException e) {
+      // A stale node.json names a dead pid; readers check for that.
+    }
+    server.close();
+    host.close();
+    try {
+      lock.release();
+    } catch (IOException e) {
+      // The channel close below releases it too.
+    }
+    closeQuietly(lockChannel);
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    if (channel == null) {
+      return;
+    }
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // nothing left to release
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.berth.agent.node;
+
+import dev.berth.agent.http.AgentHttpServer;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The node's entry point for launchers that do not go through the {@code berth} command (the
+ * control plane starts a node with its own classpath): {@code NodeMain <state-dir>}. It listens on
+ * a free loopback port and runs until SIGTERM.
+ */
+public final class NodeMain {
+
+  private NodeMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 1) {
+      System.err.println("usage: NodeMain <state-dir>");
+      System.exit(2);
+    }
+    try {
+      run(Path.of(args[0]), AgentHttpServer.Settings.loopback(0));
+    } catch (NodeAlreadyRunningException e) {
+      System.err.println(e.getMessage());
+      System.exit(3);
+    }
+  }
+
+  /** Starts a node and blocks until the process is asked to stop. */
+  public static void run(Path stateDirectory, AgentHttpServer.Settings settings)
+      throws InterruptedException {
+    NodeDaemon node = NodeDaemon.start(stateDirectory, settings, config -> config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  node.close();
+                  stopped.countDown();
+                },
+                "berth-node-shutdown"));
+    System.out.println(
+        "berth node listening on 127.0.0.1:" + node.port() + " for " + stateDirectory);
+    System.out.flush();
+    stopped.await();
+  }
+}

@@ -1,0 +1,56 @@
+package dev.berth.cli;
+
+import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.node.NodeAlreadyRunningException;
+import dev.berth.agent.node.NodeMain;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code berth node}: the local session host. The server starts one by itself when it needs it;
+ * running it by hand is for operators who want it under their own supervisor.
+ */
+@Command(
+    name = "node",
+    mixinStandardHelpOptions = true,
+    versionProvider = BerthCommand.Version.class,
+    description =
+        "Runs the local session host (one sandboxed shell per session) until SIGTERM or SIGINT.")
+final class NodeCommand implements Callable<Integer> {
+
+  @Spec private CommandSpec spec;
+
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      defaultValue = "${sys:user.home}/.berth/node",
+      description = "The node's state directory (default: ${DEFAULT-VALUE}).")
+  private Path stateDir;
+
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:0",
+      converter = ServerCommand.ListenAddressConverter.class,
+      description = "Address to listen on; port 0 picks a free one (default: ${DEFAULT-VALUE}).")
+  private ListenAddress listen;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    try {
+      NodeMain.run(
+          stateDir,
+          new AgentHttpServer.Settings(
+              listen.host(), listen.port(), Duration.ofSeconds(15), Duration.ofMillis(100)));
+      return 0;
+    } catch (NodeAlreadyRunningException e) {
+      spec.commandLine().getErr().println(e.getMessage());
+      return 3;
+    }
+  }
+}

@@ -1,0 +1,180 @@
+package dev.berth.server.runtime.local;
+
+import dev.berth.agent.node.NodeDaemon;
+import dev.berth.agent.node.NodeInfo;
+import dev.berth.agent.node.NodeToken;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane's handle on the local node: finds the node that serves the state directory, or
+ * starts one as a detached process of its own (its own session, through {@code setsid}, with its
+ * output in {@code node.log}), so that the control plane exiting — even by SIGKILL or a terminal's
+ * Ctrl-C — never takes the sessions with it. The node is found again on every call, as the original
+ * resolved a pod's address per call: a restarted node listens on a new port.
+ */
+public final class LocalNode {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalNode.class);
+
+  private final Path stateDirectory;
+  private final List<String> launchCommand;
+  private final Duration startTimeout;
+  private final HttpClient http;
+
+  /**
+   * @param stateDirectory the node's state directory
+   * @param launchCommand the command that runs a node on a directory given as its last argument
+   */
+  public LocalNode(Path stateDirectory, List<String> launchCommand, Duration startTimeout) {
+    this.stateDirectory = stateDirectory.toAbsolutePath();
+    this.launchCommand = List.copyOf(launchCommand);
+    this.startTimeout = Objects.requireNonNull(startTimeout, "startTimeout");
+    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  }
+
+  /**
+   * The command that runs {@code dev.berth.agent.node.NodeMain} with this JVM's java and classpath,
+   * which is what both the {@code berth} distribution and the tests have.
+   */
+  public static List<String> javaLaunchCommand() {
+    String java =
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    return List.of(
+        java,
+        "--enable-native-access=ALL-UNNAMED",
+        "-XX:+UseSerialGC",
+        "-Xss512k",
+        "-cp",
+        System.getProperty("java.class.path"),
+        "dev.berth.agent.node.NodeMain");
+  }
+
+  public Path stateDirectory() {
+    return stateDirectory;
+  }
+
+  /** Where the node answers and with which token. */
+  public record Connection(String baseUrl, String token, long pid) {}
+
+  /** The running node, started first when none answers. */
+  public synchronized Connection ensureRunning() {
+    Optional<Connection> running = find();
+    if (running.isPresent()) {
+      return running.get();
+    }
+    return launch();
+  }
+
+  /** The running node, if one answers; never starts one. */
+  public synchronized Optional<Connection> find() {
+    Optional<NodeInfo> info = NodeInfo.read(stateDirectory);
+    if (info.isEmpty() || !info.get().processAlive()) {
+      return Optional.empty();
+    }
+    String token = NodeToken.readOrCreate(stateDirectory);
+    Connection connection = new Connection(info.get().baseUrl(), token, info.get().pid());
+    return healthy(connection) ? Optional.of(connection) : Optional.empty();
+  }
+
+  private Connection launch() {
+    try {
+      Files.createDirectories(stateDirectory);
+      // The token exists before the node starts, so both sides read the same file.
+      NodeToken.readOrCreate(stateDirectory);
+      Optional<NodeInfo> before = NodeInfo.read(stateDirectory);
+      List<String> command = new ArrayList<>();
+      if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+        command.add("/usr/bin/setsid");
+      }
+      command.addAll(launchCommand);
+      command.add(stateDirectory.toString());
+      Path log = stateDirectory.resolve(NodeDaemon.LOG_FILE);
+      Process process =
+          new ProcessBuilder(command)
+              .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+              .redirectErrorStream(true)
+              .start();
+      LOG.info("started berth node (pid {}) on {}", process.pid(), stateDirectory);
+      return awaitReady(process, before);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start a berth node on " + stateDirectory, e);
+    }
+  }
+
+  private Connection awaitReady(Process process, Optional<NodeInfo> before) {
+    Instant deadline = Instant.now().plus(startTimeout);
+    while (Instant.now().isBefore(deadline)) {
+      Optional<Connection> found = find();
+      if (found.isPresent() && !before.map(b -> b.pid() == found.get().pid()).orElse(false)) {
+        return found.get();
+      }
+      if (!process.isAlive() && found.isEmpty()) {
+        // It may have lost the race to another node on the same directory: use that one.
+        found = find();
+        if (found.isPresent()) {
+          return found.get();
+        }
+        throw new IllegalStateException(
+            "berth node on "
+                + stateDirectory
+                + " exited with "
+                + process.exitValue()
+                + " while starting; see "
+                + stateDirectory.resolve(NodeDaemon.LOG_FILE));
+      }
+      sleep(Duration.ofMillis(50));
+    }
+    throw new IllegalStateException(
+        "berth node on "
+            + stateDirectory
+            + " did not answer within "
+            + startTimeout
+            + "; see "
+            + stateDirectory.resolve(NodeDaemon.LOG_FILE));
+  }
+
+  private boolean healthy(Connection connection) {
+    try {
+      HttpResponse<Void> response =
+          http.send(
+              HttpRequest.newBuilder(URI.create(connection.baseUrl() + "/healthz"))
+                  .timeout(Duration.ofSeconds(2))
+                  .build(),
+              HttpResponse.BodyHandlers.discarding());
+      return response.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the berth node", e);
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package dev.berth.server.runtime.local;
+
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.runtime.OwnershipLabels;
+import dev.berth.core.runtime.RemovalResult;
+import dev.berth.core.runtime.Runtime;
+import dev.berth.core.runtime.RuntimeListing;
+import dev.berth.core.runtime.RuntimeObservation;
+import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.SessionId;
+import dev.berth.server.runtime.AgentWireClient;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The {@code local} runtime: each session's runtime is a sandboxed process tree hosted by the local
+ * node ({@code berth node}), a separate process the adapter starts when none runs. Creation and
+ * removal are idempotent by the runtime's name, which carries the incarnation, so a stale request
+ * can never touch a newer incarnation.
+ */
+public final class LocalRuntime implements Runtime {
+
+  public static final String KIND = "local";
+
+  private final LocalNode node;
+  private final String installation;
+  private final AgentWireClient wire = new AgentWireClient();
+  private final JsonMapper json = JsonMapper.builder().build();
+
+  public LocalRuntime(LocalNode node, String installation) {
+    this.node = Objects.requireNonNull(node, "node");
+    this.installation = Objects.requireNonNull(installation, "installation");
+  }
+
+  @Override
+  public String kind() {
+    return KIND;
+  }
+
+  @Override
+  public void provision(RuntimeSpec spec) {
+    LocalNode.Connection connection = node.ensureRunning();
+    RuntimeRef runtime = spec.runtime();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("runtime", runtime.name());
+    body.put("incarnation", runtime.incarnation());
+    body.put("workload", spec.workload().value());
+    body.put("labels", spec.labels().asMap());
+    wire.call(
+        runtime.name(),
+        "PUT",
+        sessionUrl(connection, spec.labels().session()),
+        connection.token(),
+        Optional.of(json.writeValueAsString(body)),
+        Optional.empty());
+  }
+
+  @Override
+  public RuntimeObservation observe(RuntimeRef runtime) {
+    try {
+      LocalNode.Connection connection = node.ensureRunning();
+      wire.call(
+          runtime.name(),
+          "GET",
+          sessionUrl(connection, sessionOf(runtime)) + "/status?runtime=" + runtime.name(),
+          connection.token(),
+          Optional.empty(),
+          Optional.empty());
+      return new RuntimeObservation.Running(
+          Optional.of(sessionUrl(connection, sessionOf(runtime))));
+    } catch (NotFoundException e) {
+      return new RuntimeObservation.Gone("the node does not host " + runtime.name());
+    } catch (AgentUnreachableException | IllegalStateException e) {
+      return new RuntimeObservation.Unknown(e.getMessage());
+    }
+  }
+
+  @Override
+  public RemovalResult remove(RuntimeRef runtime) {
+    try {
+      LocalNode.Connection connection = node.ensureRunning();
+      String url = sessionUrl(connection, sessionOf(runtime)) + "?runtime=" + runtime.name();
+      wire.call(
+          runtime.name(), "DELETE", url, connection.token(), Optional.empty(), Optional.empty());
+      return new RemovalResult.Confirmed();
+    } catch (AgentUnreachableException | IllegalStateException e) {
+      return new RemovalResult.Unconfirmed(e.getMessage());
+    }
+  }
+
+  @Override
+  public List<RuntimeListing> list() {
+    LocalNode.Connection connection = node.ensureRunning();
+    JsonNode answer =
+        wire.call(
+                "node " + connection.baseUrl(),
+                "GET",
+                connection.baseUrl() + "/v1/sessions",
+                connection.token(),
+                Optional.empty(),
+                Optional.empty())
+            .json();
+    List<RuntimeListing> listings = new ArrayList<>();
+    for (JsonNode status : answer.path("sessions")) {
+      JsonNode labels = status.path("labels");
+      if (!installation.equals(labels.path(OwnershipLabels.INSTALLATION).asString(""))) {
+        continue;
+      }
+      OwnershipLabels owner =
+          new OwnershipLabels(
+              installation,
+              new SessionId(labels.path(OwnershipLabels.SESSION).asString()),
+              labels.path(OwnershipLabels.INCARNATION).asLong());
+      listings.add(
+          new RuntimeListing(
+              status.path("runtime").asString(),
+              owner,
+              new RuntimeObservation.Running(
+                  Optional.of(sessionUrl(connection, owner.session())))));
+    }
+    return listings;
+  }
+
+  private static SessionId sessionOf(RuntimeRef runtime) {
+    // berth-<32 hex>-<incarnation>
+    String name = runtime.name();
+    return new SessionId(name.substring("berth-".length(), name.lastIndexOf('-')));
+  }
+
+  static String sessionUrl(LocalNode.Connection connection, SessionId session) {
+    return connection.baseUrl() + "/v1/sessions/" + session.value();
+  }
+}
