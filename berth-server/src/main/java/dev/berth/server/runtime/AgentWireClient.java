@@ -114,9 +114,7 @@ public final class AgentWireClient {
       case "SESSION_TERMINATING" -> new TerminalIntentException(subject, "anything but TERMINATED");
       case "DEADLINE_EXCEEDED" ->
           new DeadlineExceededException(
-              subject,
-              context.map(c -> c.deadline().toString()).orElse("?"),
-              "the agent's clock");
+              subject, context.map(c -> c.deadline().toString()).orElse("?"), "the agent's clock");
       case "NOT_FOUND" -> new NotFoundException(subject);
       default -> new AgentCommandFailedException(subject, status, reason, detail);
     };

@@ -122,16 +122,17 @@ public final class LocalNode {
 
   private Connection awaitReady(Process process, Optional<NodeInfo> before) {
     Instant deadline = Instant.now().plus(startTimeout);
+    long previousPid = before.map(NodeInfo::pid).orElse(-1L);
     while (Instant.now().isBefore(deadline)) {
       Optional<Connection> found = find();
-      if (found.isPresent() && !before.map(b -> b.pid() == found.get().pid()).orElse(false)) {
+      if (found.isPresent() && found.get().pid() != previousPid) {
         return found.get();
       }
-      if (!process.isAlive() && found.isEmpty()) {
+      if (!process.isAlive()) {
         // It may have lost the race to another node on the same directory: use that one.
-        found = find();
-        if (found.isPresent()) {
-          return found.get();
+        Optional<Connection> other = find();
+        if (other.isPresent()) {
+          return other.get();
         }
         throw new IllegalStateException(
             "berth node on "
