@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = BerthCommand.Version.class,
     description = "Runs and manages Berth.",
-    subcommands = {ServerCommand.class, NodeCommand.class})
+    subcommands = {ServerCommand.class, NodeCommand.class, SessionAgentCommand.class})
 public final class BerthCommand {
 
   static final String DEFAULT_VERSION = "0.1.0-SNAPSHOT";

@@ -27,6 +27,23 @@ class BerthCommandTest {
   }
 
   @Test
+  void helpListsTheNodeAndAgentCommands() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("node").contains("agent");
+  }
+
+  @Test
+  void theAgentRefusesToStartWithoutItsToken() {
+    // The test JVM's environment has no BERTH_AGENT_TOKEN.
+    assertThat(System.getenv(SessionAgentCommand.TOKEN_VARIABLE)).isNull();
+
+    int code = run("agent", "--session", "a".repeat(32), "--installation", "i");
+
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("BERTH_AGENT_TOKEN").contains("unset");
+  }
+
+  @Test
   void versionExitsZero() {
     assertThat(run("--version")).isZero();
     assertThat(out.toString()).startsWith("berth ");

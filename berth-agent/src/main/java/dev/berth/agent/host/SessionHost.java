@@ -51,11 +51,13 @@ public final class SessionHost implements AutoCloseable {
   private final ConcurrentMap<SessionId, HostedRuntime> runtimes = new ConcurrentHashMap<>();
   private final ConcurrentMap<SessionId, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
+  private final Optional<SessionId> only;
 
-  private SessionHost(HostConfig config, Clock clock, Sandbox sandbox) {
+  private SessionHost(HostConfig config, Clock clock, Sandbox sandbox, Optional<SessionId> only) {
     this.config = config;
     this.clock = clock;
     this.sandbox = sandbox;
+    this.only = only;
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("berth-host-ticker").unstarted(r));
@@ -63,7 +65,20 @@ public final class SessionHost implements AutoCloseable {
 
   /** Opens the host on its root directory and reloads the runtimes a previous host left there. */
   public static SessionHost open(HostConfig config, Clock clock) {
-    SessionHost host = new SessionHost(config, clock, Sandbox.detect(Path.of("/sys/fs/cgroup")));
+    return open(config, clock, Optional.empty());
+  }
+
+  /**
+   * Opens a host that serves exactly one session ({@code berth agent}, the pod case): every other
+   * session is refused.
+   */
+  public static SessionHost openFor(SessionId session, HostConfig config, Clock clock) {
+    return open(config, clock, Optional.of(session));
+  }
+
+  private static SessionHost open(HostConfig config, Clock clock, Optional<SessionId> only) {
+    SessionHost host =
+        new SessionHost(config, clock, Sandbox.detect(Path.of("/sys/fs/cgroup")), only);
     host.reload();
     host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
     return host;
@@ -84,6 +99,16 @@ public final class SessionHost implements AutoCloseable {
   public Provisioned provision(
       SessionId session, RuntimeRequest request, Optional<CommandHeaders> headers) {
     request.validateFor(session);
+    if (only.isPresent() && !only.get().equals(session)) {
+      throw new HostRefusal(
+          409,
+          "RUNTIME_CONFLICT",
+          "this agent hosts only session "
+              + only.get().value()
+              + "; session "
+              + session.value()
+              + " needs a runtime of its own");
+    }
     return locked(
         session,
         () -> {

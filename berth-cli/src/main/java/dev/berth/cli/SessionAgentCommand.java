@@ -1,0 +1,97 @@
+package dev.berth.cli;
+
+import dev.berth.agent.host.HostConfig;
+import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.node.SessionAgent;
+import dev.berth.core.session.SessionId;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code berth agent}: hosts exactly one session (the pod case), until SIGTERM. */
+@Command(
+    name = "agent",
+    mixinStandardHelpOptions = true,
+    versionProvider = BerthCommand.Version.class,
+    description =
+        "Hosts exactly one session (a session's pod runs this); the bearer token comes from"
+            + " the BERTH_AGENT_TOKEN environment variable.")
+final class SessionAgentCommand implements Callable<Integer> {
+
+  static final String TOKEN_VARIABLE = "BERTH_AGENT_TOKEN";
+
+  @Spec private CommandSpec spec;
+
+  @Option(names = "--session", required = true, description = "The session id (32 hex).")
+  private String session;
+
+  @Option(
+      names = "--incarnation",
+      defaultValue = "1",
+      description = "The runtime's incarnation (default: ${DEFAULT-VALUE}).")
+  private long incarnation;
+
+  @Option(
+      names = "--installation",
+      required = true,
+      description = "The id of the control plane installation that owns the session.")
+  private String installation;
+
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/berth",
+      description = "The session's state directory (default: ${DEFAULT-VALUE}).")
+  private Path stateDir;
+
+  @Option(
+      names = "--listen",
+      paramLabel = "HOST:PORT",
+      defaultValue = "0.0.0.0:8090",
+      converter = ServerCommand.ListenAddressConverter.class,
+      description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  private ListenAddress listen;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    String token = System.getenv(TOKEN_VARIABLE);
+    if (token == null || token.length() < 32) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              TOKEN_VARIABLE
+                  + " must hold the bearer token the control plane minted (at least 32"
+                  + " characters); it is "
+                  + (token == null ? "unset" : token.length() + " characters long"));
+      return 2;
+    }
+    SessionAgent agent =
+        SessionAgent.start(
+            new SessionId(session),
+            incarnation,
+            installation,
+            HostConfig.defaults(stateDir, token),
+            new AgentHttpServer.Settings(
+                listen.host(), listen.port(), Duration.ofSeconds(15), Duration.ofMillis(100)));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  agent.close();
+                  stopped.countDown();
+                },
+                "berth-agent-shutdown"));
+    spec.commandLine()
+        .getOut()
+        .println("berth agent for session " + session + " listening on port " + agent.port());
+    spec.commandLine().getOut().flush();
+    stopped.await();
+    return 0;
+  }
+}
