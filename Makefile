@@ -33,6 +33,7 @@ run: $(CLI_JAR)
 	bin/berth server
 
 test:
+	@bin/ensure-test-tools
 	$(MVN) verify
 
 fmt:

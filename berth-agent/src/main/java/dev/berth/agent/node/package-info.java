@@ -1,0 +1,5 @@
+/**
+ * The host as a process: {@code berth node} (many sessions, found through {@code node.json}, one
+ * per state directory by an OS file lock) and {@code berth agent} (exactly one session, the pod).
+ */
+package dev.berth.agent.node;

@@ -1,0 +1,53 @@
+package dev.berth.agent;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** Architecture rules of the agent module (house style G19): its packages form layers. */
+@AnalyzeClasses(packages = "dev.berth.agent", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+  @ArchTest
+  static final ArchRule packagesHaveNoCycles =
+      slices().matching("dev.berth.agent.(*)..").should().beFreeOfCycles();
+
+  @ArchTest
+  static final ArchRule theWorkloadPackagesKnowNothingOfHostingOrHttp =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "dev.berth.agent.output..",
+              "dev.berth.agent.shell..",
+              "dev.berth.agent.execution..",
+              "dev.berth.agent.isolation..",
+              "dev.berth.agent.contract..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "dev.berth.agent.host..", "dev.berth.agent.http..", "dev.berth.agent.node..")
+          .because("the workload packages are used by the host, never the other way round");
+
+  @ArchTest
+  static final ArchRule onlyTheHttpPackageKnowsJavalin =
+      noClasses()
+          .that()
+          .resideOutsideOfPackages("dev.berth.agent.http..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.javalin..", "org.eclipse.jetty..")
+          .because("HTTP is an adapter of the host; the host must be usable without it");
+
+  @ArchTest
+  static final ArchRule theHostDoesNotDependOnTheProcessEntryPoints =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.berth.agent.host..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("dev.berth.agent.http..", "dev.berth.agent.node..");
+}
