@@ -44,6 +44,26 @@ class BerthCommandTest {
   }
 
   @Test
+  void aBadDurationIsAUsageErrorThatShowsTheForm() {
+    assertThat(run("node", "--disconnect-grace", "soon")).isEqualTo(2);
+    assertThat(err.toString()).contains("'soon'").contains("15m");
+  }
+
+  @Test
+  void durationsAreReadAsPeopleWriteThem() {
+    DurationConverter durations = new DurationConverter();
+    assertThat(durations.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
+    assertThat(durations.convert("15m")).isEqualTo(java.time.Duration.ofMinutes(15));
+    assertThat(durations.convert("7d")).isEqualTo(java.time.Duration.ofDays(7));
+  }
+
+  @Test
+  void anUnknownDisconnectPolicyIsAUsageError() {
+    assertThat(run("node", "--disconnect-policy", "maybe")).isEqualTo(2);
+    assertThat(err.toString()).contains("maybe");
+  }
+
+  @Test
   void versionExitsZero() {
     assertThat(run("--version")).isZero();
     assertThat(out.toString()).startsWith("berth ");

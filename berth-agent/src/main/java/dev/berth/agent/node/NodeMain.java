@@ -1,8 +1,10 @@
 package dev.berth.agent.node;
 
+import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 
 /**
  * The node's entry point for launchers that do not go through the {@code berth} command (the
@@ -19,7 +21,7 @@ public final class NodeMain {
       System.exit(2);
     }
     try {
-      run(Path.of(args[0]), AgentHttpServer.Settings.loopback(0));
+      run(Path.of(args[0]), AgentHttpServer.Settings.loopback(0), config -> config);
     } catch (NodeAlreadyRunningException e) {
       System.err.println(e.getMessage());
       System.exit(3);
@@ -27,9 +29,10 @@ public final class NodeMain {
   }
 
   /** Starts a node and blocks until the process is asked to stop. */
-  public static void run(Path stateDirectory, AgentHttpServer.Settings settings)
+  public static void run(
+      Path stateDirectory, AgentHttpServer.Settings settings, UnaryOperator<HostConfig> configure)
       throws InterruptedException {
-    NodeDaemon node = NodeDaemon.start(stateDirectory, settings, config -> config);
+    NodeDaemon node = NodeDaemon.start(stateDirectory, settings, configure);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
