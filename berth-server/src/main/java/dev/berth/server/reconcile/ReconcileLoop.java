@@ -1,0 +1,188 @@
+package dev.berth.server.reconcile;
+
+import dev.berth.core.lifecycle.ReconcileResult;
+import dev.berth.core.lifecycle.Reconciler;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.Page;
+import dev.berth.core.store.SessionQuery;
+import dev.berth.core.store.SessionStore;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the reconciler: level-triggered, one pass per session at a time. A session is enqueued when
+ * the API changes its intent, again after a pass that had to wait, and by a periodic resync of
+ * every session that is not terminated — which is also how unfinished work is picked up after a
+ * restart (nothing in memory is needed to continue: the store holds the intent, the phase and the
+ * operation's steps).
+ *
+ * <p>Concurrency: a session is queued at most once; an enqueue while its pass runs marks it dirty
+ * and it runs again right after. Across processes the session lease keeps passes exclusive.
+ */
+public final class ReconcileLoop implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReconcileLoop.class);
+
+  private enum Mark {
+    QUEUED,
+    RUNNING,
+    RUNNING_DIRTY
+  }
+
+  /** Timings of the loop. */
+  public record Settings(
+      int workers, Duration resyncPeriod, Duration waitingRetry, Duration busyRetry) {
+    public Settings {
+      if (workers < 1) {
+        throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+      }
+      Objects.requireNonNull(resyncPeriod, "resyncPeriod");
+      Objects.requireNonNull(waitingRetry, "waitingRetry");
+      Objects.requireNonNull(busyRetry, "busyRetry");
+    }
+
+    /** Four workers, a resync every 30 s, a waiting session looked at again after 500 ms. */
+    public static Settings defaults() {
+      return new Settings(4, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(2));
+    }
+  }
+
+  private final Reconciler reconciler;
+  private final SessionStore store;
+  private final Settings settings;
+  private final Consumer<SessionId> afterPass;
+  private final LinkedBlockingQueue<SessionId> queue = new LinkedBlockingQueue<>();
+  private final ConcurrentHashMap<SessionId, Mark> marks = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService timer;
+  private final Thread[] workers;
+  private volatile boolean closed;
+
+  /**
+   * @param afterPass told after every pass over a session (the API wakes waiting requests with it)
+   */
+  public ReconcileLoop(
+      Reconciler reconciler, SessionStore store, Settings settings, Consumer<SessionId> afterPass) {
+    this.reconciler = reconciler;
+    this.store = store;
+    this.settings = settings;
+    this.afterPass = afterPass;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("berth-reconcile-timer").unstarted(r));
+    this.workers = new Thread[settings.workers()];
+  }
+
+  public void start() {
+    for (int i = 0; i < workers.length; i++) {
+      workers[i] = Thread.ofVirtual().name("berth-reconcile-" + i).start(this::work);
+    }
+    long period = settings.resyncPeriod().toMillis();
+    timer.scheduleWithFixedDelay(this::resync, 0, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Asks for a pass over {@code id} as soon as a worker is free. */
+  public void enqueue(SessionId id) {
+    if (closed) {
+      return;
+    }
+    boolean[] added = {false};
+    marks.compute(
+        id,
+        (k, mark) -> {
+          if (mark == null) {
+            added[0] = true;
+            return Mark.QUEUED;
+          }
+          return mark == Mark.RUNNING ? Mark.RUNNING_DIRTY : mark;
+        });
+    if (added[0]) {
+      queue.add(id);
+    }
+  }
+
+  /** Enqueues every session that is not terminated. */
+  public void resync() {
+    try {
+      SessionQuery query =
+          SessionQuery.all(SessionQuery.MAX_LIMIT)
+              .inPhases(EnumSet.complementOf(EnumSet.of(Phase.TERMINATED)));
+      Optional<String> token = Optional.empty();
+      do {
+        Page<Session> page = store.list(token.map(query::after).orElse(query));
+        page.items().forEach(s -> enqueue(s.id()));
+        token = page.nextPageToken();
+      } while (token.isPresent());
+    } catch (RuntimeException e) {
+      LOG.warn("resync failed; the next one retries", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    timer.shutdownNow();
+    for (Thread worker : workers) {
+      if (worker != null) {
+        worker.interrupt();
+      }
+    }
+  }
+
+  private void work() {
+    while (!closed) {
+      SessionId id;
+      try {
+        id = queue.take();
+      } catch (InterruptedException e) {
+        return;
+      }
+      marks.put(id, Mark.RUNNING);
+      Optional<Duration> retry = pass(id);
+      Mark after = marks.compute(id, (k, mark) -> mark == Mark.RUNNING_DIRTY ? Mark.QUEUED : null);
+      if (after == Mark.QUEUED) {
+        queue.add(id);
+      } else {
+        retry.ifPresent(delay -> later(id, delay));
+      }
+      afterPass.accept(id);
+    }
+  }
+
+  private Optional<Duration> pass(SessionId id) {
+    try {
+      ReconcileResult result = reconciler.reconcile(id);
+      return switch (result) {
+        case CONVERGED, NOT_FOUND -> Optional.empty();
+        case WAITING -> Optional.of(settings.waitingRetry());
+        case LEASE_BUSY -> Optional.of(settings.busyRetry());
+        case RECOVERY_NEEDED -> {
+          LOG.error(
+              "session {} needs store recovery: its runtime knows a newer intent than the store",
+              id.value());
+          yield Optional.empty();
+        }
+      };
+    } catch (RuntimeException e) {
+      LOG.warn("reconcile pass over session {} failed; retrying", id.value(), e);
+      return Optional.of(settings.busyRetry());
+    }
+  }
+
+  private void later(SessionId id, Duration delay) {
+    if (!closed) {
+      timer.schedule(() -> enqueue(id), delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+}
