@@ -7,13 +7,16 @@ import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.BerthException;
 import dev.berth.core.error.DeadlineExceededException;
+import dev.berth.core.error.ForbiddenException;
 import dev.berth.core.error.IllegalTransitionException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.QuotaExceededException;
 import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.error.WorkloadNotAllowedException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.LinkedHashMap;
@@ -101,6 +104,9 @@ final class Problems {
       case AlreadyExistsException e -> 409;
       case IllegalTransitionException e -> 409;
       case AgentUnreachableException e -> 502;
+      case ForbiddenException e -> 403;
+      case WorkloadNotAllowedException e -> 403;
+      case QuotaExceededException e -> 429;
     };
   }
 
@@ -116,10 +122,12 @@ final class Problems {
     return switch (status) {
       case 400 -> "Bad Request";
       case 401 -> "Unauthorized";
+      case 403 -> "Forbidden";
       case 404 -> "Not Found";
       case 408 -> "Request Timeout";
       case 409 -> "Conflict";
       case 413 -> "Content Too Large";
+      case 429 -> "Too Many Requests";
       case 503 -> "Service Unavailable";
       default -> status >= 500 ? "Internal Server Error" : "Error";
     };
