@@ -2,12 +2,14 @@ package dev.berth.agent.host;
 
 import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.contract.LocalContract;
+import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
 import dev.berth.core.error.NotFoundException;
@@ -89,7 +91,20 @@ final class HostedRuntime {
                   descriptor.sessionId(),
                   spec,
                   launch,
-                  id -> executionLog(id, config, clock),
+                  new ExecutionOutputs() {
+                    @Override
+                    public OutputSink open(ExecutionId id) {
+                      return executionLog(id, config, clock);
+                    }
+
+                    @Override
+                    public void finished(ExecutionId id) {
+                      OutputLog log = executionLogs.get(id);
+                      if (log != null) {
+                        log.close();
+                      }
+                    }
+                  },
                   clock,
                   RandomGenerator.getDefault()));
       this.state = RuntimeState.RUNNING;

@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
@@ -39,7 +40,7 @@ final class AgentApi {
     this.token = token;
   }
 
-  record Answer(int status, String body) {
+  record Answer(int status, String body, HttpHeaders headers) {
     JsonNode json() {
       return JSON.readTree(body);
     }
@@ -242,7 +243,7 @@ final class AgentApi {
   private Answer exchange(HttpRequest request) {
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      return new Answer(response.statusCode(), response.body());
+      return new Answer(response.statusCode(), response.body(), response.headers());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
