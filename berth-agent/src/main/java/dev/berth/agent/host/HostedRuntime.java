@@ -254,13 +254,19 @@ final class HostedRuntime {
     return descriptor.runtime();
   }
 
+  /*
+   * Admission is checked first: from the lease's expiry to its renewal the protocol answers 409
+   * LEASE_EXPIRED, also once the STOP policy has stopped the shell. Checked second, that case was a
+   * 503 SHELL_EXITED, which tells the control plane to start a new runtime when what it has to do
+   * is renew the lease (ControlLeaseThroughAgentApiTest).
+   */
   private ShellProcess liveShell() {
+    lease.checkAdmitting();
     synchronized (this) {
       if (state != RuntimeState.RUNNING || shell.isEmpty() || !shell.get().isAlive()) {
         throw HostRefusal.shellExited(name());
       }
     }
-    lease.checkAdmitting();
     return shell.get();
   }
 
