@@ -7,6 +7,7 @@ import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
@@ -44,6 +45,7 @@ final class HostedRuntime {
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
   private final ControlLease lease;
   private final Sandbox sandbox;
+  private final ResourceLimits limits;
   private final LocalContract contract;
   private RuntimeState state;
   private Optional<String> stopReason = Optional.empty();
@@ -60,6 +62,7 @@ final class HostedRuntime {
     this.descriptor = descriptor;
     this.directory = directory;
     this.sandbox = sandbox;
+    this.limits = config.limits();
     this.contract = contract;
     this.output = OutputLog.open(directory.resolve("output"), config.outputCapBytes(), clock);
     this.lease =
@@ -242,7 +245,9 @@ final class HostedRuntime {
         lease.state(),
         contract.record(),
         stopReason,
-        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation()),
+        // Without a plan (reloaded after a restart) it is what this host runs a runtime under: its
+        // configured limits, not the defaults (IsolationReportTest).
+        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation(limits)),
         output.startOffset(),
         output.nextOffset(),
         process.map(ShellProcess::columns).orElse(80),
