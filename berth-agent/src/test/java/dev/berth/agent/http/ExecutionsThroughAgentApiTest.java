@@ -8,6 +8,8 @@ import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.testing.HostProcesses;
 import dev.berth.core.execution.ExecutionId;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -279,8 +281,8 @@ class ExecutionsThroughAgentApiTest {
                     all.writeBytes(event.get().payload());
                   }
                 }
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
               }
               return all.toByteArray();
             })

@@ -114,21 +114,14 @@ class IsolationReportTest {
   }
 
   @Test
-  void aSandboxedShellWritesOnlyItsHomeAndAPrivateTmp() {
+  void aSandboxedShellWritesOnlyItsHomeAndAPrivateTmp() throws IOException {
     String unique = "berth-probe-" + ThreadLocalRandom.current().nextInt(1 << 30);
 
     int home = probe("touch \"$HOME/" + unique + "\"");
     int tmp = probe("touch /tmp/" + unique);
 
     assertThat(home).isZero();
-    assertThat(
-            root.resolve("sessions")
-                .resolve(A)
-                .resolve("runtimes")
-                .resolve("berth-" + A + "-1")
-                .resolve("home")
-                .resolve(unique))
-        .exists();
+    assertThat(home().resolve(unique)).exists();
     assertThat(tmp).isZero();
     if (isolation.path("sandbox").asString().equals("bwrap")) {
       assertThat(probe("touch /etc/" + unique)).isNotZero();
@@ -138,11 +131,7 @@ class IsolationReportTest {
       assertThat(Path.of("/tmp", unique)).as("the shell's /tmp is its own").doesNotExist();
     } else {
       assertThat(Path.of("/tmp", unique)).as("without a sandbox /tmp is the host's").exists();
-      try {
-        Files.deleteIfExists(Path.of("/tmp", unique));
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
+      Files.delete(Path.of("/tmp", unique));
     }
   }
 
@@ -184,13 +173,7 @@ class IsolationReportTest {
 
     // 128 + SIGXFSZ (25): the kernel stopped the write at the limit.
     assertThat(exit).isEqualTo(153);
-    Path big =
-        root.resolve("sessions")
-            .resolve(A)
-            .resolve("runtimes")
-            .resolve("berth-" + A + "-1")
-            .resolve("home")
-            .resolve("big");
+    Path big = home().resolve("big");
     assertThat(big).hasSize(LIMITS.maxFileSizeBytes());
     assertThat(Files.readAllLines(Path.of("/proc", Long.toString(shellPid), "limits")))
         .anySatisfy(
@@ -215,6 +198,14 @@ class IsolationReportTest {
     assertThat(limits.path("maxProcesses").asInt()).isEqualTo(LIMITS.maxProcesses());
     assertThat(limits.path("maxMemoryBytes").asLong()).isEqualTo(LIMITS.maxMemoryBytes());
     assertThat(limits.path("maxFileSizeBytes").asLong()).isEqualTo(LIMITS.maxFileSizeBytes());
+  }
+
+  private Path home() {
+    return root.resolve("sessions")
+        .resolve(A)
+        .resolve("runtimes")
+        .resolve("berth-" + A + "-1")
+        .resolve("home");
   }
 
   /** Runs {@code command} in the shell and returns its exit status. */
