@@ -15,9 +15,13 @@ import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,7 +81,11 @@ final class HostedRuntime {
       ShellSpec spec = ShellSpec.defaults(home(directory), config.shell());
       // Only home/ is writable under the sandbox: the workload cannot touch its own output log.
       LaunchPlan launch =
-          sandbox.plan(descriptor.runtime(), spec.command(), home(directory), config.limits());
+          sandbox.plan(
+              planName(descriptor.runtime(), config.root()),
+              spec.command(),
+              home(directory),
+              config.limits());
       ShellProcess process;
       try {
         process = ShellProcess.start(spec, launch, output);
@@ -140,6 +148,27 @@ final class HostedRuntime {
       LocalContract contract,
       Clock clock) {
     return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, false);
+  }
+
+  /**
+   * The name of a runtime's launch plan, which names its cgroup and the {@code BERTH_RUNTIME} tag
+   * of its processes: both are machine-wide, while a runtime name is unique only on one host. Two
+   * hosts on one machine (two node directories, or a test run beside another build) that hosted the
+   * same runtime name shared one cgroup and tag, so that one host refused to start the shell or,
+   * closing its own, killed the other's. A digest of the host's root makes the name the host's own,
+   * and stays the same across restarts so that a restarted host adopts what it left behind.
+   */
+  static String planName(String runtime, Path root) {
+    byte[] digest;
+    try {
+      digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(
+                  root.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+    return runtime + "." + HexFormat.of().formatHex(digest, 0, 4);
   }
 
   static Path home(Path runtimeDirectory) {

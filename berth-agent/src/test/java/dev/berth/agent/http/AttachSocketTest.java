@@ -78,7 +78,13 @@ class AttachSocketTest {
     client.type("echo $((6*7))\n");
 
     // The terminal echoes the typed line, which does not contain 42; only the result does.
-    await().atMost(WAIT).until(() -> client.outputText().contains("42\r\n"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(client.outputText())
+                    .as("attach output; log: %s", api.text(A, 0))
+                    .contains("42\r\n"));
     assertThat(client.frames().stream().skip(1).noneMatch(AttachClient.Frame::isText)).isTrue();
   }
 

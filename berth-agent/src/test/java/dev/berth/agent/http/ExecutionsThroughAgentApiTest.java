@@ -140,7 +140,7 @@ class ExecutionsThroughAgentApiTest {
             .resolve("home");
     assertThat(executionLine).startsWith("env:" + home + "|" + home + "|");
     assertThat(executionLine).isEqualTo(shellLine);
-    assertThat(executionLine).contains("|xterm-256color|berth-" + A + "-1:end");
+    assertThat(executionLine).contains("|xterm-256color|berth-" + A + "-1.");
   }
 
   @Test

@@ -38,11 +38,48 @@ class HostRestartTest {
   private AgentHttpServer server;
   private AgentApi api;
   private final List<NodeDaemon> nodes = new ArrayList<>();
+  private final List<OtherHost> others = new ArrayList<>();
 
   @AfterEach
   void stopEverything() {
     stopHost();
     nodes.forEach(NodeDaemon::close);
+    others.forEach(OtherHost::close);
+  }
+
+  @Test
+  void twoHostsOnOneMachineThatHostTheSameRuntimeLeaveEachOthersShellsAlone() {
+    OtherHost one = otherHost(root.resolve("one"));
+    OtherHost two = otherHost(root.resolve("two"));
+    assertThat(one.api().provision(A, 1).status()).isEqualTo(201);
+    AgentApi.Answer second = two.api().provision(A, 1);
+    assertThat(second.status()).as(second.body()).isEqualTo(201);
+    long pid = one.api().status(A).path("shell").path("pid").asLong();
+
+    others.remove(two);
+    two.close();
+
+    assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isPresent();
+    long cursor = one.api().end(A);
+    one.api().input(A, "echo survived-$((6*7))\n");
+    await().atMost(WAIT).until(() -> one.api().text(A, cursor).contains("survived-42"));
+  }
+
+  /** A host of its own on another root, beside the test's main one. */
+  private record OtherHost(SessionHost host, AgentHttpServer server, AgentApi api) {
+    void close() {
+      server.close();
+      host.close();
+    }
+  }
+
+  private OtherHost otherHost(Path hostRoot) {
+    SessionHost host = SessionHost.open(HostConfig.defaults(hostRoot, TOKEN), Clock.systemUTC());
+    AgentHttpServer server =
+        AgentHttpServer.start(host, TOKEN, AgentHttpServer.Settings.loopback(0));
+    OtherHost other = new OtherHost(host, server, new AgentApi(server.port(), TOKEN));
+    others.add(other);
+    return other;
   }
 
   @Test
