@@ -3,6 +3,8 @@ package dev.berth.agent.http;
 import dev.berth.agent.contract.CorruptContractException;
 import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.host.HostRefusal;
+import dev.berth.agent.shell.ShellExitedException;
+import dev.berth.agent.shell.ShellInputBlockedException;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.BerthException;
@@ -74,6 +76,9 @@ final class Problems {
     return switch (failure) {
       case HostRefusal refusal -> new Kind(refusal.status(), refusal.reason());
       case LeaseExpiredException expired -> new Kind(409, expired.reason());
+      // The shell died between the state check and the write: the same answer as after it.
+      case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
+      case ShellInputBlockedException blocked -> new Kind(503, "INPUT_BLOCKED");
       case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
       case HttpResponseException http -> new Kind(http.getStatus(), reasonOf(http.getStatus()));
       case BerthException domain -> new Kind(statusOf(domain), domain.reason());
