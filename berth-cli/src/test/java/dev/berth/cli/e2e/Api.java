@@ -1,0 +1,95 @@
+package dev.berth.cli.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Raw HTTP against the public API, so a test can send exactly the bytes the contract is about. */
+final class Api {
+
+  static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String base;
+  private final String token;
+
+  Api(String base, String token) {
+    this.base = base;
+    this.token = token;
+  }
+
+  Api as(String otherToken) {
+    return new Api(base, otherToken);
+  }
+
+  record Answer(int status, String body) {
+    JsonNode json() {
+      return JSON.readTree(body);
+    }
+
+    String reason() {
+      return json().path("reason").asString();
+    }
+  }
+
+  Answer get(String path) {
+    return send("GET", path, null);
+  }
+
+  Answer post(String path, String body) {
+    return send("POST", path, body);
+  }
+
+  Answer delete(String path) {
+    return send("DELETE", path, null);
+  }
+
+  Answer send(String method, String path, String body) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(base + "/api/v1" + path))
+            .timeout(Duration.ofMinutes(3))
+            .header("Authorization", "Bearer " + token)
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    try {
+      HttpResponse<String> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return new Answer(response.statusCode(), response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(method + " " + path, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Creates a shell session and returns its id; fails the test unless it is active. */
+  String create(String name) {
+    Answer answer = post("/sessions", "{\"name\":\"" + name + "\"}");
+    if (answer.status() != 201) {
+      throw new AssertionError("create answered " + answer);
+    }
+    return answer.json().path("id").asString();
+  }
+
+  /** The session's output from {@code offset}, decoded as text. */
+  String text(String id, long offset) {
+    Answer answer = post("/sessions/" + id + "/read", "{\"offset\":" + offset + "}");
+    if (answer.status() != 200) {
+      throw new AssertionError("read answered " + answer);
+    }
+    return new String(
+        java.util.Base64.getDecoder().decode(answer.json().path("payloadBase64").asString()),
+        java.nio.charset.StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,205 @@
+package dev.berth.cli.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The real distribution as a process: {@code bin/berth server} on a free loopback port, the way a
+ * user starts it. Stopping it (or killing it with SIGKILL) leaves the node it started running, as
+ * in production; {@link #killNode} ends that at the end of a test.
+ */
+final class ServerProcess implements AutoCloseable {
+
+  static final String ADMIN_TOKEN = "e2e-admin-token-" + "x".repeat(32);
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final Process process;
+  private final int port;
+  private final Path dataDir;
+
+  private ServerProcess(Process process, int port, Path dataDir) {
+    this.process = process;
+    this.port = port;
+    this.dataDir = dataDir;
+  }
+
+  /** Starts a server on {@code dataDir}; {@code env} adds variables such as BERTH_FAILPOINTS. */
+  static ServerProcess start(Path dataDir, Map<String, String> env) {
+    int port = freePort();
+    Path root = projectRoot();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                List.of(
+                    root.resolve("bin/berth").toString(),
+                    "server",
+                    "--listen",
+                    "127.0.0.1:" + port,
+                    "--data-dir",
+                    dataDir.toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(
+                    dataDir.resolveSibling(dataDir.getFileName() + ".log").toFile()));
+    builder.environment().put("BERTH_ADMIN_TOKEN", ADMIN_TOKEN);
+    builder.environment().remove("BERTH_FAILPOINTS");
+    builder.environment().putAll(env);
+    try {
+      Files.createDirectories(dataDir);
+      ServerProcess server = new ServerProcess(builder.start(), port, dataDir);
+      server.awaitHealthy();
+      return server;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start bin/berth server", e);
+    }
+  }
+
+  String baseUrl() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  Process process() {
+    return process;
+  }
+
+  /** SIGKILL, and wait until the process is gone. */
+  void kill() {
+    process.destroyForcibly();
+    awaitExit();
+  }
+
+  /** Waits until the process is gone (after a failpoint halted it, say). */
+  void awaitExit() {
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("the server did not exit");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroy();
+      awaitExit();
+    }
+  }
+
+  /** The node's own view: every runtime it hosts (through its API, with its token). */
+  static List<JsonNode> nodeRuntimes(Path dataDir) {
+    Path nodeDir = dataDir.resolve("node");
+    JsonNode info = JSON.readTree(read(nodeDir.resolve("node.json")));
+    String token = read(nodeDir.resolve("node.token")).strip();
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create(
+                    "http://"
+                        + info.path("host").asString()
+                        + ":"
+                        + info.path("port").asInt()
+                        + "/v1/sessions"))
+            .header("Authorization", "Bearer " + token)
+            .build();
+    try {
+      String body =
+          HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
+      return List.copyOf(JSON.readTree(body).path("sessions").valueStream().toList());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Ends the node a test's servers started (its sessions' shells end with it). */
+  static void killNode(Path dataDir) {
+    Path info = dataDir.resolve("node").resolve("node.json");
+    if (!Files.exists(info)) {
+      return;
+    }
+    long pid = JSON.readTree(read(info)).path("pid").asLong();
+    Optional<ProcessHandle> node = ProcessHandle.of(pid);
+    node.ifPresent(
+        handle -> {
+          handle.destroy();
+          handle.onExit().orTimeout(30, TimeUnit.SECONDS).join();
+        });
+  }
+
+  private void awaitHealthy() {
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("bin/berth server exited with " + process.exitValue());
+      }
+      try {
+        HttpResponse<String> response =
+            http.send(
+                HttpRequest.newBuilder(URI.create(baseUrl() + "/healthz")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    process.destroyForcibly();
+    throw new IllegalStateException("bin/berth server did not answer /healthz within 60 s");
+  }
+
+  private static Path projectRoot() {
+    Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
+    while (dir != null && !Files.exists(dir.resolve("bin/berth"))) {
+      dir = dir.getParent();
+    }
+    if (dir == null) {
+      throw new IllegalStateException(
+          "bin/berth not found above " + System.getProperty("user.dir"));
+    }
+    return dir;
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
