@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -43,7 +45,11 @@ final class ServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     Files.createDirectories(dataDir);
-    BerthServer server = new BerthServer(new ServerConfig(listen.host(), listen.port(), dataDir));
+    BerthServer server =
+        new BerthServer(
+            new ServerConfig(listen.host(), listen.port(), dataDir)
+                .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
+                .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), "")));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -55,9 +61,11 @@ final class ServerCommand implements Callable<Integer> {
                 "berth-shutdown"));
     server.start();
     PrintWriter out = spec.commandLine().getOut();
-    out.println(
-        "Berth server listening on http://"
-            + new ListenAddress(listen.host(), server.port()).authority());
+    String base = "http://" + new ListenAddress(listen.host(), server.port()).authority();
+    out.println("Berth server listening on " + base);
+    out.println("Open the web UI (this URL logs you in as the administrator):");
+    out.println("  " + base + "/login?token=" + server.adminToken());
+    out.println("The admin token is also in " + dataDir.resolve("admin.token"));
     out.flush();
     stopped.await();
     return 0;

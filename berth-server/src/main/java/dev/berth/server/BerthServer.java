@@ -1,20 +1,50 @@
 package dev.berth.server;
 
+import dev.berth.core.lifecycle.LifecycleSettings;
+import dev.berth.core.lifecycle.Reconciler;
+import dev.berth.core.lifecycle.RecoveryMode;
+import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.server.api.PublicApi;
+import dev.berth.server.archive.none.NoArchiveStore;
+import dev.berth.server.auth.AdminToken;
+import dev.berth.server.auth.Admission;
+import dev.berth.server.auth.Authenticator;
+import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.reconcile.ReconcileLoop;
+import dev.berth.server.runtime.AgentData;
+import dev.berth.server.runtime.local.LocalAgentClient;
+import dev.berth.server.runtime.local.LocalNode;
+import dev.berth.server.runtime.local.LocalRuntime;
+import dev.berth.server.session.SessionService;
+import dev.berth.server.session.SessionSignals;
 import dev.berth.server.store.sqlite.SqliteSessionStore;
+import dev.berth.server.store.sqlite.SqliteTenantDirectory;
 import io.javalin.Javalin;
-import io.javalin.http.Context;
-import java.time.InstantSource;
-import java.util.Map;
+import io.javalin.compression.CompressionStrategy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import tools.jackson.databind.json.JsonMapper;
+import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The Berth HTTP server. Construct it with a {@link ServerConfig}, call {@link #start()}, and
- * {@link #close()} it when done.
+ * The Berth control plane: the public API on one port, the reconciler behind it, the local runtime
+ * under it. Construct it with a {@link ServerConfig}, call {@link #start()}, and {@link #close()}
+ * it when done. One server per data directory (an exclusive lock on {@code server.lock}); that is
+ * what lets a restarted server take its sessions' leases back at once, under the same holder name.
  */
 public final class BerthServer implements AutoCloseable {
 
-  private static final String JSON = "application/json";
+  /** How long a request body may take to arrive, and how long an idle connection stays open. */
+  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
 
   private enum State {
     NEW,
@@ -23,45 +53,131 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private final ServerConfig config;
-  private final String healthBody;
-  private final Javalin app;
+  private final List<AutoCloseable> resources = new ArrayList<>();
   private State state = State.NEW;
-  private SqliteSessionStore store;
+  private Javalin app;
+  private String adminToken;
 
   public BerthServer(ServerConfig config) {
     this.config = Objects.requireNonNull(config, "config must not be null");
-    this.healthBody = JsonMapper.builder().build().writeValueAsString(Map.of("status", "ok"));
-    this.app =
+  }
+
+  /**
+   * Opens the store, starts the reconciler, binds the configured address and starts serving.
+   *
+   * @return this server
+   * @throws IllegalStateException if the server was already started or closed, or another server
+   *     runs on the data directory
+   */
+  public synchronized BerthServer start() {
+    if (state != State.NEW) {
+      throw new IllegalStateException("server cannot be started: it is " + state);
+    }
+    try {
+      startComponents();
+    } catch (RuntimeException e) {
+      closeResources();
+      state = State.CLOSED;
+      throw e;
+    }
+    state = State.STARTED;
+    return this;
+  }
+
+  private void startComponents() {
+    Clock clock = Clock.systemUTC();
+    lockDataDirectory();
+    // The store opens first, so its schema migrations have run before anything is served.
+    SqliteSessionStore store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), clock);
+    resources.add(store);
+    SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
+    String installation = Installation.loadOrCreate(config.dataDir());
+    LocalNode node =
+        new LocalNode(
+            config.dataDir().resolve("node"), config.nodeCommand(), Duration.ofSeconds(60));
+    LocalRuntime runtime = new LocalRuntime(node, installation);
+    LifecycleSettings settings =
+        LifecycleSettings.defaults("berth-server@" + installation, installation);
+    Reconciler reconciler =
+        new Reconciler(
+            store,
+            runtime,
+            new LocalAgentClient(node),
+            new NoArchiveStore(),
+            clock,
+            settings,
+            new RecoveryMode(),
+            ProcessFailpoints.from(config.failpoints()));
+    SessionSignals signals = new SessionSignals(store);
+    ReconcileLoop loop =
+        new ReconcileLoop(reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed);
+    resources.add(0, loop);
+    Admission admission = new Admission(directory);
+    SessionService sessions =
+        new SessionService(
+            store,
+            new SessionIntents(store, clock, settings),
+            loop,
+            signals,
+            runtime,
+            new AgentData(),
+            admission,
+            clock,
+            SessionService.Settings.defaults(),
+            new SecureRandom());
+    PublicApi api =
+        new PublicApi(
+            sessions,
+            new AgentData(),
+            new Authenticator(adminToken, directory),
+            new TenantTokens(directory, clock, new SecureRandom()),
+            directory,
+            admission,
+            store);
+    app =
         Javalin.create(
             javalin -> {
               javalin.jetty.host = config.host();
               javalin.jetty.port = config.port();
               javalin.concurrency.useVirtualThreads = true;
               javalin.startup.showJavalinBanner = false;
-              javalin.routes.get("/healthz", this::health);
+              javalin.http.compressionStrategy = CompressionStrategy.NONE;
+              javalin.jetty.modifyServer(
+                  server -> {
+                    for (var connector : server.getConnectors()) {
+                      if (connector instanceof ServerConnector c) {
+                        c.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+                      }
+                    }
+                  });
+              api.register(javalin);
             });
+    app.start();
+    resources.add(0, app::stop);
+    loop.start();
   }
 
-  /**
-   * Binds the configured address and starts serving.
-   *
-   * @return this server
-   * @throws IllegalStateException if the server was already started or closed
-   */
-  public synchronized BerthServer start() {
-    if (state != State.NEW) {
-      throw new IllegalStateException("server cannot be started: it is " + state);
-    }
-    // The store opens first, so its schema migrations have run before anything is served.
-    store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), InstantSource.system());
+  private void lockDataDirectory() {
     try {
-      app.start();
-    } catch (RuntimeException e) {
-      store.close();
-      throw e;
+      Files.createDirectories(config.dataDir());
+      FileChannel channel =
+          FileChannel.open(
+              config.dataDir().resolve("server.lock"),
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE);
+      FileLock lock = channel.tryLock();
+      if (lock == null) {
+        channel.close();
+        throw new IllegalStateException(
+            "another berth server runs on "
+                + config.dataDir()
+                + "; stop it, or give this one another --data-dir");
+      }
+      resources.add(channel);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot lock " + config.dataDir(), e);
     }
-    state = State.STARTED;
-    return this;
   }
 
   /**
@@ -77,22 +193,39 @@ public final class BerthServer implements AutoCloseable {
     return app.port();
   }
 
+  /** The admin token in force (from the environment, or the data directory's). */
+  public synchronized String adminToken() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server has no token: it is " + state);
+    }
+    return adminToken;
+  }
+
   /** The configuration this server was created with. */
   public ServerConfig config() {
     return config;
   }
 
-  /** Stops the server. Calling it again, or before {@link #start()}, does nothing. */
+  /**
+   * Stops the server. The local node and its sessions keep running: they outlive the control plane
+   * by design. Calling it again, or before {@link #start()}, does nothing.
+   */
   @Override
   public synchronized void close() {
     if (state == State.STARTED) {
-      app.stop();
-      store.close();
+      closeResources();
     }
     state = State.CLOSED;
   }
 
-  private void health(Context ctx) {
-    ctx.status(200).contentType(JSON).result(healthBody);
+  private void closeResources() {
+    for (AutoCloseable resource : resources) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        // keep closing the others
+      }
+    }
+    resources.clear();
   }
 }

@@ -18,4 +18,11 @@ public interface ExecutionOutputs {
    *     not recorded
    */
   OutputSink open(ExecutionId id);
+
+  /**
+   * Says that execution {@code id} has finished: its final state is recorded and its output sealed,
+   * no byte follows. The host closes the execution's log here, so that streams of it end once they
+   * sent everything (as the agent protocol promises) instead of waiting for the runtime to go.
+   */
+  default void finished(ExecutionId id) {}
 }

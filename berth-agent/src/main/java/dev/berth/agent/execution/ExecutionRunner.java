@@ -28,6 +28,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one session's executions: commands beside the shell, each {@code bash -c <command>} with the
@@ -58,6 +60,7 @@ public final class ExecutionRunner implements AutoCloseable {
   public static final Duration CANCEL_GRACE = Duration.ofSeconds(2);
 
   private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutionRunner.class);
   private static final List<Path> SETSID =
       List.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid"));
 
@@ -236,6 +239,15 @@ public final class ExecutionRunner implements AutoCloseable {
   }
 
   private void finish(ExecutionId id, Integer code) {
+    record(id, code);
+    try {
+      outputs.finished(id);
+    } catch (RuntimeException e) {
+      LOG.warn("closing the output of execution {} of session {} failed", id, session, e);
+    }
+  }
+
+  private void record(ExecutionId id, Integer code) {
     lock.lock();
     try {
       Entry entry = entries.get(id);

@@ -2,19 +2,26 @@ package dev.berth.agent.host;
 
 import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.contract.LocalContract;
+import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +49,7 @@ final class HostedRuntime {
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
   private final ControlLease lease;
   private final Sandbox sandbox;
+  private final ResourceLimits limits;
   private final LocalContract contract;
   private RuntimeState state;
   private Optional<String> stopReason = Optional.empty();
@@ -58,6 +66,7 @@ final class HostedRuntime {
     this.descriptor = descriptor;
     this.directory = directory;
     this.sandbox = sandbox;
+    this.limits = config.limits();
     this.contract = contract;
     this.output = OutputLog.open(directory.resolve("output"), config.outputCapBytes(), clock);
     this.lease =
@@ -72,7 +81,11 @@ final class HostedRuntime {
       ShellSpec spec = ShellSpec.defaults(home(directory), config.shell());
       // Only home/ is writable under the sandbox: the workload cannot touch its own output log.
       LaunchPlan launch =
-          sandbox.plan(descriptor.runtime(), spec.command(), home(directory), config.limits());
+          sandbox.plan(
+              planName(descriptor.runtime(), config.root()),
+              spec.command(),
+              home(directory),
+              config.limits());
       ShellProcess process;
       try {
         process = ShellProcess.start(spec, launch, output);
@@ -89,7 +102,20 @@ final class HostedRuntime {
                   descriptor.sessionId(),
                   spec,
                   launch,
-                  id -> executionLog(id, config, clock),
+                  new ExecutionOutputs() {
+                    @Override
+                    public OutputSink open(ExecutionId id) {
+                      return executionLog(id, config, clock);
+                    }
+
+                    @Override
+                    public void finished(ExecutionId id) {
+                      OutputLog log = executionLogs.get(id);
+                      if (log != null) {
+                        log.close();
+                      }
+                    }
+                  },
                   clock,
                   RandomGenerator.getDefault()));
       this.state = RuntimeState.RUNNING;
@@ -122,6 +148,27 @@ final class HostedRuntime {
       LocalContract contract,
       Clock clock) {
     return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, false);
+  }
+
+  /**
+   * The name of a runtime's launch plan, which names its cgroup and the {@code BERTH_RUNTIME} tag
+   * of its processes: both are machine-wide, while a runtime name is unique only on one host. Two
+   * hosts on one machine (two node directories, or a test run beside another build) that hosted the
+   * same runtime name shared one cgroup and tag, so that one host refused to start the shell or,
+   * closing its own, killed the other's. A digest of the host's root makes the name the host's own,
+   * and stays the same across restarts so that a restarted host adopts what it left behind.
+   */
+  static String planName(String runtime, Path root) {
+    byte[] digest;
+    try {
+      digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(
+                  root.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+    return runtime + "." + HexFormat.of().formatHex(digest, 0, 4);
   }
 
   static Path home(Path runtimeDirectory) {
@@ -227,7 +274,9 @@ final class HostedRuntime {
         lease.state(),
         contract.record(),
         stopReason,
-        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation()),
+        // Without a plan (reloaded after a restart) it is what this host runs a runtime under: its
+        // configured limits, not the defaults (IsolationReportTest).
+        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation(limits)),
         output.startOffset(),
         output.nextOffset(),
         process.map(ShellProcess::columns).orElse(80),
@@ -239,13 +288,19 @@ final class HostedRuntime {
     return descriptor.runtime();
   }
 
+  /*
+   * Admission is checked first: from the lease's expiry to its renewal the protocol answers 409
+   * LEASE_EXPIRED, also once the STOP policy has stopped the shell. Checked second, that case was a
+   * 503 SHELL_EXITED, which tells the control plane to start a new runtime when what it has to do
+   * is renew the lease (ControlLeaseThroughAgentApiTest).
+   */
   private ShellProcess liveShell() {
+    lease.checkAdmitting();
     synchronized (this) {
       if (state != RuntimeState.RUNNING || shell.isEmpty() || !shell.get().isAlive()) {
         throw HostRefusal.shellExited(name());
       }
     }
-    lease.checkAdmitting();
     return shell.get();
   }
 

@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
+import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -79,13 +81,14 @@ final class AttachSocket {
   private void follow(WsContext ctx, OutputLog log, long cursor) {
     OutputFollower follower = new OutputFollower(log, cursor, MAX_FRAME, settings.utf8HoldBack());
     try {
-      ctx.send(json.writeValueAsString(Map.of("type", "attached", "offset", cursor)));
+      sendText(ctx, json.writeValueAsString(Map.of("type", "attached", "offset", cursor)));
       while (ctx.session.isOpen()) {
         FollowEvent event = follower.next(Duration.ofSeconds(1));
         switch (event) {
-          case FollowEvent.Chunk chunk -> ctx.send(ByteBuffer.wrap(chunk.bytes()));
+          case FollowEvent.Chunk chunk -> sendBinary(ctx, ByteBuffer.wrap(chunk.bytes()));
           case FollowEvent.Reset reset ->
-              ctx.send(
+              sendText(
+                  ctx,
                   json.writeValueAsString(
                       Map.of("type", "reset", "nextOffset", reset.nextOffset())));
           case FollowEvent.Idle idle -> {}
@@ -99,6 +102,35 @@ final class AttachSocket {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       LOG.debug("attach stream of {} ended: {}", ctx.sessionId(), e.toString());
+    }
+  }
+
+  /*
+   * The follower sends a frame and waits until it is written before it reads on. WsContext.send
+   * queues without waiting and Jetty's queue has no bound, so a client that stopped reading used to
+   * make the host buffer everything the shell wrote meanwhile in memory (AttachSocketTest measured
+   * 32 MB for 35 MB of output). Waiting keeps a stalled client at one frame; only its own virtual
+   * thread waits, the shell and other clients do not.
+   */
+  private static void sendBinary(WsContext ctx, ByteBuffer bytes) throws InterruptedException {
+    Callback.Completable written = new Callback.Completable();
+    ctx.session.sendBinary(bytes, written);
+    awaitWritten(ctx, written);
+  }
+
+  private static void sendText(WsContext ctx, String text) throws InterruptedException {
+    Callback.Completable written = new Callback.Completable();
+    ctx.session.sendText(text, written);
+    awaitWritten(ctx, written);
+  }
+
+  private static void awaitWritten(WsContext ctx, Callback.Completable written)
+      throws InterruptedException {
+    try {
+      written.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "attach client " + ctx.sessionId() + " went away: " + e.getCause(), e.getCause());
     }
   }
 

@@ -3,17 +3,22 @@ package dev.berth.agent.http;
 import dev.berth.agent.contract.CorruptContractException;
 import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.host.HostRefusal;
+import dev.berth.agent.shell.ShellExitedException;
+import dev.berth.agent.shell.ShellInputBlockedException;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.BerthException;
 import dev.berth.core.error.DeadlineExceededException;
+import dev.berth.core.error.ForbiddenException;
 import dev.berth.core.error.IllegalTransitionException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.QuotaExceededException;
 import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.error.WorkloadNotAllowedException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.LinkedHashMap;
@@ -71,6 +76,9 @@ final class Problems {
     return switch (failure) {
       case HostRefusal refusal -> new Kind(refusal.status(), refusal.reason());
       case LeaseExpiredException expired -> new Kind(409, expired.reason());
+      // The shell died between the state check and the write: the same answer as after it.
+      case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
+      case ShellInputBlockedException blocked -> new Kind(503, "INPUT_BLOCKED");
       case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
       case HttpResponseException http -> new Kind(http.getStatus(), reasonOf(http.getStatus()));
       case BerthException domain -> new Kind(statusOf(domain), domain.reason());
@@ -101,6 +109,9 @@ final class Problems {
       case AlreadyExistsException e -> 409;
       case IllegalTransitionException e -> 409;
       case AgentUnreachableException e -> 502;
+      case ForbiddenException e -> 403;
+      case WorkloadNotAllowedException e -> 403;
+      case QuotaExceededException e -> 429;
     };
   }
 
@@ -116,10 +127,12 @@ final class Problems {
     return switch (status) {
       case 400 -> "Bad Request";
       case 401 -> "Unauthorized";
+      case 403 -> "Forbidden";
       case 404 -> "Not Found";
       case 408 -> "Request Timeout";
       case 409 -> "Conflict";
       case 413 -> "Content Too Large";
+      case 429 -> "Too Many Requests";
       case 503 -> "Service Unavailable";
       default -> status >= 500 ? "Internal Server Error" : "Error";
     };

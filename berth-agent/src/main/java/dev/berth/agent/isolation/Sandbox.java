@@ -67,7 +67,8 @@ public final class Sandbox {
     return isolation(ResourceLimits.defaults());
   }
 
-  Isolation isolation(ResourceLimits limits) {
+  /** What a session launched now with {@code limits} would run under. */
+  public Isolation isolation(ResourceLimits limits) {
     return new Isolation(
         bwrap.isPresent() ? "bwrap" : "none",
         bwrap.isPresent() ? BWRAP_NAMESPACES : List.of(),

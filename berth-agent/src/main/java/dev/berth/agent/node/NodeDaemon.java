@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
 
 /**
@@ -23,6 +25,15 @@ public final class NodeDaemon implements AutoCloseable {
 
   public static final String LOCK_FILE = "node.lock";
   public static final String LOG_FILE = "node.log";
+
+  /*
+   * The state directories a node of this process holds. The OS lock belongs to the process: a
+   * second tryLock in the same JVM throws OverlappingFileLockException instead of returning null,
+   * and closing that second channel would drop the first node's lock in the kernel (POSIX record
+   * locks are released by any close of the file by their process). HostRestartTest found both, so
+   * a second node in this process is refused here, before it opens the lock file.
+   */
+  private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
 
   private final Path stateDirectory;
   private final FileChannel lockChannel;
@@ -52,7 +63,10 @@ public final class NodeDaemon implements AutoCloseable {
    */
   public static NodeDaemon start(
       Path stateDirectory, AgentHttpServer.Settings settings, UnaryOperator<HostConfig> configure) {
-    Path dir = stateDirectory.toAbsolutePath();
+    Path dir = stateDirectory.toAbsolutePath().normalize();
+    if (!HELD.add(dir)) {
+      throw new NodeAlreadyRunningException(dir, NodeInfo.read(dir));
+    }
     FileChannel channel = null;
     try {
       Files.createDirectories(dir);
@@ -78,9 +92,11 @@ public final class NodeDaemon implements AutoCloseable {
           .write(dir);
       return new NodeDaemon(dir, channel, lock, host, server);
     } catch (IOException e) {
+      HELD.remove(dir);
       closeQuietly(channel);
       throw new UncheckedIOException("cannot start a node on " + dir, e);
     } catch (RuntimeException e) {
+      HELD.remove(dir);
       if (!(e instanceof NodeAlreadyRunningException)) {
         closeQuietly(channel);
       }
@@ -116,6 +132,7 @@ public final class NodeDaemon implements AutoCloseable {
       // The channel close below releases it too.
     }
     closeQuietly(lockChannel);
+    HELD.remove(stateDirectory);
   }
 
   private static void closeQuietly(FileChannel channel) {

@@ -1,14 +1,17 @@
 package dev.berth.agent.http;
 
 import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +20,9 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -34,7 +40,7 @@ final class AgentApi {
     this.token = token;
   }
 
-  record Answer(int status, String body) {
+  record Answer(int status, String body, HttpHeaders headers) {
     JsonNode json() {
       return JSON.readTree(body);
     }
@@ -93,6 +99,33 @@ final class AgentApi {
     return Base64.getDecoder().decode(read(session, offset).path("payloadBase64").asString());
   }
 
+  /** Exactly the bytes {@code [from, to)} of the output, read in as many reads as it takes. */
+  byte[] bytes(String session, long from, long to) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    long at = from;
+    while (at < to) {
+      long limit = Math.min(to - at, 8L << 20);
+      Answer answer =
+          send("GET", "/v1/sessions/" + session + "/output?offset=" + at + "&limit=" + limit, null);
+      JsonNode read = answer.json();
+      if (answer.status() != 200 || read.path("offset").asLong() != at) {
+        throw new AssertionError("read at " + at + " answered " + answer);
+      }
+      byte[] chunk = Base64.getDecoder().decode(read.path("payloadBase64").asString());
+      if (chunk.length == 0) {
+        throw new AssertionError("the output ends at " + at + ", before " + to);
+      }
+      all.writeBytes(chunk);
+      at += chunk.length;
+    }
+    return all.toByteArray();
+  }
+
+  /** The length of the session's output, as its status reports it. */
+  long end(String session) {
+    return status(session).path("output").path("nextOffset").asLong();
+  }
+
   JsonNode status(String session) {
     return send("GET", "/v1/sessions/" + session + "/status", null).json();
   }
@@ -107,6 +140,77 @@ final class AgentApi {
         "/v1/sessions/" + session + "/lease",
         "{\"ttlSeconds\":" + ttlSeconds + "}",
         Optional.of(command));
+  }
+
+  /** {@code POST executions} with {@code body} as it is (tests send malformed ones too). */
+  Answer startExecution(String session, String body) {
+    return send("POST", "/v1/sessions/" + session + "/executions", body);
+  }
+
+  /** Starts {@code command} and returns the id of the execution the host created. */
+  String execute(String session, String command, long timeoutSeconds) {
+    Answer answer =
+        startExecution(
+            session,
+            JSON.writeValueAsString(Map.of("command", command, "timeoutSeconds", timeoutSeconds)));
+    if (answer.status() != 201) {
+      throw new AssertionError("POST executions answered " + answer);
+    }
+    return answer.json().path("id").asString();
+  }
+
+  Answer execution(String session, String execution) {
+    return send("GET", "/v1/sessions/" + session + "/executions/" + execution, null);
+  }
+
+  Answer cancel(String session, String execution) {
+    return send("POST", "/v1/sessions/" + session + "/executions/" + execution + "/cancel", "");
+  }
+
+  /** All output of an execution from {@code offset}. */
+  byte[] executionBytes(String session, String execution, long offset) {
+    Answer answer =
+        send(
+            "GET",
+            "/v1/sessions/" + session + "/executions/" + execution + "/output?offset=" + offset,
+            null);
+    if (answer.status() != 200) {
+      throw new AssertionError("execution output answered " + answer);
+    }
+    return Base64.getDecoder().decode(answer.json().path("payloadBase64").asString());
+  }
+
+  String executionText(String session, String execution) {
+    return new String(executionBytes(session, execution, 0), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Opens {@code GET attach} with the host's token; the client reads every frame, or only the first
+   * one when {@code stalled}.
+   */
+  AttachClient attach(String session, String query, boolean stalled) {
+    return attach(session, query, Optional.of("Bearer " + token), stalled);
+  }
+
+  /** Opens {@code GET attach} with {@code authorization} as the header, or none. */
+  AttachClient attach(
+      String session, String query, Optional<String> authorization, boolean stalled) {
+    AttachClient client = new AttachClient(stalled);
+    WebSocket.Builder builder = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
+    authorization.ifPresent(value -> builder.header("Authorization", value));
+    URI uri =
+        URI.create(base.replace("http:", "ws:") + "/v1/sessions/" + session + "/attach" + query);
+    try {
+      builder.buildAsync(uri, client).get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      client.failedToOpen(e.getCause());
+    } catch (TimeoutException e) {
+      throw new AssertionError("the WebSocket handshake with " + uri + " did not finish", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+    return client;
   }
 
   Answer send(String method, String path, String body) {
@@ -139,7 +243,7 @@ final class AgentApi {
   private Answer exchange(HttpRequest request) {
     try {
       HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-      return new Answer(response.statusCode(), response.body());
+      return new Answer(response.statusCode(), response.body(), response.headers());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
@@ -212,9 +316,19 @@ final class AgentApi {
   }
 
   Stream stream(String session, String query, Optional<String> lastEventId) {
+    return openStream("/v1/sessions/" + session + "/stream" + query, lastEventId);
+  }
+
+  /** The SSE stream of one execution's own output. */
+  Stream executionStream(String session, String execution, String query) {
+    return openStream(
+        "/v1/sessions/" + session + "/executions/" + execution + "/stream" + query,
+        Optional.empty());
+  }
+
+  private Stream openStream(String path, Optional<String> lastEventId) {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(base + "/v1/sessions/" + session + "/stream" + query))
-            .header("Authorization", "Bearer " + token);
+        HttpRequest.newBuilder(URI.create(base + path)).header("Authorization", "Bearer " + token);
     lastEventId.ifPresent(id -> request.header("Last-Event-ID", id));
     try {
       return new Stream(http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream()));

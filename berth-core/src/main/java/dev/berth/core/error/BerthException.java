@@ -15,7 +15,10 @@ public abstract sealed class BerthException extends RuntimeException
         AlreadyExistsException,
         AgentUnreachableException,
         DeadlineExceededException,
-        InvalidValueException {
+        InvalidValueException,
+        ForbiddenException,
+        WorkloadNotAllowedException,
+        QuotaExceededException {
 
   private static final long serialVersionUID = 1L;
 

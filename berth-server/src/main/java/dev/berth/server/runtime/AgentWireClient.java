@@ -55,16 +55,34 @@ public final class AgentWireClient {
       String token,
       Optional<String> jsonBody,
       Optional<CommandContext> context) {
+    return call(
+        subject,
+        method,
+        url,
+        token,
+        jsonBody.map(b -> b.getBytes(StandardCharsets.UTF_8)),
+        "application/json",
+        context);
+  }
+
+  /** As {@link #call(String, String, String, String, Optional, Optional)} with a raw body. */
+  public Answer call(
+      String subject,
+      String method,
+      String url,
+      String token,
+      Optional<byte[]> body,
+      String contentType,
+      Optional<CommandContext> context) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(url))
             .timeout(TIMEOUT)
             .header("Authorization", "Bearer " + token)
             .method(
                 method,
-                jsonBody
-                    .map(b -> HttpRequest.BodyPublishers.ofString(b, StandardCharsets.UTF_8))
+                body.map(HttpRequest.BodyPublishers::ofByteArray)
                     .orElse(HttpRequest.BodyPublishers.noBody()));
-    jsonBody.ifPresent(b -> request.header("Content-Type", "application/json"));
+    body.ifPresent(b -> request.header("Content-Type", contentType));
     context.ifPresent(
         c ->
             request
@@ -72,11 +90,11 @@ public final class AgentWireClient {
                 .header("X-Berth-Deadline", c.deadline().toString())
                 .header("X-Berth-Operation", c.operation().value()));
     HttpResponse<String> response = send(subject, request.build());
-    Optional<JsonNode> body = parse(response.body());
+    Optional<JsonNode> answer = parse(response.body());
     if (response.statusCode() < 400) {
-      return new Answer(response.statusCode(), body);
+      return new Answer(response.statusCode(), answer);
     }
-    throw problem(subject, response.statusCode(), body, context);
+    throw problem(subject, response.statusCode(), answer, context);
   }
 
   private HttpResponse<String> send(String subject, HttpRequest request) {
@@ -101,7 +119,8 @@ public final class AgentWireClient {
     }
   }
 
-  private static RuntimeException problem(
+  /** The domain exception for an agent's problem answer. */
+  public static RuntimeException problem(
       String subject, int status, Optional<JsonNode> body, Optional<CommandContext> context) {
     String reason = body.map(b -> b.path("reason").asString("")).orElse("");
     String detail = body.map(b -> b.path("detail").asString("")).orElse("HTTP " + status);

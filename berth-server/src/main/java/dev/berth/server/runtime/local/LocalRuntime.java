@@ -10,6 +10,7 @@ import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.server.runtime.AgentEndpoints;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,7 +27,7 @@ import tools.jackson.databind.json.JsonMapper;
  * removal are idempotent by the runtime's name, which carries the incarnation, so a stale request
  * can never touch a newer incarnation.
  */
-public final class LocalRuntime implements Runtime {
+public final class LocalRuntime implements Runtime, AgentEndpoints {
 
   public static final String KIND = "local";
 
@@ -127,6 +128,13 @@ public final class LocalRuntime implements Runtime {
                   Optional.of(sessionUrl(connection, owner.session())))));
     }
     return listings;
+  }
+
+  @Override
+  public Endpoint resolve(RuntimeRef runtime) {
+    LocalNode.Connection connection = node.ensureRunning();
+    return new Endpoint(
+        sessionUrl(connection, sessionOf(runtime)), connection.token(), runtime.name());
   }
 
   private static SessionId sessionOf(RuntimeRef runtime) {

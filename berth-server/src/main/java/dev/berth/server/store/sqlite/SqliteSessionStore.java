@@ -128,6 +128,11 @@ public final class SqliteSessionStore implements SessionStore, SessionLeases, Au
     return db.file();
   }
 
+  /** The database, shared with {@link SqliteTenantDirectory}; this store owns and closes it. */
+  SqliteDatabase database() {
+    return db;
+  }
+
   /** Closes the connection pool; idempotent. */
   @Override
   public void close() {

@@ -1,0 +1,81 @@
+package dev.berth.core.tenant;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A tenant's grants: the workload types it may create and how many sessions it may hold at once
+ * (sessions whose reservation is HELD or UNCERTAIN). The tenant {@link TenantId#ADMIN} is reserved
+ * for the administrator's own sessions and cannot be a tenant record.
+ *
+ * @param id the tenant
+ * @param workloadTypes the workload types it may create; at least one
+ * @param maxSessions how many sessions it may hold, {@value #MIN_SESSIONS} to {@value
+ *     #MAX_SESSIONS}
+ * @param createdAt when the tenant was first created; an update keeps the first value
+ */
+public record Tenant(
+    TenantId id, Set<WorkloadType> workloadTypes, int maxSessions, Instant createdAt) {
+
+  public static final int MIN_SESSIONS = 1;
+  public static final int MAX_SESSIONS = 10_000;
+
+  public Tenant {
+    Objects.requireNonNull(id, "tenant id is required");
+    Objects.requireNonNull(workloadTypes, "workloadTypes is required");
+    Objects.requireNonNull(createdAt, "createdAt is required");
+    if (id.equals(TenantId.ADMIN)) {
+      throw new InvalidValueException(
+          "tenant must not be \""
+              + TenantId.ADMIN
+              + "\": that name is reserved for the administrator's own sessions; pick another"
+              + " name");
+    }
+    if (workloadTypes.isEmpty()) {
+      throw new InvalidValueException(
+          "workloadTypes of tenant "
+              + id
+              + " must name at least one workload type, was []; grant e.g. [\""
+              + WorkloadType.SHELL
+              + "\"]");
+    }
+    if (maxSessions < MIN_SESSIONS || maxSessions > MAX_SESSIONS) {
+      throw new InvalidValueException(
+          "maxSessions of tenant "
+              + id
+              + " must be between "
+              + MIN_SESSIONS
+              + " and "
+              + MAX_SESSIONS
+              + ", was "
+              + maxSessions);
+    }
+    workloadTypes = Set.copyOf(workloadTypes);
+  }
+
+  /** Whether the tenant may create sessions of {@code type}. */
+  public boolean grants(WorkloadType type) {
+    return workloadTypes.contains(type);
+  }
+
+  /** The granted types' names in alphabetical order, for messages and storage. */
+  public Set<String> workloadTypeNames() {
+    Set<String> names = new TreeSet<>();
+    workloadTypes.forEach(t -> names.add(t.value()));
+    return names;
+  }
+
+  /** This tenant with the grants of {@code update} and this tenant's own creation time. */
+  public Tenant updatedBy(Tenant update) {
+    if (!update.id.equals(id)) {
+      throw new InvalidValueException(
+          "tenant " + id + " cannot be updated by the record of tenant " + update.id);
+    }
+    return new Tenant(id, update.workloadTypes, update.maxSessions, createdAt);
+  }
+}

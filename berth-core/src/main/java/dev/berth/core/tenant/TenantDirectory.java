@@ -1,0 +1,51 @@
+package dev.berth.core.tenant;
+
+import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.session.TenantId;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The tenants of an installation, their grants, and the digests of their API tokens. A tenant may
+ * hold several tokens at once (so that one can be rotated without downtime); every token acts for
+ * exactly one tenant. The administrator's token is not kept here. All methods are thread-safe and
+ * atomic; a failed write changes nothing.
+ *
+ * <p>Every adapter runs the same contract test suite ({@code TenantDirectoryContract} in
+ * berth-core's test jar).
+ */
+public interface TenantDirectory {
+
+  /**
+   * Creates the tenant, or replaces the workload types and quota of the existing one while keeping
+   * its {@link Tenant#createdAt()}.
+   *
+   * @return the tenant as stored
+   */
+  Tenant upsertTenant(Tenant tenant);
+
+  /** The tenant, or empty when there is none. */
+  Optional<Tenant> tenant(TenantId id);
+
+  /** Every tenant, ordered by id. */
+  List<Tenant> tenants();
+
+  /**
+   * Stores a token's digest for its tenant.
+   *
+   * @throws NotFoundException when the tenant does not exist
+   * @throws AlreadyExistsException when the digest is already stored
+   */
+  void addToken(TokenRecord token);
+
+  /** The token with this digest, or empty when there is none (never issued, or revoked). */
+  Optional<TokenRecord> findToken(TokenDigest digest);
+
+  /**
+   * Forgets the token with this digest, so that it no longer authenticates.
+   *
+   * @return whether there was such a token
+   */
+  boolean revokeToken(TokenDigest digest);
+}

@@ -1,0 +1,45 @@
+package dev.berth.core.tenant;
+
+import dev.berth.core.error.InvalidValueException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The SHA-256 digest of an API token, as 64 lowercase hex characters: what is stored in place of
+ * the token. Tokens are 256 random bits, so a fast hash is enough; a slow password hash would only
+ * slow down every request.
+ */
+public record TokenDigest(String hex) {
+  private static final Pattern PATTERN = Pattern.compile("[0-9a-f]{64}");
+
+  public TokenDigest {
+    Objects.requireNonNull(hex, "token digest is required");
+    if (!PATTERN.matcher(hex).matches()) {
+      throw new InvalidValueException(
+          "token digest must be 64 lowercase hex characters (SHA-256), was \"" + hex + "\"");
+    }
+  }
+
+  /** The digest of the clear token {@code token} (its UTF-8 bytes). */
+  public static TokenDigest of(String token) {
+    Objects.requireNonNull(token, "token is required");
+    return new TokenDigest(HexFormat.of().formatHex(sha256(token)));
+  }
+
+  /** The raw 32 bytes, for constant-time comparison with {@link MessageDigest#isEqual}. */
+  public byte[] bytes() {
+    return HexFormat.of().parseHex(hex);
+  }
+
+  private static byte[] sha256(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform must provide SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package dev.berth.core.tenant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link TenantDirectory} adapter must pass, unchanged: an adapter's test
+ * extends this class and only says how to build its directory.
+ */
+public abstract class TenantDirectoryContract {
+  private static final Instant T0 = Instant.parse("2026-11-29T10:00:00.123456789Z");
+  private static final TenantId ACME = new TenantId("acme");
+  private static final TenantId BETA = new TenantId("beta");
+  private static final WorkloadType CLAUDE = new WorkloadType("claude-code");
+
+  protected TenantDirectory directory;
+
+  /** A fresh, empty directory. */
+  protected abstract TenantDirectory newDirectory() throws Exception;
+
+  /** Frees what {@link #newDirectory} allocated. */
+  protected void closeDirectory(TenantDirectory d) throws Exception {}
+
+  @BeforeEach
+  void setUpDirectory() throws Exception {
+    directory = newDirectory();
+  }
+
+  @AfterEach
+  void tearDownDirectory() throws Exception {
+    closeDirectory(directory);
+  }
+
+  private static Tenant tenant(TenantId id, int maxSessions, Instant at, WorkloadType... types) {
+    return new Tenant(id, Set.of(types), maxSessions, at);
+  }
+
+  private static TokenRecord token(String clear, TenantId tenant) {
+    return new TokenRecord(TokenDigest.of(clear), tenant, T0.plusSeconds(1));
+  }
+
+  // ---- tenants --------------------------------------------------------------------------------
+
+  @Test
+  void createsATenantAndReadsItBack() {
+    Tenant acme = tenant(ACME, 2, T0, WorkloadType.SHELL, CLAUDE);
+    assertThat(directory.upsertTenant(acme)).isEqualTo(acme);
+    assertThat(directory.tenant(ACME)).contains(acme);
+  }
+
+  @Test
+  void answersEmptyForAnUnknownTenant() {
+    assertThat(directory.tenant(ACME)).isEmpty();
+    assertThat(directory.tenants()).isEmpty();
+  }
+
+  @Test
+  void anUpdateReplacesGrantsAndQuotaButKeepsTheFirstCreationTime() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL, CLAUDE));
+    Tenant updated = directory.upsertTenant(tenant(ACME, 5, T0.plusSeconds(60), CLAUDE));
+    Tenant expected = tenant(ACME, 5, T0, CLAUDE);
+    assertThat(updated).isEqualTo(expected);
+    assertThat(directory.tenant(ACME)).contains(expected);
+    assertThat(directory.tenants()).containsExactly(expected);
+  }
+
+  @Test
+  void listsEveryTenantOrderedById() {
+    directory.upsertTenant(tenant(BETA, 1, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(new TenantId("zeta"), 1, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(ACME, 1, T0.plusSeconds(9), WorkloadType.SHELL));
+    assertThat(directory.tenants())
+        .extracting(Tenant::id)
+        .containsExactly(ACME, BETA, new TenantId("zeta"));
+  }
+
+  @Test
+  void keepsTheExtremesOfTheQuota() {
+    directory.upsertTenant(tenant(ACME, Tenant.MIN_SESSIONS, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(BETA, Tenant.MAX_SESSIONS, T0, WorkloadType.SHELL));
+    assertThat(directory.tenant(ACME).orElseThrow().maxSessions()).isEqualTo(1);
+    assertThat(directory.tenant(BETA).orElseThrow().maxSessions()).isEqualTo(10_000);
+  }
+
+  @Test
+  void concurrentUpsertsOfOneNewTenantLeaveExactlyOneRecord() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Tenant>> results = new ArrayList<>();
+      for (int i = 1; i <= 8; i++) {
+        int quota = i;
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return directory.upsertTenant(
+                      tenant(ACME, quota, T0.plusSeconds(quota), WorkloadType.SHELL));
+                }));
+      }
+      start.countDown();
+      List<Instant> createdAts = new ArrayList<>();
+      for (Future<Tenant> r : results) {
+        createdAts.add(r.get().createdAt());
+      }
+      assertThat(directory.tenants()).hasSize(1);
+      assertThat(createdAts).containsOnly(directory.tenant(ACME).orElseThrow().createdAt());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- tokens ---------------------------------------------------------------------------------
+
+  @Test
+  void findsAStoredTokenByItsDigest() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    TokenRecord record = token("secret-of-acme", ACME);
+    directory.addToken(record);
+    assertThat(directory.findToken(TokenDigest.of("secret-of-acme"))).contains(record);
+  }
+
+  @Test
+  void answersEmptyForADigestThatWasNeverStored() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    directory.addToken(token("secret-of-acme", ACME));
+    assertThat(directory.findToken(TokenDigest.of("secret-of-acmf"))).isEmpty();
+  }
+
+  @Test
+  void aTenantMayHoldSeveralTokensEachActingForIt() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(BETA, 2, T0, WorkloadType.SHELL));
+    directory.addToken(token("one", ACME));
+    directory.addToken(token("two", ACME));
+    directory.addToken(token("three", BETA));
+    assertThat(directory.findToken(TokenDigest.of("one")).orElseThrow().tenant()).isEqualTo(ACME);
+    assertThat(directory.findToken(TokenDigest.of("two")).orElseThrow().tenant()).isEqualTo(ACME);
+    assertThat(directory.findToken(TokenDigest.of("three")).orElseThrow().tenant()).isEqualTo(BETA);
+  }
+
+  @Test
+  void rejectsATokenForATenantThatDoesNotExist() {
+    assertThatThrownBy(() -> directory.addToken(token("orphan", ACME)))
+        .isInstanceOf(NotFoundException.class)
+        .hasMessageContaining("tenant acme");
+    assertThat(directory.findToken(TokenDigest.of("orphan"))).isEmpty();
+  }
+
+  @Test
+  void rejectsASecondTokenWithTheSameDigestAndKeepsTheFirst() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(BETA, 2, T0, WorkloadType.SHELL));
+    TokenRecord first = token("same", ACME);
+    directory.addToken(first);
+    assertThatThrownBy(() -> directory.addToken(token("same", BETA)))
+        .isInstanceOf(AlreadyExistsException.class)
+        .hasMessageContaining(TokenDigest.of("same").hex());
+    assertThat(directory.findToken(TokenDigest.of("same"))).contains(first);
+  }
+
+  @Test
+  void aRevokedTokenIsNoLongerFoundAndTheOthersStay() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    directory.addToken(token("old", ACME));
+    directory.addToken(token("new", ACME));
+    assertThat(directory.revokeToken(TokenDigest.of("old"))).isTrue();
+    assertThat(directory.findToken(TokenDigest.of("old"))).isEmpty();
+    assertThat(directory.findToken(TokenDigest.of("new"))).isPresent();
+    assertThat(directory.revokeToken(TokenDigest.of("old"))).isFalse();
+  }
+
+  @Test
+  void updatingATenantKeepsItsTokens() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    TokenRecord record = token("kept", ACME);
+    directory.addToken(record);
+    directory.upsertTenant(tenant(ACME, 3, T0, CLAUDE));
+    assertThat(directory.findToken(TokenDigest.of("kept"))).contains(record);
+  }
+}

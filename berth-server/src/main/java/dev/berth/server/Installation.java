@@ -1,0 +1,45 @@
+package dev.berth.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * The installation's id, minted at first start and kept in {@code installation.id}: it is written
+ * into every runtime's ownership labels, so an inventory tells this installation's runtimes from
+ * another's on the same node or cluster.
+ */
+final class Installation {
+
+  static final String FILE = "installation.id";
+
+  private Installation() {}
+
+  static String loadOrCreate(Path dataDir) {
+    Path file = dataDir.resolve(FILE);
+    try {
+      if (!Files.exists(file)) {
+        byte[] random = new byte[8];
+        new SecureRandom().nextBytes(random);
+        try {
+          Files.writeString(
+              file,
+              "berth-" + HexFormat.of().formatHex(random),
+              StandardCharsets.UTF_8,
+              java.nio.file.StandardOpenOption.CREATE_NEW,
+              java.nio.file.StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException raced) {
+          // another start wrote it first; use that one
+        }
+      }
+      return Files.readString(file, StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read or create " + file, e);
+    }
+  }
+}

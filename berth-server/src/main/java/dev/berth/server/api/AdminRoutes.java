@@ -1,0 +1,80 @@
+package dev.berth.server.api;
+
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.store.SessionStore;
+import dev.berth.core.tenant.Tenant;
+import dev.berth.core.tenant.TenantDirectory;
+import dev.berth.server.api.body.CreateTokenBody;
+import dev.berth.server.auth.Admission;
+import dev.berth.server.auth.IssuedToken;
+import dev.berth.server.auth.TenantTokens;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Tenants and their tokens; the administrator only. */
+final class AdminRoutes {
+
+  private final TenantTokens tokens;
+  private final TenantDirectory directory;
+  private final Admission admission;
+  private final SessionStore store;
+  private final Bodies bodies;
+  private final JsonMapper json;
+
+  AdminRoutes(
+      TenantTokens tokens,
+      TenantDirectory directory,
+      Admission admission,
+      SessionStore store,
+      Bodies bodies,
+      JsonMapper json) {
+    this.tokens = tokens;
+    this.directory = directory;
+    this.admission = admission;
+    this.store = store;
+    this.bodies = bodies;
+    this.json = json;
+  }
+
+  void register(RoutesConfig routes) {
+    routes.post("/api/v1/admin/tokens", this::issue);
+    routes.get("/api/v1/admin/tenants", this::tenants);
+  }
+
+  private void issue(Context ctx) {
+    admission.requireAdmin(Caller.of(ctx).scope().principal(), "issue tenant tokens");
+    CreateTokenBody body = bodies.read(ctx, CreateTokenBody.class, false);
+    IssuedToken issued =
+        tokens.issue(
+            new TenantId(body.tenant()),
+            body.workloadTypes().stream().map(WorkloadType::new).collect(Collectors.toSet()),
+            body.maxSessions());
+    ctx.status(201)
+        .contentType("application/json")
+        .result(
+            json.writeValueAsString(
+                Map.of("token", issued.token(), "tenant", issued.tenant().id().value())));
+  }
+
+  private void tenants(Context ctx) {
+    admission.requireAdmin(Caller.of(ctx).scope().principal(), "list tenants");
+    var list =
+        directory.tenants().stream()
+            .map(
+                (Tenant t) -> {
+                  Map<String, Object> item = new LinkedHashMap<>();
+                  item.put("tenant", t.id().value());
+                  item.put("workloadTypes", t.workloadTypeNames());
+                  item.put("maxSessions", t.maxSessions());
+                  item.put("sessions", Admission.held(store, t.id()));
+                  return item;
+                })
+            .toList();
+    ctx.contentType("application/json").result(json.writeValueAsString(Map.of("tenants", list)));
+  }
+}

@@ -1,0 +1,147 @@
+package dev.berth.server.api;
+
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.BerthException;
+import dev.berth.core.error.DeadlineExceededException;
+import dev.berth.core.error.ForbiddenException;
+import dev.berth.core.error.IllegalTransitionException;
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.QuotaExceededException;
+import dev.berth.core.error.StaleFenceException;
+import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.error.TerminalIntentException;
+import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.error.WorkloadNotAllowedException;
+import dev.berth.server.auth.UnauthenticatedException;
+import dev.berth.server.runtime.AgentCommandFailedException;
+import dev.berth.server.session.RequestRefused;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one place that turns a failure into a public-API answer: problem+json with the stable {@code
+ * reason} of docs/api.md and the original platform's {@code error} field. Unexpected failures are
+ * logged with the request and answered 500 without internals.
+ */
+final class ApiProblems {
+
+  static final String CONTENT_TYPE = "application/problem+json";
+  private static final Logger LOG = LoggerFactory.getLogger(ApiProblems.class);
+
+  /** A problem's status and reason. */
+  record Kind(int status, String reason) {}
+
+  private final JsonMapper json;
+
+  ApiProblems(JsonMapper json) {
+    this.json = json;
+  }
+
+  void write(Context ctx, Exception failure) {
+    Kind kind = classify(failure);
+    String message = message(failure, kind);
+    if (kind.status() >= 500 && kind.reason().equals("INTERNAL")) {
+      LOG.error("{} {} failed", ctx.method(), ctx.path(), failure);
+    }
+    write(ctx, kind, message);
+  }
+
+  void write(Context ctx, Kind kind, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("type", "about:blank");
+    body.put("title", title(kind.status()));
+    body.put("status", kind.status());
+    body.put("reason", kind.reason());
+    body.put("detail", message);
+    body.put("error", message);
+    String session = ctx.pathParamMap().get("id");
+    if (session != null) {
+      body.put("session", session);
+    }
+    ctx.status(kind.status()).contentType(CONTENT_TYPE).result(json.writeValueAsString(body));
+  }
+
+  static Kind classify(Exception failure) {
+    return switch (failure) {
+      case RequestRefused refused -> new Kind(refused.status(), refused.reason());
+      case AgentCommandFailedException agent -> new Kind(agent.status(), agent.reason());
+      case UnauthenticatedException e -> new Kind(401, e.reason());
+      case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");
+      case BerthException domain -> domain(domain);
+      case JacksonException e -> new Kind(400, "INVALID_INPUT");
+      case HttpResponseException e -> new Kind(e.getStatus(), reasonOf(e.getStatus()));
+      default -> new Kind(500, "INTERNAL");
+    };
+  }
+
+  private static Kind domain(BerthException domain) {
+    return switch (domain) {
+      case InvalidValueException e -> new Kind(400, "INVALID_INPUT");
+      case NotFoundException e -> new Kind(404, "NOT_FOUND");
+      case StaleIntentException e -> new Kind(409, e.reason());
+      case TerminalIntentException e -> new Kind(409, e.reason());
+      case VersionConflictException e -> new Kind(409, "CONFLICT");
+      case StaleFenceException e -> new Kind(409, "CONFLICT");
+      case AlreadyExistsException e -> new Kind(409, "CONFLICT");
+      case IllegalTransitionException e -> new Kind(409, "CONFLICT");
+      case AgentUnreachableException e -> new Kind(502, "AGENT_UNREACHABLE");
+      case DeadlineExceededException e -> new Kind(504, "DEADLINE_EXCEEDED");
+      case ForbiddenException e -> new Kind(403, e.reason());
+      case WorkloadNotAllowedException e -> new Kind(403, e.reason());
+      case QuotaExceededException e -> new Kind(429, e.reason());
+    };
+  }
+
+  /** The original's base messages where it had them; the domain's own message otherwise. */
+  private static String message(Exception failure, Kind kind) {
+    return switch (kind.reason()) {
+      case "NOT_FOUND" -> failure.getMessage();
+      case "CONFLICT" -> "session state changed concurrently: " + failure.getMessage();
+      case "PAYLOAD_TOO_LARGE" -> "request body exceeds size limit";
+      case "INTERNAL" -> "internal error; the server log has the details";
+      default -> {
+        if (failure instanceof JacksonException e) {
+          yield "invalid input: " + e.getOriginalMessage();
+        }
+        String text = failure.getMessage();
+        yield text == null ? kind.reason() : text;
+      }
+    };
+  }
+
+  private static String reasonOf(int status) {
+    return switch (status) {
+      case 400 -> "INVALID_INPUT";
+      case 404 -> "NOT_FOUND";
+      case 405 -> "METHOD_NOT_ALLOWED";
+      case 413 -> "PAYLOAD_TOO_LARGE";
+      default -> "HTTP_" + status;
+    };
+  }
+
+  private static String title(int status) {
+    return switch (status) {
+      case 400 -> "Bad Request";
+      case 401 -> "Unauthorized";
+      case 403 -> "Forbidden";
+      case 404 -> "Not Found";
+      case 409 -> "Conflict";
+      case 412 -> "Precondition Failed";
+      case 413 -> "Content Too Large";
+      case 422 -> "Unprocessable Content";
+      case 429 -> "Too Many Requests";
+      case 502 -> "Bad Gateway";
+      case 503 -> "Service Unavailable";
+      case 504 -> "Gateway Timeout";
+      default -> status >= 500 ? "Internal Server Error" : "Error";
+    };
+  }
+}

@@ -1,0 +1,156 @@
+package dev.berth.server.api;
+
+import dev.berth.core.session.SessionId;
+import dev.berth.server.runtime.AgentEndpoints;
+import dev.berth.server.session.SessionService;
+import io.javalin.websocket.WsCloseStatus;
+import io.javalin.websocket.WsConfig;
+import io.javalin.websocket.WsConnectContext;
+import io.javalin.websocket.WsContext;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /api/v1/sessions/{id}/attach}: the agent's WebSocket terminal, relayed frame by frame.
+ * Attaching is passive (a session without a running runtime is refused, nothing is restored); input
+ * frames are access and touch the session. Each direction waits for the previous frame to be
+ * delivered before it takes the next, so a slow client slows only its own relay.
+ */
+final class AttachProxy {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AttachProxy.class);
+
+  private final SessionService sessions;
+  private final BiFunction<String, String, Caller> authenticate;
+  private final HttpClient client =
+      HttpClient.newBuilder().executor(Executors.newVirtualThreadPerTaskExecutor()).build();
+  private final Map<String, WebSocket> upstreams = new ConcurrentHashMap<>();
+
+  /**
+   * @param authenticate the caller from the Authorization header and the session cookie
+   */
+  AttachProxy(SessionService sessions, BiFunction<String, String, Caller> authenticate) {
+    this.sessions = sessions;
+    this.authenticate = authenticate;
+  }
+
+  void configure(WsConfig ws) {
+    ws.onConnect(this::connect);
+    ws.onBinaryMessage(
+        ctx -> {
+          WebSocket upstream = upstreams.get(ctx.sessionId());
+          if (upstream != null) {
+            sessions.touch(new SessionId(ctx.pathParam("id")));
+            upstream.sendBinary(ctx.data(), true).join();
+          }
+        });
+    ws.onMessage(
+        ctx -> {
+          WebSocket upstream = upstreams.get(ctx.sessionId());
+          if (upstream != null) {
+            upstream.sendText(ctx.message(), true).join();
+          }
+        });
+    ws.onClose(ctx -> close(ctx.sessionId()));
+    ws.onError(ctx -> close(ctx.sessionId()));
+  }
+
+  private void connect(WsConnectContext ctx) {
+    AgentEndpoints.Endpoint agent;
+    try {
+      Caller caller = authenticate.apply(ctx.header("Authorization"), ctx.cookie("berth_token"));
+      agent = sessions.streamable(caller.scope(), SessionRoutes.id(ctx.pathParam("id")));
+    } catch (RuntimeException e) {
+      ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, shorten(e.getMessage()));
+      return;
+    }
+    String offset = ctx.queryParam("offset");
+    String url =
+        agent
+            .url("/attach", offset == null ? "" : "offset=" + Long.parseLong(offset))
+            .replaceFirst("^http", "ws");
+    try {
+      WebSocket upstream =
+          client
+              .newWebSocketBuilder()
+              .header("Authorization", "Bearer " + agent.token())
+              .buildAsync(URI.create(url), new Relay(ctx))
+              .join();
+      upstreams.put(ctx.sessionId(), upstream);
+    } catch (RuntimeException e) {
+      LOG.debug("attach to {} failed", agent.runtimeName(), e);
+      ctx.closeSession(WsCloseStatus.SERVER_ERROR, "the session's agent cannot be reached");
+    }
+  }
+
+  private void close(String id) {
+    WebSocket upstream = upstreams.remove(id);
+    if (upstream != null) {
+      upstream.abort();
+    }
+  }
+
+  /** Agent → client. */
+  private final class Relay implements WebSocket.Listener {
+    private final WsContext client;
+    private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
+    private final StringBuilder text = new StringBuilder();
+
+    Relay(WsContext client) {
+      this.client = client;
+    }
+
+    @Override
+    public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
+      byte[] bytes = new byte[data.remaining()];
+      data.get(bytes);
+      partial.writeBytes(bytes);
+      if (last) {
+        client.send(ByteBuffer.wrap(partial.toByteArray()));
+        partial.reset();
+      }
+      ws.request(1);
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+      text.append(data);
+      if (last) {
+        client.send(text.toString());
+        text.setLength(0);
+      }
+      ws.request(1);
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
+      upstreams.remove(client.sessionId());
+      client.closeSession(status, reason);
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void onError(WebSocket ws, Throwable error) {
+      upstreams.remove(client.sessionId());
+      client.closeSession(WsCloseStatus.SERVER_ERROR, "the session's agent went away");
+    }
+  }
+
+  private static String shorten(String message) {
+    String text = message == null ? "refused" : message;
+    return text.length() > 100 ? text.substring(0, 100) : text;
+  }
+}

@@ -1,0 +1,133 @@
+package dev.berth.server.api;
+
+import dev.berth.core.store.SessionStore;
+import dev.berth.core.tenant.Principal;
+import dev.berth.core.tenant.TenantDirectory;
+import dev.berth.server.auth.Admission;
+import dev.berth.server.auth.Authenticator;
+import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.runtime.AgentData;
+import dev.berth.server.session.Scope;
+import dev.berth.server.session.SessionService;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Cookie;
+import io.javalin.http.SameSite;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The public API (docs/api.md) on a Javalin configuration: authentication first, then the routes,
+ * with every failure answered as problem+json by {@link ApiProblems}.
+ */
+public final class PublicApi {
+
+  /** The cookie the web UI authenticates with, set by {@code GET /login?token=}. */
+  public static final String COOKIE = "berth_token";
+
+  private final SessionService sessions;
+  private final Authenticator authenticator;
+  private final JsonMapper json = JsonMapper.builder().build();
+  private final ApiProblems problems = new ApiProblems(json);
+  private final Bodies bodies = new Bodies();
+  private final SessionRoutes sessionRoutes;
+  private final StreamRoutes streamRoutes;
+  private final ExecutionRoutes executionRoutes;
+  private final OperationRoutes operationRoutes;
+  private final AdminRoutes adminRoutes;
+  private final AttachProxy attach;
+  private final OpenApiSpec spec = OpenApiSpec.load();
+
+  public PublicApi(
+      SessionService sessions,
+      AgentData data,
+      Authenticator authenticator,
+      TenantTokens tokens,
+      TenantDirectory directory,
+      Admission admission,
+      SessionStore store) {
+    this.sessions = sessions;
+    this.authenticator = authenticator;
+    this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
+    this.streamRoutes = new StreamRoutes(sessions, data);
+    this.executionRoutes = new ExecutionRoutes(sessions, data, bodies, json);
+    this.operationRoutes = new OperationRoutes(sessions, json);
+    this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
+    this.attach = new AttachProxy(sessions, this::caller);
+  }
+
+  public void register(JavalinConfig config) {
+    var routes = config.routes;
+    routes.get("/healthz", this::health);
+    routes.get("/api/v1/healthz", this::health);
+    routes.get("/login", this::login);
+    routes.before("/api/v1/*", this::authenticate);
+    routes.get(
+        "/api/v1/openapi.yaml", ctx -> ctx.contentType("application/yaml").result(spec.yaml()));
+    routes.get("/api/v1/config", this::config);
+    sessionRoutes.register(routes);
+    streamRoutes.register(routes);
+    executionRoutes.register(routes);
+    operationRoutes.register(routes);
+    adminRoutes.register(routes);
+    routes.ws(SessionRoutes.SESSION + "/attach", attach::configure);
+    routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
+    routes.error(
+        404,
+        ctx -> {
+          if (ctx.result() == null && ctx.path().startsWith("/api/")) {
+            problems.write(
+                ctx,
+                new ApiProblems.Kind(404, "NOT_FOUND"),
+                "no route " + ctx.method() + " " + ctx.path() + "; see /api/v1/openapi.yaml");
+          }
+        });
+  }
+
+  private void health(Context ctx) {
+    ctx.contentType("application/json").result("{\"status\":\"ok\"}");
+  }
+
+  private void authenticate(Context ctx) {
+    if (ctx.path().equals("/api/v1/healthz")) {
+      return;
+    }
+    caller(ctx.header("Authorization"), ctx.cookie(COOKIE)).attachTo(ctx);
+  }
+
+  Caller caller(String authorization, String cookie) {
+    Principal principal =
+        authenticator.authenticate(Optional.ofNullable(authorization), Optional.ofNullable(cookie));
+    String actor =
+        switch (principal) {
+          case Principal.Admin a -> "admin";
+          case Principal.TenantPrincipal t -> "tenant:" + t.tenant().value();
+        };
+    return new Caller(new Scope(principal), actor);
+  }
+
+  /** The login URL printed at first start: sets the cookie, then opens the UI. */
+  private void login(Context ctx) {
+    String token = ctx.queryParam("token");
+    authenticator.authenticateToken(token == null ? "" : token);
+    Cookie cookie = new Cookie(COOKIE, token);
+    cookie.setHttpOnly(true);
+    cookie.setSameSite(SameSite.STRICT);
+    cookie.setPath("/");
+    ctx.cookie(cookie);
+    ctx.redirect("/");
+  }
+
+  private void config(Context ctx) {
+    ctx.header("Cache-Control", "no-store");
+    ctx.contentType("application/json")
+        .result(
+            json.writeValueAsString(
+                Map.of(
+                    "workloadTypes",
+                    SessionService.WORKLOAD_TYPES.stream().sorted().toList(),
+                    "claudeCode",
+                    Map.of("defaultModel", "platform-default", "models", java.util.List.of()))));
+  }
+}

@@ -1,0 +1,199 @@
+package dev.berth.server.api;
+
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.store.Page;
+import dev.berth.server.api.body.CreateSessionBody;
+import dev.berth.server.api.body.ReadBody;
+import dev.berth.server.api.body.SnapshotBody;
+import dev.berth.server.api.body.SwitchBody;
+import dev.berth.server.api.body.WriteBody;
+import dev.berth.server.session.SessionService;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Sessions: create, list, get, delete, and the "make active, then serve" read/write/switch. */
+final class SessionRoutes {
+
+  static final String SESSIONS = "/api/v1/sessions";
+  static final String SESSION = SESSIONS + "/{id}";
+
+  private final SessionService sessions;
+  private final Bodies bodies;
+  private final JsonMapper json;
+
+  SessionRoutes(SessionService sessions, Bodies bodies, JsonMapper json) {
+    this.sessions = sessions;
+    this.bodies = bodies;
+    this.json = json;
+  }
+
+  void register(RoutesConfig routes) {
+    routes.post(SESSIONS, this::create);
+    routes.get(SESSIONS, this::list);
+    routes.get(SESSION, this::get);
+    routes.delete(SESSION, this::delete);
+    routes.post(SESSION + "/read", this::read);
+    routes.post(SESSION + "/write", this::write);
+    routes.post(SESSION + "/switch", this::switchTo);
+    routes.post(SESSION + "/snapshot", this::snapshot);
+  }
+
+  private void create(Context ctx) {
+    CreateSessionBody body = bodies.read(ctx, CreateSessionBody.class, false);
+    Caller caller = Caller.of(ctx);
+    boolean wait = !"false".equals(ctx.queryParam("wait"));
+    SessionService.Created created =
+        sessions.create(
+            caller.scope(),
+            body.name(),
+            body.workloadType(),
+            body.model(),
+            body.tenant().map(TenantId::new),
+            caller.actor(),
+            wait);
+    ctx.status(created.active() ? 201 : 202);
+    ctx.header("Location", SESSIONS + "/" + created.session().id().value());
+    send(ctx, session(created.session()));
+  }
+
+  private void list(Context ctx) {
+    Caller caller = Caller.of(ctx);
+    int limit = intParam(ctx, "limit", 100, 1, 1000);
+    Page<Session> page =
+        sessions.list(
+            caller.scope(),
+            Optional.ofNullable(ctx.queryParam("tenant")).map(TenantId::new),
+            limit,
+            Optional.ofNullable(ctx.queryParam("pageToken")));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("sessions", page.items().stream().map(this::session).toList());
+    page.nextPageToken().ifPresent(t -> body.put("nextPageToken", t));
+    send(ctx, body);
+  }
+
+  private void get(Context ctx) {
+    send(ctx, session(sessions.get(Caller.of(ctx).scope(), id(ctx))));
+  }
+
+  private void delete(Context ctx) {
+    Caller caller = Caller.of(ctx);
+    SessionService.Deleted deleted =
+        sessions.delete(caller.scope(), id(ctx), ifMatch(ctx), caller.actor());
+    if (deleted.terminated()) {
+      ctx.status(204);
+    } else {
+      ctx.status(202);
+      send(ctx, session(deleted.session()));
+    }
+  }
+
+  private void read(Context ctx) {
+    ReadBody body = bodies.read(ctx, ReadBody.class, true);
+    Caller caller = Caller.of(ctx);
+    SessionService.ReadResult result =
+        sessions.read(caller.scope(), id(ctx), body.offset(), caller.actor());
+    JsonNode output = result.output();
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("session", session(result.session()));
+    answer.put("path", result.path());
+    answer.put("payload", output.path("payload").asString(""));
+    answer.put("payloadBase64", output.path("payloadBase64").asString(""));
+    answer.put("offset", output.path("offset").asLong());
+    answer.put("nextOffset", output.path("nextOffset").asLong());
+    send(ctx, answer);
+  }
+
+  private void write(Context ctx) {
+    WriteBody body = bodies.read(ctx, WriteBody.class, true);
+    Caller caller = Caller.of(ctx);
+    byte[] payload = body.payload().getBytes(StandardCharsets.UTF_8);
+    SessionService.WriteResult result =
+        sessions.write(caller.scope(), id(ctx), payload, caller.actor());
+    send(ctx, Map.of("session", session(result.session()), "path", result.path()));
+  }
+
+  private void switchTo(Context ctx) {
+    bodies.read(ctx, SwitchBody.class, true);
+    Caller caller = Caller.of(ctx);
+    send(ctx, session(sessions.switchTo(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
+  }
+
+  private void snapshot(Context ctx) {
+    bodies.read(ctx, SnapshotBody.class, true);
+    send(ctx, session(sessions.snapshot(Caller.of(ctx).scope(), id(ctx), ifMatch(ctx))));
+  }
+
+  private Map<String, Object> session(Session s) {
+    return ApiJson.session(s, sessions.clock().instant(), sessions.idleAfter());
+  }
+
+  private void send(Context ctx, Object body) {
+    ctx.contentType("application/json").result(json.writeValueAsString(body));
+  }
+
+  /** A session id that is not one answers like a missing session. */
+  static SessionId id(Context ctx) {
+    return id(ctx.pathParam("id"));
+  }
+
+  static SessionId id(String value) {
+    try {
+      return new SessionId(value);
+    } catch (RuntimeException e) {
+      throw new dev.berth.core.error.NotFoundException("session");
+    }
+  }
+
+  /** {@code If-Match: "7"} (quotes optional); anything else is a bad request. */
+  static OptionalLong ifMatch(Context ctx) {
+    String header = ctx.header("If-Match");
+    if (header == null || header.isBlank()) {
+      return OptionalLong.empty();
+    }
+    String value = header.strip();
+    if (value.startsWith("\"") && value.endsWith("\"") && value.length() >= 2) {
+      value = value.substring(1, value.length() - 1);
+    }
+    try {
+      return OptionalLong.of(Long.parseLong(value));
+    } catch (NumberFormatException e) {
+      throw new dev.berth.core.error.InvalidValueException(
+          "invalid input: If-Match must be the session's intent version in quotes, e.g. \"3\";"
+              + " was "
+              + header);
+    }
+  }
+
+  static int intParam(Context ctx, String name, int fallback, int min, int max) {
+    String value = ctx.queryParam(name);
+    if (value == null || value.isEmpty()) {
+      return fallback;
+    }
+    try {
+      int n = Integer.parseInt(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new dev.berth.core.error.InvalidValueException(
+        "invalid input: "
+            + name
+            + " must be an integer from "
+            + min
+            + " to "
+            + max
+            + ", was "
+            + value);
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The public API's wire contract: its machine-readable description ({@link
+ * dev.berth.server.api.OpenApiSpec}, served at {@code /api/v1/openapi.yaml}) and the strict reading
+ * of request bodies ({@link dev.berth.server.api.StrictJson}) into the records of {@code
+ * dev.berth.server.api.body}.
+ */
+package dev.berth.server.api;

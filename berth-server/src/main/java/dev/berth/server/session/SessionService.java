@@ -1,0 +1,365 @@
+package dev.berth.server.session;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.error.TerminalIntentException;
+import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.operation.Operation;
+import dev.berth.core.operation.OperationId;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.PublicState;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.store.Page;
+import dev.berth.core.store.SessionQuery;
+import dev.berth.core.store.SessionStore;
+import dev.berth.server.auth.Admission;
+import dev.berth.server.reconcile.ReconcileLoop;
+import dev.berth.server.runtime.AgentData;
+import dev.berth.server.runtime.AgentEndpoints;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The public API's use cases over sessions. Lifecycle changes only write intent and wake the
+ * reconciler, then wait (bounded) for the session to get there; data-plane calls follow "make
+ * active, then serve": an idle session is touched, a snapshot is restored, and the answer says
+ * which {@code path} was taken.
+ */
+public final class SessionService {
+
+  /** The workload types this installation runs. */
+  public static final Set<String> WORKLOAD_TYPES = Set.of(WorkloadType.SHELL.value());
+
+  private final SessionStore store;
+  private final SessionIntents intents;
+  private final ReconcileLoop loop;
+  private final SessionSignals signals;
+  private final AgentEndpoints endpoints;
+  private final AgentData data;
+  private final Admission admission;
+  private final Clock clock;
+  private final Settings settings;
+  private final RandomGenerator random;
+
+  /** How long requests wait for the reconciler, and when a session counts as idle. */
+  public record Settings(Duration createWait, Duration deleteWait, Duration idleAfter) {
+    public static Settings defaults() {
+      return new Settings(Duration.ofMinutes(2), Duration.ofMinutes(1), Duration.ofMinutes(10));
+    }
+  }
+
+  public SessionService(
+      SessionStore store,
+      SessionIntents intents,
+      ReconcileLoop loop,
+      SessionSignals signals,
+      AgentEndpoints endpoints,
+      AgentData data,
+      Admission admission,
+      Clock clock,
+      Settings settings,
+      RandomGenerator random) {
+    this.store = store;
+    this.intents = intents;
+    this.loop = loop;
+    this.signals = signals;
+    this.endpoints = endpoints;
+    this.data = data;
+    this.admission = admission;
+    this.clock = clock;
+    this.settings = settings;
+    this.random = random;
+  }
+
+  public Duration idleAfter() {
+    return settings.idleAfter();
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  // ---- lifecycle ----------------------------------------------------------------------------
+
+  /** A created session, and whether it became active within the wait. */
+  public record Created(Session session, boolean active) {}
+
+  public Created create(
+      Scope scope,
+      String name,
+      Optional<String> workloadType,
+      Optional<String> model,
+      Optional<TenantId> onBehalfOf,
+      String actor,
+      boolean wait) {
+    String trimmed = name.strip();
+    if (trimmed.isEmpty()) {
+      throw new InvalidValueException("invalid input: name must not be blank");
+    }
+    WorkloadType type = workloadType(workloadType);
+    if (model.isPresent()) {
+      throw new InvalidValueException(
+          "invalid input: model applies to claude-code sessions only; omit it for " + type.value());
+    }
+    TenantId owner = admission.tenantFor(scope.principal(), onBehalfOf);
+    Session stored =
+        admission.admit(
+            scope.principal(),
+            type,
+            owner,
+            store,
+            () -> intents.create(SessionId.generate(random), owner, trimmed, type, actor));
+    loop.enqueue(stored.id());
+    if (!wait) {
+      return new Created(stored, false);
+    }
+    Session settled =
+        signals
+            .await(stored.id(), SessionService::settledStart, settings.createWait())
+            .orElseGet(() -> get(scope, stored.id()));
+    failIfFailed(settled);
+    return new Created(settled, settled.phase() == Phase.READY);
+  }
+
+  public Session get(Scope scope, SessionId id) {
+    return store.get(id).filter(scope::sees).orElseThrow(SessionService::notFound);
+  }
+
+  public Page<Session> list(
+      Scope scope, Optional<TenantId> tenant, int limit, Optional<String> page) {
+    SessionQuery query = SessionQuery.all(limit);
+    Optional<TenantId> only = admission.listScope(scope.principal(), tenant);
+    if (only.isPresent()) {
+      query = query.forTenant(only.get());
+    }
+    return store.list(page.map(query::after).orElse(query));
+  }
+
+  /** Whether the session was terminated within the wait (otherwise termination continues). */
+  public record Deleted(Session session, boolean terminated) {}
+
+  public Deleted delete(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
+    get(scope, id);
+    requestIntent(id, DesiredState.TERMINATED, ifMatch, actor, "deleted through the API");
+    Session settled =
+        signals
+            .await(id, s -> s.phase() == Phase.TERMINATED, settings.deleteWait())
+            .orElseGet(() -> get(scope, id));
+    return new Deleted(settled, settled.phase() == Phase.TERMINATED);
+  }
+
+  public Session switchTo(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
+    Session current = get(scope, id);
+    checkIfMatch(current, ifMatch);
+    Activation activation = activate(scope, id, "switch", actor);
+    if (activation.wasIdle()) {
+      store.touch(id, clock.instant());
+    }
+    return get(scope, id);
+  }
+
+  public Session snapshot(Scope scope, SessionId id, OptionalLong ifMatch) {
+    Session current = get(scope, id);
+    checkIfMatch(current, ifMatch);
+    throw new RequestRefused(
+        503,
+        "SNAPSHOT_UNAVAILABLE",
+        "checkpoint strategy is disabled: snapshots of "
+            + current.workloadType().value()
+            + " sessions are not enabled on this installation yet; the runtime is kept");
+  }
+
+  // ---- data plane ---------------------------------------------------------------------------
+
+  /** What a read returns, and the session after it was touched. */
+  public record ReadResult(Session session, String path, JsonNode output) {}
+
+  public ReadResult read(Scope scope, SessionId id, long offset, String actor) {
+    if (offset < 0) {
+      throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
+    }
+    Activation activation = activate(scope, id, "read", actor);
+    JsonNode output = data.read(endpoint(activation.session()), offset);
+    store.touch(id, clock.instant());
+    return new ReadResult(get(scope, id), activation.path(), output);
+  }
+
+  /** The session after a write, and the path taken. */
+  public record WriteResult(Session session, String path) {}
+
+  public WriteResult write(Scope scope, SessionId id, byte[] payload, String actor) {
+    Activation activation = activate(scope, id, "write", actor);
+    if (payload.length > 0) {
+      data.input(endpoint(activation.session()), payload);
+    }
+    store.touch(id, clock.instant());
+    return new WriteResult(get(scope, id), activation.path());
+  }
+
+  /**
+   * The agent of a session that may be streamed passively: it holds a runtime and is ready. Never
+   * restores or touches.
+   */
+  public AgentEndpoints.Endpoint streamable(Scope scope, SessionId id) {
+    Session session = get(scope, id);
+    if (session.phase() != Phase.READY || session.runtime().isEmpty()) {
+      throw new RequestRefused(
+          422,
+          "INVALID_STATE",
+          "session in invalid state for operation: it is "
+              + PublicState.of(session, clock.instant(), settings.idleAfter()).wireName()
+              + " and has no running runtime; the stream never restores (read, write or switch"
+              + " do)");
+    }
+    return endpoint(session);
+  }
+
+  /** The agent of a session made active for interactive use (attach input, executions). */
+  public AgentEndpoints.Endpoint active(Scope scope, SessionId id, String verb, String actor) {
+    Activation activation = activate(scope, id, verb, actor);
+    store.touch(id, clock.instant());
+    return endpoint(activation.session());
+  }
+
+  public void touch(SessionId id) {
+    store.touch(id, clock.instant());
+  }
+
+  public List<Operation> operations(Scope scope, SessionId id) {
+    get(scope, id);
+    return store.listOperations(id);
+  }
+
+  public Operation operation(Scope scope, OperationId id) {
+    Operation op = store.getOperation(id).orElseThrow(() -> new NotFoundException("operation"));
+    store
+        .get(op.sessionId())
+        .filter(scope::sees)
+        .orElseThrow(() -> new NotFoundException("operation"));
+    return op;
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private record Activation(Session session, String path, boolean wasIdle) {}
+
+  private Activation activate(Scope scope, SessionId id, String verb, String actor) {
+    Session s = get(scope, id);
+    return switch (s.phase()) {
+      case READY -> {
+        boolean idle = PublicState.of(s, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
+        yield new Activation(s, idle ? "idle->active->" + verb : "active", idle);
+      }
+      case SUSPENDED -> {
+        requestIntent(id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
+        yield new Activation(awaitReady(scope, id), "snapshot->restore->" + verb, false);
+      }
+      case REQUESTED, PROVISIONING, RESUMING -> {
+        loop.enqueue(id);
+        yield new Activation(awaitReady(scope, id), "active", false);
+      }
+      case SUSPENDING ->
+          throw new RequestRefused(
+              409,
+              "SUSPENDING",
+              "session is being suspended; retry once it is a snapshot, which the request then"
+                  + " restores");
+      case TERMINATING, TERMINATED -> throw new TerminalIntentException(s.subject(), "RUNNING");
+      case FAILED -> throw failed(s);
+    };
+  }
+
+  private Session awaitReady(Scope scope, SessionId id) {
+    Session settled =
+        signals
+            .await(id, SessionService::settledStart, settings.createWait())
+            .orElseGet(() -> get(scope, id));
+    failIfFailed(settled);
+    if (settled.phase() != Phase.READY) {
+      throw new RequestRefused(
+          504,
+          "DEADLINE_EXCEEDED",
+          "session did not become active within "
+              + settings.createWait().toSeconds()
+              + " s; it keeps converging, retry the request");
+    }
+    return settled;
+  }
+
+  private static boolean settledStart(Session s) {
+    return switch (s.phase()) {
+      case READY, FAILED, TERMINATING, TERMINATED, SUSPENDING, SUSPENDED -> true;
+      case REQUESTED, PROVISIONING, RESUMING -> false;
+    };
+  }
+
+  private void failIfFailed(Session s) {
+    if (s.phase() == Phase.FAILED) {
+      throw failed(s);
+    }
+  }
+
+  private static RequestRefused failed(Session s) {
+    String why = s.failure().map(f -> f.reason() + ": " + f.message()).orElse("no reason recorded");
+    return new RequestRefused(
+        503, "RUNTIME_UNAVAILABLE", "session " + s.id().value() + " failed: " + why);
+  }
+
+  private void requestIntent(
+      SessionId id, DesiredState desired, OptionalLong ifMatch, String actor, String reason) {
+    try {
+      intents.request(id, desired, ifMatch, actor, reason);
+    } catch (StaleIntentException e) {
+      throw new RequestRefused(
+          412,
+          "PRECONDITION_FAILED",
+          "If-Match names intent version "
+              + e.offered()
+              + " but the session is at "
+              + e.current()
+              + "; re-read the session and decide again");
+    }
+    loop.enqueue(id);
+  }
+
+  private static void checkIfMatch(Session s, OptionalLong ifMatch) {
+    if (ifMatch.isPresent() && ifMatch.getAsLong() != s.intent().version()) {
+      throw new RequestRefused(
+          412,
+          "PRECONDITION_FAILED",
+          "If-Match names intent version "
+              + ifMatch.getAsLong()
+              + " but the session is at "
+              + s.intent().version()
+              + "; re-read the session and decide again");
+    }
+  }
+
+  private AgentEndpoints.Endpoint endpoint(Session s) {
+    return endpoints.resolve(s.runtime().orElseThrow(() -> failed(s)));
+  }
+
+  private static WorkloadType workloadType(Optional<String> requested) {
+    String type = requested.orElse(WorkloadType.SHELL.value());
+    if (!WORKLOAD_TYPES.contains(type)) {
+      throw new InvalidValueException(
+          "invalid input: workloadType \"" + type + "\" is not one of " + WORKLOAD_TYPES);
+    }
+    return new WorkloadType(type);
+  }
+
+  private static NotFoundException notFound() {
+    return new NotFoundException("session");
+  }
+}

@@ -1,0 +1,174 @@
+package dev.berth.server.store.sqlite;
+
+import static dev.berth.server.store.sqlite.SqliteDatabase.queryList;
+import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
+import static dev.berth.server.store.sqlite.SqliteDatabase.update;
+import static dev.berth.server.store.sqlite.SqliteSessionStore.instant;
+import static dev.berth.server.store.sqlite.SqliteSessionStore.nanos;
+
+import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.Tenant;
+import dev.berth.core.tenant.TenantDirectory;
+import dev.berth.core.tenant.TokenDigest;
+import dev.berth.core.tenant.TokenRecord;
+import dev.berth.server.store.CorruptRecordException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The embedded {@link TenantDirectory}: tables {@code tenants} and {@code api_tokens} in the SQLite
+ * file of a {@link SqliteSessionStore}, sharing its connection pool and its write lock (see there
+ * for the transaction model). The store owns the database: closing the store closes this directory
+ * too, and this class has nothing to close.
+ *
+ * <p>An upsert is one {@code INSERT ... ON CONFLICT DO UPDATE} that leaves {@code created_at}
+ * alone, read back in the same transaction. A token names its tenant through a foreign key, so a
+ * token for a missing tenant cannot be stored. A row that the domain rejects raises {@link
+ * CorruptRecordException} naming the row.
+ */
+public final class SqliteTenantDirectory implements TenantDirectory {
+
+  private static final String TENANT_COLUMNS = "id, workload_types, max_sessions, created_at";
+
+  private final SqliteDatabase db;
+
+  private SqliteTenantDirectory(SqliteDatabase db) {
+    this.db = db;
+  }
+
+  /** The directory in the database file of {@code store}. */
+  public static SqliteTenantDirectory sharing(SqliteSessionStore store) {
+    Objects.requireNonNull(store, "store");
+    return new SqliteTenantDirectory(store.database());
+  }
+
+  @Override
+  public Tenant upsertTenant(Tenant tenant) {
+    String types = String.join(" ", tenant.workloadTypeNames());
+    return db.write(
+        "write tenant " + tenant.id(),
+        c -> {
+          update(
+              c,
+              "INSERT INTO tenants ("
+                  + TENANT_COLUMNS
+                  + ") VALUES (?, ?, ?, ?)"
+                  + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
+                  + " max_sessions = excluded.max_sessions",
+              tenant.id().value(),
+              types,
+              tenant.maxSessions(),
+              nanos(tenant.createdAt()));
+          return queryOne(
+                  c,
+                  "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
+                  SqliteTenantDirectory::tenant,
+                  tenant.id().value())
+              .orElseThrow();
+        });
+  }
+
+  @Override
+  public Optional<Tenant> tenant(TenantId id) {
+    return db.read(
+        "read tenant " + id,
+        c ->
+            queryOne(
+                c,
+                "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
+                SqliteTenantDirectory::tenant,
+                id.value()));
+  }
+
+  @Override
+  public List<Tenant> tenants() {
+    return db.read(
+        "list tenants",
+        c ->
+            queryList(
+                c,
+                "SELECT " + TENANT_COLUMNS + " FROM tenants ORDER BY id",
+                SqliteTenantDirectory::tenant));
+  }
+
+  @Override
+  public void addToken(TokenRecord token) {
+    db.write(
+        "store a token of tenant " + token.tenant(),
+        c -> {
+          boolean tenantExists =
+              queryOne(c, "SELECT 1 FROM tenants WHERE id = ?", r -> true, token.tenant().value())
+                  .isPresent();
+          if (!tenantExists) {
+            throw new NotFoundException("tenant " + token.tenant());
+          }
+          int inserted =
+              update(
+                  c,
+                  "INSERT INTO api_tokens (digest, tenant, created_at) VALUES (?, ?, ?)"
+                      + " ON CONFLICT (digest) DO NOTHING",
+                  token.digest().hex(),
+                  token.tenant().value(),
+                  nanos(token.createdAt()));
+          if (inserted == 0) {
+            throw new AlreadyExistsException("token with digest " + token.digest().hex());
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<TokenRecord> findToken(TokenDigest digest) {
+    return db.read(
+        "look up a token",
+        c ->
+            queryOne(
+                c,
+                "SELECT digest, tenant, created_at FROM api_tokens WHERE digest = ?",
+                SqliteTenantDirectory::token,
+                digest.hex()));
+  }
+
+  @Override
+  public boolean revokeToken(TokenDigest digest) {
+    return db.write(
+        "revoke a token",
+        c -> update(c, "DELETE FROM api_tokens WHERE digest = ?", digest.hex()) > 0);
+  }
+
+  private static Tenant tenant(ResultSet rs) throws SQLException {
+    String id = rs.getString("id");
+    try {
+      Set<WorkloadType> types =
+          Arrays.stream(rs.getString("workload_types").split(" "))
+              .map(WorkloadType::new)
+              .collect(Collectors.toSet());
+      return new Tenant(
+          new TenantId(id), types, rs.getInt("max_sessions"), instant(rs.getLong("created_at")));
+    } catch (InvalidValueException e) {
+      throw new CorruptRecordException("tenant " + id, e.getMessage(), e);
+    }
+  }
+
+  private static TokenRecord token(ResultSet rs) throws SQLException {
+    String digest = rs.getString("digest");
+    try {
+      return new TokenRecord(
+          new TokenDigest(digest),
+          new TenantId(rs.getString("tenant")),
+          instant(rs.getLong("created_at")));
+    } catch (InvalidValueException e) {
+      throw new CorruptRecordException("token with digest " + digest, e.getMessage(), e);
+    }
+  }
+}
