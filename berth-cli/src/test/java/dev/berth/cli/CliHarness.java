@@ -54,6 +54,13 @@ final class CliHarness {
     return stdout.toString(StandardCharsets.UTF_8);
   }
 
+  /** What was written so far, while the command may still be writing. */
+  String stdoutTextSafely() {
+    synchronized (stdout) {
+      return stdout.toString(StandardCharsets.UTF_8);
+    }
+  }
+
   /** A terminal that records what attach does to it. */
   static final class FakeTerminal implements Terminal {
     final boolean interactive;

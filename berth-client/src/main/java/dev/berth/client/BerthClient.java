@@ -242,7 +242,15 @@ public final class BerthClient implements AutoCloseable {
             Map.of("offset", offset),
             OptionalLong.empty(),
             "reading session " + id);
-    return Json.read(body, ReadResult.class, "read result").validated();
+    return new ReadResult(
+            id,
+            servedSession(body),
+            body.path("path").asString(""),
+            body.path("payload").asString(""),
+            body.path("payloadBase64").asString(""),
+            body.path("offset").asLong(offset),
+            body.path("nextOffset").asLong(offset))
+        .validated();
   }
 
   /**
@@ -257,7 +265,7 @@ public final class BerthClient implements AutoCloseable {
             Map.of("payload", payload),
             OptionalLong.empty(),
             "writing to session " + id);
-    return Json.read(body, WriteResult.class, "write result");
+    return new WriteResult(id, servedSession(body), body.path("path").asString(""));
   }
 
   /** {@code POST /sessions/{id}/switch}: makes the session active (restores a snapshot). */
@@ -430,6 +438,12 @@ public final class BerthClient implements AutoCloseable {
             () ->
                 new BerthProtocolException(
                     what + ": the server answered " + answer.status() + " without a body"));
+  }
+
+  /** {@code session} of a read or write answer: the session object, or just its id. */
+  private static Optional<SessionView> servedSession(JsonNode body) {
+    JsonNode node = body.path("session");
+    return node.isObject() ? Optional.of(session(node)) : Optional.empty();
   }
 
   private static SessionView session(JsonNode node) {

@@ -39,10 +39,14 @@ public record Operation(
     steps = steps == null ? List.of() : List.copyOf(steps);
   }
 
-  /** One of {@code steps[]}. */
+  /**
+   * One of {@code steps[]}: its name and detail, with the times the server gives ({@code at} for a
+   * step recorded at one instant, {@code startedAt}/{@code finishedAt} for one with a duration).
+   */
   public record Step(
       String name,
-      String state,
+      Optional<String> state,
+      Optional<Instant> at,
       Optional<Instant> startedAt,
       Optional<Instant> finishedAt,
       Optional<String> detail) {}
