@@ -77,6 +77,14 @@ class BerthCommandTest {
   }
 
   @Test
+  void aGroupWithoutItsSubcommandOrAnExecWithoutCommandIsAUsageError() {
+    assertThat(run("sessions")).isEqualTo(2);
+    assertThat(err.toString()).contains("create").contains("list");
+    assertThat(run("exec", "0123456789abcdef0123456789abcdef")).isEqualTo(2);
+    assertThat(err.toString()).contains("COMMAND");
+  }
+
+  @Test
   void versionExitsZero() {
     assertThat(run("--version")).isZero();
     assertThat(out.toString()).startsWith("berth ");
