@@ -4,6 +4,7 @@ import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.archive.none.NoArchiveStore;
 import dev.berth.server.auth.AdminToken;
@@ -33,6 +34,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import org.eclipse.jetty.server.ServerConnector;
 
 /**
@@ -191,6 +194,32 @@ public final class BerthServer implements AutoCloseable {
       throw new IllegalStateException("server has no port: it is " + state);
     }
     return app.port();
+  }
+
+  /**
+   * Every route this server answers (HTTP methods and WebSocket upgrades as GET), with Javalin's
+   * path templates; the OpenAPI test compares them with the published spec.
+   */
+  public synchronized Set<OpenApiSpec.Route> routes() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server has no routes: it is " + state);
+    }
+    Set<OpenApiSpec.Route> routes =
+        new TreeSet<>(
+            java.util.Comparator.comparing(OpenApiSpec.Route::path)
+                .thenComparing(OpenApiSpec.Route::method));
+    for (var handler : app.unsafe.internalRouter.allHttpHandlers()) {
+      if (handler.endpoint.method.isHttpMethod()) {
+        routes.add(
+            new OpenApiSpec.Route(handler.endpoint.method.toString(), handler.endpoint.path));
+      }
+    }
+    for (var handler : app.unsafe.internalRouter.allWsHandlers()) {
+      if (handler.getType() == io.javalin.websocket.WsHandlerType.WEBSOCKET) {
+        routes.add(new OpenApiSpec.Route("GET", handler.getPath()));
+      }
+    }
+    return routes;
   }
 
   /** The admin token in force (from the environment, or the data directory's). */

@@ -64,7 +64,8 @@ public final class PublicApi {
     routes.get("/login", this::login);
     routes.before("/api/v1/*", this::authenticate);
     routes.get(
-        "/api/v1/openapi.yaml", ctx -> ctx.contentType("application/yaml").result(spec.yaml()));
+        "/api/v1/openapi.yaml",
+        ctx -> ctx.contentType("application/yaml; charset=utf-8").result(spec.yaml()));
     routes.get("/api/v1/config", this::config);
     sessionRoutes.register(routes);
     streamRoutes.register(routes);
