@@ -9,13 +9,44 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = BerthCommand.Version.class,
     description = "Runs and manages Berth.",
-    subcommands = {ServerCommand.class, NodeCommand.class, SessionAgentCommand.class})
+    subcommands = {
+      ServerCommand.class,
+      NodeCommand.class,
+      SessionAgentCommand.class,
+      LoginCommand.class,
+      SessionsCommand.class,
+      AttachCommand.class,
+      ExecCommand.class,
+      LogsCommand.class,
+      LifecycleCommands.Switch.class,
+      LifecycleCommands.Snapshot.class
+    })
 public final class BerthCommand {
 
   static final String DEFAULT_VERSION = "0.1.0-SNAPSHOT";
 
+  private final CliEnvironment environment;
+
+  public BerthCommand() {
+    this(CliEnvironment.system());
+  }
+
+  BerthCommand(CliEnvironment environment) {
+    this.environment = environment;
+  }
+
+  CliEnvironment environment() {
+    return environment;
+  }
+
+  /** The command line with the client commands' error reporting and exit codes. */
+  static CommandLine commandLine(CliEnvironment environment) {
+    return new CommandLine(new BerthCommand(environment))
+        .setExecutionExceptionHandler(new ErrorReporter());
+  }
+
   public static void main(String[] args) {
-    System.exit(new CommandLine(new BerthCommand()).execute(args));
+    System.exit(commandLine(CliEnvironment.system()).execute(args));
   }
 
   /** The version from the jar's manifest, or the build's version when run from classes. */

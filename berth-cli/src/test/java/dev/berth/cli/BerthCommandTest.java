@@ -14,7 +14,7 @@ class BerthCommandTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine cli = new CommandLine(new BerthCommand());
+    CommandLine cli = BerthCommand.commandLine(CliEnvironment.system());
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     return cli.execute(args);
@@ -61,6 +61,27 @@ class BerthCommandTest {
   void anUnknownDisconnectPolicyIsAUsageError() {
     assertThat(run("node", "--disconnect-policy", "maybe")).isEqualTo(2);
     assertThat(err.toString()).contains("maybe");
+  }
+
+  @Test
+  void helpListsTheClientCommands() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString())
+        .contains("login")
+        .contains("sessions")
+        .contains("attach")
+        .contains("exec")
+        .contains("logs")
+        .contains("switch")
+        .contains("snapshot");
+  }
+
+  @Test
+  void aGroupWithoutItsSubcommandOrAnExecWithoutCommandIsAUsageError() {
+    assertThat(run("sessions")).isEqualTo(2);
+    assertThat(err.toString()).contains("create").contains("list");
+    assertThat(run("exec", "0123456789abcdef0123456789abcdef")).isEqualTo(2);
+    assertThat(err.toString()).contains("COMMAND");
   }
 
   @Test

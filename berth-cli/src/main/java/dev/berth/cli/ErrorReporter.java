@@ -1,0 +1,41 @@
+package dev.berth.cli;
+
+import dev.berth.client.BerthClientException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+
+/**
+ * Turns a client command's failure into one line on stderr and an exit code: {@code berth:
+ * <reason>: <message>} and 1 for an API or connection error, {@code berth: <message>} and 2 for a
+ * usage error. Server text in the message is escaped (R-5.11). Parse errors picocli finds itself
+ * are usage errors too (2), printed by picocli with the usage help.
+ */
+final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
+
+  static final int OK = 0;
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  @Override
+  public int handleExecutionException(
+      Exception exception, CommandLine commandLine, CommandLine.ParseResult parseResult) {
+    PrintWriter err = commandLine.getErr();
+    err.println(message(exception));
+    err.flush();
+    return exitCode(exception);
+  }
+
+  static int exitCode(Throwable failure) {
+    return failure instanceof UsageException ? USAGE : FAILED;
+  }
+
+  static String message(Throwable failure) {
+    return switch (failure) {
+      case BerthClientException e -> "berth: " + e.reason() + ": " + Escape.text(e.getMessage());
+      case UsageException e -> "berth: " + Escape.text(e.getMessage());
+      case UncheckedIOException e -> "berth: " + Escape.text(e.getMessage());
+      default -> "berth: unexpected error: " + Escape.text(failure.toString());
+    };
+  }
+}

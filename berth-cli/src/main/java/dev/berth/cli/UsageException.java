@@ -1,0 +1,14 @@
+package dev.berth.cli;
+
+/**
+ * A command was used in a way it cannot work (no token, a bad URL, attach without a terminal): the
+ * message says what to do instead; the exit code is 2.
+ */
+final class UsageException extends RuntimeException {
+
+  private static final long serialVersionUID = 1L;
+
+  UsageException(String message) {
+    super(message);
+  }
+}

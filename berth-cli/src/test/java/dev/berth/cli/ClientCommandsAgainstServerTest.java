@@ -1,0 +1,227 @@
+package dev.berth.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.berth.agent.node.NodeInfo;
+import dev.berth.client.BerthClient;
+import dev.berth.client.OutputEvent;
+import dev.berth.client.OutputFollow;
+import dev.berth.client.OutputListener;
+import dev.berth.client.SessionView;
+import dev.berth.client.StreamEnd;
+import dev.berth.core.session.SessionId;
+import dev.berth.server.BerthServer;
+import dev.berth.server.ServerConfig;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The client commands and the client against a real server started in-process on a free port, with
+ * a temporary data directory and an explicit admin token. The server starts a real local node
+ * process, which hosts real shells; {@link #stopServerAndNode()} stops the server, then the node
+ * named in {@code <data-dir>/node/node.json} and everything it started.
+ */
+class ClientCommandsAgainstServerTest {
+
+  private static final String ADMIN = "berth-cli-test-admin-token-0123456789abcdef";
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+  @TempDir static Path dataDir;
+  @TempDir Path home;
+
+  private static BerthServer server;
+  private static String url;
+
+  @BeforeAll
+  static void startServer() {
+    server =
+        new BerthServer(
+                new ServerConfig("127.0.0.1", 0, dataDir).withAdminToken(Optional.of(ADMIN)))
+            .start();
+    url = "http://127.0.0.1:" + server.port();
+  }
+
+  @AfterAll
+  static void stopServerAndNode() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+    Optional<ProcessHandle> node =
+        NodeInfo.read(dataDir.resolve("node")).flatMap(info -> ProcessHandle.of(info.pid()));
+    if (node.isPresent()) {
+      List<ProcessHandle> started = node.get().descendants().toList();
+      node.get().destroy();
+      node.get().onExit().completeOnTimeout(node.get(), 10, TimeUnit.SECONDS).get();
+      node.get().destroyForcibly();
+      started.forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  private CliHarness cli() {
+    return new CliHarness(home);
+  }
+
+  private SessionId create(String name) throws Exception {
+    CliHarness create = cli();
+    assertThat(create.run("sessions", "create", name, "--type", "shell", "-o", "json"))
+        .as(create.err.toString())
+        .isZero();
+    var session = JsonMapper.builder().build().readTree(create.out.toString());
+    assertThat(session.path("state").asString()).isEqualTo("active");
+    return new SessionId(session.path("id").asString());
+  }
+
+  @Test
+  void aSessionsLifeThroughTheCommands() throws Exception {
+    CliHarness login = cli();
+    assertThat(login.run("login", url + "/login?token=" + ADMIN)).as(login.err.toString()).isZero();
+
+    SessionId id = create("cli demo");
+
+    CliHarness list = cli();
+    assertThat(list.run("sessions", "list")).isZero();
+    assertThat(list.out.toString()).startsWith("ID ").contains(id.value()).contains("cli demo");
+
+    CliHarness get = cli();
+    assertThat(get.run("sessions", "get", id.value())).isZero();
+    assertThat(get.out.toString()).contains(id.value()).contains("active");
+
+    try (BerthClient client = BerthClient.create(url, ADMIN)) {
+      assertThat(client.write(id, "echo hello-from-$((6*7))\n").path()).isEqualTo("active");
+      awaitOutput(() -> text(client.read(id, 0).bytes()), "hello-from-42");
+    }
+
+    CliHarness logs = cli();
+    assertThat(logs.run("logs", id.value())).isZero();
+    assertThat(logs.stdoutText()).contains("hello-from-42");
+
+    CliHarness exec = cli();
+    assertThat(exec.run("exec", id.value(), "--", "sh", "-c", "echo 'out put'; exit 7"))
+        .as(exec.err.toString())
+        .isEqualTo(7);
+    assertThat(exec.stdoutText()).contains("out put");
+
+    CliHarness ok = cli();
+    assertThat(ok.run("exec", id.value(), "--", "test", "two words", "=", "two words")).isZero();
+
+    CliHarness delete = cli();
+    assertThat(delete.run("sessions", "delete", id.value())).as(delete.err.toString()).isZero();
+    assertThat(delete.out.toString()).contains(id.value());
+
+    CliHarness after = cli();
+    int code = after.run("sessions", "get", id.value(), "-o", "json");
+    if (code == 0) {
+      assertThat(after.out.toString()).contains("\"state\" : \"terminat");
+    } else {
+      assertThat(after.err.toString()).contains("NOT_FOUND");
+    }
+  }
+
+  @Test
+  void theClientFollowsTheStreamAndTheFollowEndsWhenTheSessionIsDeleted() throws Exception {
+    try (BerthClient client = BerthClient.create(url, ADMIN)) {
+      SessionView session = client.createSession("follow me");
+      SessionId id = session.id();
+      ByteArrayOutputStream seen = new ByteArrayOutputStream();
+      OutputListener listener =
+          new OutputListener() {
+            @Override
+            public void output(OutputEvent.Chunk chunk) {
+              synchronized (seen) {
+                seen.writeBytes(chunk.bytes());
+              }
+            }
+          };
+      Supplier<String> text =
+          () -> {
+            synchronized (seen) {
+              return seen.toString(StandardCharsets.UTF_8);
+            }
+          };
+      try (OutputFollow follow = client.follow(id, 0, listener)) {
+        client.write(id, "echo first-$((1+1))\n");
+        awaitOutput(text, "first-2");
+        client.write(id, "echo second-$((2+2))\n");
+        awaitOutput(text, "second-4");
+        assertThat(follow.cursor()).isEqualTo(text.get().getBytes(StandardCharsets.UTF_8).length);
+
+        client.deleteSession(id);
+
+        StreamEnd end = follow.await(PATIENCE).orElseThrow();
+        assertThat(end.reason()).isEqualTo(StreamEnd.Reason.UNAVAILABLE);
+      }
+    }
+  }
+
+  @Test
+  void logsFollowPrintsLiveOutputAndEndsWhenTheSessionGoes() throws Exception {
+    SessionId id;
+    try (BerthClient client = BerthClient.create(url, ADMIN)) {
+      id = client.createSession("logs follower").id();
+      client.write(id, "echo before-$((3*3))\n");
+      awaitOutput(() -> text(client.read(id, 0).bytes()), "before-9");
+
+      CliHarness logs = cli();
+      logs.variables.put("BERTH_URL", url);
+      logs.variables.put("BERTH_TOKEN", ADMIN);
+      CompletableFuture<Integer> following =
+          CompletableFuture.supplyAsync(() -> logs.run("logs", id.value(), "-f"));
+      awaitOutput(() -> logs.stdoutTextSafely(), "before-9");
+      client.write(id, "echo after-$((4*4))\n");
+      awaitOutput(() -> logs.stdoutTextSafely(), "after-16");
+
+      client.deleteSession(id);
+
+      assertThat(following.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isZero();
+      assertThat(logs.err.toString()).contains("its output stream ended");
+    }
+  }
+
+  @Test
+  void attachRelaysKeystrokesToTheShellThroughTheServer() throws Exception {
+    try (BerthClient client = BerthClient.create(url, ADMIN)) {
+      SessionId id = client.createSession("attach me").id();
+      CliHarness attach = cli();
+      attach.variables.put("BERTH_URL", url);
+      attach.variables.put("BERTH_TOKEN", ADMIN);
+      attach.terminal = new CliHarness.FakeTerminal(true);
+      attach.stdin = "echo attached-$((5*5))\r\u001d".getBytes(StandardCharsets.UTF_8);
+
+      assertThat(attach.run("attach", id.value())).as(attach.err.toString()).isZero();
+
+      awaitOutput(() -> text(client.read(id, 0).bytes()), "attached-25");
+      assertThat(attach.terminal.calls).containsExactly("raw", "watching", "unwatched", "restored");
+      client.deleteSession(id);
+    }
+  }
+
+  private static String text(byte[] bytes) {
+    return new String(bytes, StandardCharsets.UTF_8);
+  }
+
+  private static void awaitOutput(Supplier<String> output, String expected)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      last = output.get();
+      if (last.contains(expected)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    assertThat(last).as("output after " + PATIENCE).contains(expected);
+  }
+}

@@ -1,0 +1,13 @@
+package dev.berth.client;
+
+/**
+ * A tenant token the server just issued. The server keeps only its digest: this is the one time the
+ * token is visible.
+ */
+public record IssuedToken(String token, String tenant) {
+
+  @Override
+  public String toString() {
+    return "IssuedToken[tenant=" + tenant + ", token=(hidden)]";
+  }
+}

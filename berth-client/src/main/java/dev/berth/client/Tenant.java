@@ -1,0 +1,15 @@
+package dev.berth.client;
+
+import java.util.List;
+
+/**
+ * One of {@code GET /admin/tenants}: a tenant's grants and how many sessions it holds.
+ *
+ * @param sessions the sessions whose reservation the tenant holds now
+ */
+public record Tenant(String tenant, List<String> workloadTypes, int maxSessions, int sessions) {
+
+  public Tenant {
+    workloadTypes = workloadTypes == null ? List.of() : List.copyOf(workloadTypes);
+  }
+}
