@@ -51,7 +51,15 @@ final class Api {
     return send("DELETE", path, null);
   }
 
+  Answer sendWithIfMatch(String method, String path, long version) {
+    return send(method, path, null, "\"" + version + "\"");
+  }
+
   Answer send(String method, String path, String body) {
+    return send(method, path, body, null);
+  }
+
+  private Answer send(String method, String path, String body, String ifMatch) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(base + "/api/v1" + path))
             .timeout(Duration.ofMinutes(3))
@@ -61,6 +69,9 @@ final class Api {
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
+    if (ifMatch != null) {
+      request.header("If-Match", ifMatch);
+    }
     try {
       HttpResponse<String> response =
           http.send(request.build(), HttpResponse.BodyHandlers.ofString());

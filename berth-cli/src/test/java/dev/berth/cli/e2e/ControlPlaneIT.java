@@ -230,6 +230,49 @@ class ControlPlaneIT {
   }
 
   @Test
+  void aSessionWhoseShellDiedIsReportedFailedAndNotRestarted() {
+    String id = admin.create("mortal");
+    JsonNode runtime =
+        ServerProcess.nodeRuntimes(dataDir).stream()
+            .filter(r -> r.path("session").asString().equals(id))
+            .findFirst()
+            .orElseThrow();
+    ProcessHandle.of(runtime.path("shell").path("pid").asLong()).orElseThrow().destroyForcibly();
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              admin.post("/sessions/" + id + "/write", "{\"payload\":\"echo x\\n\"}");
+              return admin.get("/sessions/" + id).json().path("state").asString().equals("failed");
+            });
+
+    JsonNode failed = admin.get("/sessions/" + id).json();
+    assertThat(failed.path("failure").path("reason").asString()).isEqualTo("RUNTIME_HEALTH");
+    Api.Answer read = admin.post("/sessions/" + id + "/read", null);
+    assertThat(read.status()).isEqualTo(503);
+    assertThat(read.reason()).isEqualTo("RUNTIME_UNAVAILABLE");
+    assertThat(failed.path("pod").asString()).isEqualTo(runtime.path("runtime").asString());
+    assertThat(admin.delete("/sessions/" + id).status()).isEqualTo(204);
+  }
+
+  @Test
+  void aLifecycleRequestWithAStaleIfMatchIsAPreconditionFailure() {
+    String id = admin.create("ifmatch");
+    long version = admin.get("/sessions/" + id).json().path("intentVersion").asLong();
+
+    Api.Answer stale = admin.sendWithIfMatch("POST", "/sessions/" + id + "/switch", version + 5);
+    Api.Answer fresh = admin.sendWithIfMatch("POST", "/sessions/" + id + "/switch", version);
+
+    assertThat(stale.status()).isEqualTo(412);
+    assertThat(stale.reason()).isEqualTo("PRECONDITION_FAILED");
+    assertThat(fresh.status()).isEqualTo(200);
+    assertThat(admin.sendWithIfMatch("DELETE", "/sessions/" + id, version + 5).status())
+        .isEqualTo(412);
+    assertThat(admin.get("/sessions/" + id).json().path("state").asString()).isEqualTo("active");
+  }
+
+  @Test
   void anUnknownSessionIsNotFoundAndAMissingTokenIsUnauthenticated() {
     Api.Answer missing = admin.get("/sessions/" + "f".repeat(32));
     assertThat(missing.status()).isEqualTo(404);

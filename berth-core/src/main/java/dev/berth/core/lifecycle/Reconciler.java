@@ -325,7 +325,27 @@ public final class Reconciler {
       if (status.acceptedIntentVersion() > s.intent().version()) {
         return Next.RECOVERY_NEEDED;
       }
-      save(s, s.runtimeObserved(now(), running.endpoint()));
+      Session observed = s.runtimeObserved(now(), running.endpoint());
+      if (!status.healthy()) {
+        // The workload ended inside a runtime that still exists (the shell exited, or the host
+        // stopped it). It is reported, never restarted behind the user's back: the session fails
+        // with a reason, and keeps its runtime (and output) until it is deleted.
+        String why =
+            "the agent reports the workload is no longer running (the shell exited or"
+                + " was stopped); delete the session, or create a new one";
+        save(
+            s,
+            observed
+                .withCondition(
+                    ConditionType.RUNTIME_READY,
+                    ConditionStatus.FALSE,
+                    "WorkloadExited",
+                    why,
+                    now())
+                .fail(new Failure(FailureReason.RUNTIME_HEALTH, why)));
+        return Next.CONVERGED;
+      }
+      save(s, observed);
       return Next.CONVERGED;
     }
 

@@ -68,6 +68,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     final RuntimeRef ref;
     final OwnershipLabels labels;
     State state;
+    boolean workloadRunning = true;
 
     Sim(RuntimeRef ref, OwnershipLabels labels, State state) {
       this.ref = ref;
@@ -116,6 +117,14 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     Sim sim = runtimes.get(name);
     if (sim != null) {
       sim.state = State.GONE;
+    }
+  }
+
+  /** The workload ends inside a runtime that still exists (the shell exited). */
+  public synchronized void workloadExits(String name) {
+    Sim sim = runtimes.get(name);
+    if (sim != null) {
+      sim.workloadRunning = false;
     }
   }
 
@@ -216,7 +225,8 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   public synchronized AgentStatus status(RuntimeRef runtime) {
     Sim sim = reachable(runtime);
     Contract c = contract(sim.labels.session());
-    return new AgentStatus(true, false, c.accepted, c.desired, c.tombstoned, Optional.empty());
+    return new AgentStatus(
+        sim.workloadRunning, false, c.accepted, c.desired, c.tombstoned, Optional.empty());
   }
 
   @Override

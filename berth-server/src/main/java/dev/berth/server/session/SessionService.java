@@ -19,6 +19,7 @@ import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
 import dev.berth.server.auth.Admission;
 import dev.berth.server.reconcile.ReconcileLoop;
+import dev.berth.server.runtime.AgentCommandFailedException;
 import dev.berth.server.runtime.AgentData;
 import dev.berth.server.runtime.AgentEndpoints;
 import java.time.Clock;
@@ -190,7 +191,7 @@ public final class SessionService {
       throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
     }
     Activation activation = activate(scope, id, "read", actor);
-    JsonNode output = data.read(endpoint(activation.session()), offset);
+    JsonNode output = observed(id, () -> data.read(endpoint(activation.session()), offset));
     store.touch(id, clock.instant());
     return new ReadResult(get(scope, id), activation.path(), output);
   }
@@ -201,7 +202,12 @@ public final class SessionService {
   public WriteResult write(Scope scope, SessionId id, byte[] payload, String actor) {
     Activation activation = activate(scope, id, "write", actor);
     if (payload.length > 0) {
-      data.input(endpoint(activation.session()), payload);
+      observed(
+          id,
+          () -> {
+            data.input(endpoint(activation.session()), payload);
+            return null;
+          });
     }
     store.touch(id, clock.instant());
     return new WriteResult(get(scope, id), activation.path());
@@ -251,6 +257,20 @@ public final class SessionService {
   }
 
   // ---- internals ----------------------------------------------------------------------------
+
+  /**
+   * Runs a data-plane call; when the agent answers that the workload is gone, the reconciler is
+   * asked to look at the session now rather than at its next resync, so the session's state tells
+   * the truth soon after.
+   */
+  private <T> T observed(SessionId id, java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (AgentCommandFailedException | dev.berth.core.error.AgentUnreachableException e) {
+      loop.enqueue(id);
+      throw e;
+    }
+  }
 
   private record Activation(Session session, String path, boolean wasIdle) {}
 

@@ -1,0 +1,50 @@
+package dev.berth.core.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.berth.core.session.ConditionStatus;
+import dev.berth.core.session.ConditionType;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.FailureReason;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Reservation;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.Session;
+import org.junit.jupiter.api.Test;
+
+/** A workload that ends inside a runtime that still exists is reported, never restarted. */
+class WorkloadExitTest {
+
+  private final LifecycleFixture f = new LifecycleFixture();
+
+  @Test
+  void aSessionWhoseShellExitedFailsWithTheRuntimeHealthReasonAndKeepsItsRuntime() {
+    Session s = f.ready();
+    RuntimeRef runtime = s.runtime().orElseThrow();
+
+    f.cloud.workloadExits(runtime.name());
+    f.reconcile(s.id());
+
+    Session failed = f.get(s.id());
+    assertThat(failed.phase()).isEqualTo(Phase.FAILED);
+    assertThat(failed.failure().orElseThrow().reason()).isEqualTo(FailureReason.RUNTIME_HEALTH);
+    assertThat(failed.conditions().status(ConditionType.RUNTIME_READY))
+        .isEqualTo(ConditionStatus.FALSE);
+    assertThat(failed.reservation()).isEqualTo(Reservation.HELD);
+    assertThat(f.cloud.live(s.id())).extracting(RuntimeRef::name).containsExactly(runtime.name());
+    assertThat(f.cloud.created(s.id())).isEqualTo(1);
+  }
+
+  @Test
+  void deletingAFailedSessionRemovesItsRuntimeAndReleasesTheReservation() {
+    Session s = f.ready();
+    f.cloud.workloadExits(s.runtime().orElseThrow().name());
+    f.reconcile(s.id());
+
+    Session terminated =
+        f.requestAndReconcile(s.id(), DesiredState.TERMINATED, p -> p == Phase.TERMINATED);
+
+    assertThat(terminated.reservation()).isEqualTo(Reservation.RELEASED);
+    assertThat(f.cloud.live(s.id())).isEmpty();
+  }
+}
