@@ -1,0 +1,94 @@
+package dev.berth.core.idle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.berth.core.session.Activity;
+import dev.berth.core.session.Session;
+import dev.berth.core.testing.TestSessions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class IdlePolicyTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+  private static final Duration TICK = Duration.ofNanos(1);
+  private final IdlePolicy policy = new IdlePolicy(IdleSettings.defaults());
+  private final Session ready = TestSessions.ready(T0);
+
+  @Test
+  void aSessionAccessedRecentlyIsActiveUntilIdleAfter() {
+    IdleDecision decision = policy.decide(ready, WorkloadActivity.quiet(), T0.plusSeconds(599));
+
+    assertThat(decision)
+        .isEqualTo(new IdleDecision.Active(T0.plus(Duration.ofMinutes(10)), at(60)));
+  }
+
+  @Test
+  void anIdleSessionKeepsItsRuntimeUntilSuspendAfter() {
+    IdleDecision decision = policy.decide(ready, WorkloadActivity.quiet(), at(60).minus(TICK));
+
+    assertThat(decision).isEqualTo(new IdleDecision.Idle(at(10), at(60)));
+  }
+
+  @Test
+  void anIdleSessionIsSuspendedAtTheBoundaryAndNotOneTickBefore() {
+    assertThat(policy.decide(ready, WorkloadActivity.quiet(), at(60).minus(TICK)))
+        .isInstanceOf(IdleDecision.Idle.class);
+    assertThat(policy.decide(ready, WorkloadActivity.quiet(), at(60)))
+        .isEqualTo(new IdleDecision.Suspend(at(10)));
+  }
+
+  @Test
+  void aKeepAliveHoldsTheSessionUntilItEnds() {
+    Session kept = ready.withActivity(new Activity(T0, Optional.of(at(90)), Optional.empty()));
+
+    assertThat(policy.decide(kept, WorkloadActivity.quiet(), at(89)))
+        .isEqualTo(new IdleDecision.Held(IdleDecision.Hold.KEEP_ALIVE, at(90)));
+    assertThat(policy.decide(kept, WorkloadActivity.quiet(), at(90)))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
+  @Test
+  void aRunningExecutionHoldsTheSessionAtMostMaxBusy() {
+    WorkloadActivity running = new WorkloadActivity(false, true, Optional.of(at(30)));
+
+    assertThat(policy.decide(ready, running, at(61)))
+        .isEqualTo(new IdleDecision.Held(IdleDecision.Hold.EXECUTION_RUNNING, at(30 + 4 * 60)));
+    assertThat(policy.decide(ready, running, at(30 + 4 * 60)))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
+  @Test
+  void aBusyShellHoldsTheSessionAtMostMaxBusy() {
+    WorkloadActivity busy = new WorkloadActivity(true, false, Optional.of(at(50)));
+
+    assertThat(policy.decide(ready, busy, at(70)))
+        .isEqualTo(new IdleDecision.Held(IdleDecision.Hold.SHELL_BUSY, at(50 + 4 * 60)));
+    assertThat(policy.decide(ready, busy, at(50 + 4 * 60)))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
+  @Test
+  void anAccessMovesEveryBoundary() {
+    Session touched = ready.touched(at(59));
+
+    assertThat(policy.decide(touched, WorkloadActivity.quiet(), at(60)))
+        .isEqualTo(
+            new IdleDecision.Active(
+                at(59).plus(Duration.ofMinutes(10)), at(59).plus(Duration.ofMinutes(60))));
+  }
+
+  @Test
+  void theIdlePolicyDoesNotApplyToASessionThatIsNotReady() {
+    Session requested = TestSessions.requested(T0);
+
+    assertThat(policy.decide(requested, WorkloadActivity.quiet(), at(600)))
+        .isInstanceOf(IdleDecision.NotApplicable.class);
+  }
+
+  private static Instant at(long minutes) {
+    return T0.plus(Duration.ofMinutes(minutes));
+  }
+}
