@@ -12,12 +12,22 @@ import java.util.Objects;
  * its workload and the ownership labels it must carry (orphans are found by them, never by name).
  */
 public record RuntimeRequest(
-    String runtime, long incarnation, String workload, Map<String, String> labels) {
+    String runtime,
+    long incarnation,
+    String workload,
+    Map<String, String> labels,
+    boolean awaitRestore) {
 
   public RuntimeRequest {
     Objects.requireNonNull(runtime, "runtime");
     Objects.requireNonNull(workload, "workload");
     labels = Map.copyOf(Objects.requireNonNull(labels, "labels"));
+  }
+
+  /** A runtime whose workload starts at once, in a fresh workspace. */
+  public RuntimeRequest(
+      String runtime, long incarnation, String workload, Map<String, String> labels) {
+    this(runtime, incarnation, workload, labels, false);
   }
 
   /**
@@ -43,6 +53,14 @@ public record RuntimeRequest(
               + "; expected \""
               + expected
               + "\"");
+    }
+    if (awaitRestore) {
+      throw new dev.berth.agent.host.HostRefusal(
+          503,
+          "RESTORE_UNAVAILABLE",
+          "runtime "
+              + runtime
+              + " was asked to await an archive, and this host cannot restore archives yet");
     }
     if (!WorkloadType.SHELL.value().equals(workload)) {
       throw new InvalidValueException(

@@ -233,7 +233,8 @@ public final class Reconciler {
             new RuntimeSpec(
                 ref,
                 s.workloadType(),
-                new OwnershipLabels(settings.installation(), s.id(), ref.incarnation())));
+                new OwnershipLabels(settings.installation(), s.id(), ref.incarnation()),
+                s.phase() == Phase.RESUMING));
       }
       return switch (runtime.observe(ref)) {
         case RuntimeObservation.Starting st -> Next.WAITING;

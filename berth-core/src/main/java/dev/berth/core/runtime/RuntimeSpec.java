@@ -4,8 +4,14 @@ import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.WorkloadType;
 import java.util.Objects;
 
-/** What to create: the planned runtime, its workload and its ownership labels. */
-public record RuntimeSpec(RuntimeRef runtime, WorkloadType workload, OwnershipLabels labels) {
+/**
+ * What to create: the planned runtime, its workload and its ownership labels.
+ *
+ * @param awaitRestore the runtime is created to receive an archive (a resume): its workload starts
+ *     only once the archive was restored, never with an empty workspace
+ */
+public record RuntimeSpec(
+    RuntimeRef runtime, WorkloadType workload, OwnershipLabels labels, boolean awaitRestore) {
   public RuntimeSpec {
     Objects.requireNonNull(runtime, "runtime");
     Objects.requireNonNull(workload, "workload");
@@ -19,5 +25,10 @@ public record RuntimeSpec(RuntimeRef runtime, WorkloadType workload, OwnershipLa
               + " but its labels say "
               + labels.incarnation());
     }
+  }
+
+  /** A runtime that starts its workload at once, in a fresh workspace. */
+  public RuntimeSpec(RuntimeRef runtime, WorkloadType workload, OwnershipLabels labels) {
+    this(runtime, workload, labels, false);
   }
 }

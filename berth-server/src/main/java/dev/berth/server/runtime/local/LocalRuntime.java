@@ -55,6 +55,9 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     body.put("incarnation", runtime.incarnation());
     body.put("workload", spec.workload().value());
     body.put("labels", spec.labels().asMap());
+    if (spec.awaitRestore()) {
+      body.put("awaitRestore", true);
+    }
     wire.call(
         runtime.name(),
         "PUT",
