@@ -273,6 +273,25 @@ class ControlPlaneIT {
   }
 
   @Test
+  void theIdlePolicyIsExplainedAndAKeepAliveIsBoundedAndIsNotAccess() {
+    String id = admin.create("idle");
+    String lastAccess = admin.get("/sessions/" + id).json().path("lastAccess").asString();
+
+    JsonNode idle = admin.get("/sessions/" + id + "/idle").json();
+    Api.Answer kept = admin.post("/sessions/" + id + "/keepalive", "{\"seconds\":999999}");
+
+    assertThat(idle.path("decision").asString()).isEqualTo("active");
+    assertThat(idle.path("suspendAt").asString()).isNotEmpty();
+    assertThat(kept.status()).isEqualTo(200);
+    java.time.Instant until =
+        java.time.Instant.parse(kept.json().path("activity").path("keepAliveUntil").asString());
+    assertThat(until).isBefore(java.time.Instant.now().plus(Duration.ofHours(4).plusMinutes(1)));
+    assertThat(kept.json().path("lastAccess").asString()).isEqualTo(lastAccess);
+    assertThat(admin.post("/sessions/" + id + "/keepalive", "{\"seconds\":0}").status())
+        .isEqualTo(400);
+  }
+
+  @Test
   void anUnknownSessionIsNotFoundAndAMissingTokenIsUnauthenticated() {
     Api.Answer missing = admin.get("/sessions/" + "f".repeat(32));
     assertThat(missing.status()).isEqualTo(404);

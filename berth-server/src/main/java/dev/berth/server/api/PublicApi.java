@@ -36,6 +36,7 @@ public final class PublicApi {
   private final ExecutionRoutes executionRoutes;
   private final OperationRoutes operationRoutes;
   private final AdminRoutes adminRoutes;
+  private final IdleRoutes idleRoutes;
   private final AttachProxy attach;
   private final OpenApiSpec spec = OpenApiSpec.load();
 
@@ -54,6 +55,7 @@ public final class PublicApi {
     this.executionRoutes = new ExecutionRoutes(sessions, data, bodies, json);
     this.operationRoutes = new OperationRoutes(sessions, json);
     this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
+    this.idleRoutes = new IdleRoutes(sessions, bodies, json);
     this.attach = new AttachProxy(sessions, this::caller);
   }
 
@@ -72,6 +74,7 @@ public final class PublicApi {
     executionRoutes.register(routes);
     operationRoutes.register(routes);
     adminRoutes.register(routes);
+    idleRoutes.register(routes);
     routes.ws(SessionRoutes.SESSION + "/attach", attach::configure);
     routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
     routes.error(

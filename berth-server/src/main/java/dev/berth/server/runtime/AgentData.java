@@ -37,6 +37,18 @@ public final class AgentData {
         .json();
   }
 
+  /** The agent's status report of the runtime (busy, executions, health, lease). */
+  public JsonNode status(AgentEndpoints.Endpoint agent) {
+    return wire.call(
+            agent.runtimeName(),
+            "GET",
+            agent.url("/status", ""),
+            agent.token(),
+            Optional.empty(),
+            Optional.empty())
+        .json();
+  }
+
   public void input(AgentEndpoints.Endpoint agent, byte[] bytes) {
     wire.call(
         agent.runtimeName(),

@@ -4,9 +4,14 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
+import dev.berth.core.idle.IdleDecision;
+import dev.berth.core.idle.IdlePolicy;
+import dev.berth.core.idle.IdleSettings;
+import dev.berth.core.idle.WorkloadActivity;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
+import dev.berth.core.session.Activity;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.PublicState;
@@ -52,11 +57,17 @@ public final class SessionService {
   private final Clock clock;
   private final Settings settings;
   private final RandomGenerator random;
+  private final IdlePolicy idlePolicy;
+  private final boolean suspendEnabled;
 
-  /** How long requests wait for the reconciler, and when a session counts as idle. */
-  public record Settings(Duration createWait, Duration deleteWait, Duration idleAfter) {
+  /** How long requests wait for the reconciler, and the idle policy's timings. */
+  public record Settings(Duration createWait, Duration deleteWait, IdleSettings idle) {
     public static Settings defaults() {
-      return new Settings(Duration.ofMinutes(2), Duration.ofMinutes(1), Duration.ofMinutes(10));
+      return new Settings(Duration.ofMinutes(2), Duration.ofMinutes(1), IdleSettings.defaults());
+    }
+
+    public Duration idleAfter() {
+      return idle.idleAfter();
     }
   }
 
@@ -81,6 +92,8 @@ public final class SessionService {
     this.clock = clock;
     this.settings = settings;
     this.random = random;
+    this.idlePolicy = new IdlePolicy(settings.idle());
+    this.suspendEnabled = false;
   }
 
   public Duration idleAfter() {
@@ -179,6 +192,51 @@ public final class SessionService {
         "checkpoint strategy is disabled: snapshots of "
             + current.workloadType().value()
             + " sessions are not enabled on this installation yet; the runtime is kept");
+  }
+
+  // ---- idle policy --------------------------------------------------------------------------
+
+  /** The idle policy's decision for a session now, and whether suspension is enabled at all. */
+  public record IdleView(Session session, IdleDecision decision, boolean suspendEnabled) {}
+
+  /** Explains the idle decision; passive (never touches, never restores). */
+  public IdleView idle(Scope scope, SessionId id) {
+    Session s = get(scope, id);
+    WorkloadActivity workload = WorkloadActivity.quiet();
+    if (s.phase() == Phase.READY && s.runtime().isPresent()) {
+      try {
+        JsonNode status = data.status(endpoint(s));
+        workload =
+            new WorkloadActivity(
+                status.path("busy").asBoolean(false),
+                status.path("executionRunning").asBoolean(false),
+                s.activity().busySince());
+      } catch (RuntimeException unreachable) {
+        // Without the agent's word the policy assumes nothing runs; the answer says so below.
+      }
+    }
+    return new IdleView(s, idlePolicy.decide(s, workload, clock.instant()), suspendEnabled);
+  }
+
+  /** Holds the session against suspension until now + {@code hold} (capped); not access. */
+  public Session keepAlive(Scope scope, SessionId id, Optional<Duration> hold) {
+    Duration max = idlePolicy.settings().maxKeepAlive();
+    Duration wanted = hold.map(h -> h.compareTo(max) > 0 ? max : h).orElse(max);
+    for (int attempt = 1; ; attempt++) {
+      Session current = get(scope, id);
+      Activity a = current.activity();
+      Session next =
+          current.withActivity(
+              new Activity(
+                  a.lastAccess(), Optional.of(clock.instant().plus(wanted)), a.busySince()));
+      try {
+        return store.compareAndSet(next, current.version());
+      } catch (dev.berth.core.error.VersionConflictException e) {
+        if (attempt >= 8) {
+          throw e;
+        }
+      }
+    }
   }
 
   // ---- data plane ---------------------------------------------------------------------------

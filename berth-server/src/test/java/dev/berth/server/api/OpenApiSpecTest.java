@@ -206,7 +206,8 @@ class OpenApiSpecTest {
             "Switch",
             "Snapshot",
             "CreateExecution",
-            "CreateToken");
+            "CreateToken",
+            "KeepAlive");
   }
 
   @Test
