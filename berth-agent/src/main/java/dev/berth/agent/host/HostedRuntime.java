@@ -9,6 +9,7 @@ import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.Signals;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
@@ -228,10 +229,39 @@ final class HostedRuntime {
     return log;
   }
 
+  /**
+   * Closes admission and stops the whole process tree (SIGSTOP) so that a checkpoint sees a state
+   * that does not change under it. Idempotent while paused.
+   */
+  void pause() {
+    synchronized (this) {
+      if (state == RuntimeState.PAUSED) {
+        return;
+      }
+      state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.PAUSE);
+    }
+    signalTree(Signals.SIGSTOP);
+  }
+
+  /** Reopens admission and continues the process tree (SIGCONT): the checkpoint was given up. */
+  void unpause() {
+    synchronized (this) {
+      if (state != RuntimeState.PAUSED) {
+        return;
+      }
+      state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.CONTINUE);
+    }
+    signalTree(Signals.SIGCONT);
+  }
+
+  private void signalTree(int signal) {
+    plan.ifPresent(p -> p.processes().forEach(pid -> Signals.toProcess(pid, signal)));
+  }
+
   /** Stops the workload for {@code reason} (lease expiry, maximum lifetime); never restarts it. */
   void stop(String reason) {
     synchronized (this) {
-      if (state != RuntimeState.RUNNING) {
+      if (state != RuntimeState.RUNNING && state != RuntimeState.PAUSED) {
         return;
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.STOP);
@@ -297,6 +327,15 @@ final class HostedRuntime {
   private ShellProcess liveShell() {
     lease.checkAdmitting();
     synchronized (this) {
+      if (state == RuntimeState.PAUSED) {
+        throw new HostRefusal(
+            409,
+            "SUSPENDING",
+            "runtime "
+                + name()
+                + " is being suspended and admits no input; retry once the session is a snapshot"
+                + " (which a read or write then restores)");
+      }
       if (state != RuntimeState.RUNNING || shell.isEmpty() || !shell.get().isAlive()) {
         throw HostRefusal.shellExited(name());
       }
@@ -306,13 +345,15 @@ final class HostedRuntime {
 
   private void shellExited() {
     synchronized (this) {
-      if (state == RuntimeState.RUNNING) {
+      if (state == RuntimeState.RUNNING || state == RuntimeState.PAUSED) {
         state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_EXITED);
       }
     }
   }
 
   private void stopProcesses() {
+    // A paused tree would not act on SIGHUP until SIGKILL; let it hear the hang-up.
+    signalTree(Signals.SIGCONT);
     executions.ifPresent(ExecutionRunner::close);
     shell.ifPresent(process -> process.terminate(STOP_GRACE));
     plan.ifPresent(LaunchPlan::close);

@@ -9,6 +9,8 @@ import dev.berth.core.transition.TransitionTable;
  */
 public enum RuntimeState {
   RUNNING,
+  /** Paused for a checkpoint: admission closed, the whole process tree stopped (SIGSTOP). */
+  PAUSED,
   EXITED,
   STOPPED,
   TERMINATED;
@@ -16,6 +18,8 @@ public enum RuntimeState {
   /** What happens to a hosted runtime. */
   public enum Event {
     SHELL_EXITED,
+    PAUSE,
+    CONTINUE,
     STOP,
     TERMINATE
   }
@@ -23,6 +27,12 @@ public enum RuntimeState {
   public static final TransitionTable<RuntimeState, Event> TABLE =
       TransitionTable.of("hosted runtime", RuntimeState.class, Event.class)
           .state(RUNNING, "a running shell exits by itself, is stopped by the host, or terminated")
+          .on(Event.SHELL_EXITED, EXITED)
+          .on(Event.PAUSE, PAUSED)
+          .on(Event.STOP, STOPPED)
+          .on(Event.TERMINATE, TERMINATED)
+          .state(PAUSED, "a paused runtime continues (checkpoint aborted), or is stopped or ended")
+          .on(Event.CONTINUE, RUNNING)
           .on(Event.SHELL_EXITED, EXITED)
           .on(Event.STOP, STOPPED)
           .on(Event.TERMINATE, TERMINATED)
@@ -37,6 +47,7 @@ public enum RuntimeState {
   public String health() {
     return switch (this) {
       case RUNNING -> "ok";
+      case PAUSED -> "paused for a checkpoint";
       case EXITED -> "shell exited";
       case STOPPED -> "stopped";
       case TERMINATED -> "terminated";

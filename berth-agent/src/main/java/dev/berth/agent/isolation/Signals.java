@@ -15,6 +15,8 @@ public final class Signals {
   public static final int SIGHUP = 1;
   public static final int SIGKILL = 9;
   public static final int SIGTERM = 15;
+  public static final int SIGCONT = 18;
+  public static final int SIGSTOP = 19;
 
   private Signals() {}
 
