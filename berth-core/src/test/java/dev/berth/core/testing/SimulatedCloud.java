@@ -21,18 +21,12 @@ import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +46,8 @@ import java.util.Set;
  *       rejects older versions and passed deadlines without side effects, and treats a repeated
  *       operation id as done.
  *   <li>Ground truth for invariants: which runtimes really exist, and how many were ever created.
+ *   <li>The archive store is an {@link InMemoryArchiveStore}, which passes the archive contract;
+ *       the agent answers a repeated checkpoint of a committed generation with that archive.
  * </ul>
  *
  * <p>Not thread-safe beyond {@code synchronized} methods; model tests drive it from one thread.
@@ -90,13 +86,13 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private final Map<SessionId, Contract> contracts = new HashMap<>();
   private final Map<SessionId, Integer> created = new HashMap<>();
   private final Set<SessionId> partitioned = new HashSet<>();
-  private final Map<String, byte[]> archives = new LinkedHashMap<>();
-  private final Map<String, ArchiveRef> archiveRefs = new LinkedHashMap<>();
+  private final InMemoryArchiveStore archives;
   private boolean startInstantly = true;
   private boolean removalStuck;
 
   public SimulatedCloud(InstantSource clock) {
     this.clock = clock;
+    this.archives = new InMemoryArchiveStore(clock);
   }
 
   // ---- knobs and ground truth -----------------------------------------------------------------
@@ -159,8 +155,8 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     return created.getOrDefault(session, 0);
   }
 
-  public synchronized boolean archiveExists(String uri) {
-    return archives.containsKey(uri);
+  public boolean archiveExists(String uri) {
+    return archives.exists(uri);
   }
 
   // ---- Runtime --------------------------------------------------------------------------------
@@ -278,7 +274,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
         yield new AgentReply.Accepted();
       }
       case AgentCommand.Restore r -> {
-        if (!archives.containsKey(r.archive().uri())) {
+        if (!archives.exists(r.archive().uri())) {
           throw new NotFoundException("archive " + r.archive().uri());
         }
         c.desired = DesiredState.RUNNING;
@@ -294,7 +290,14 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   }
 
   private ArchiveRef writeArchive(SessionId session, long generation) {
-    try (ArchiveUpload upload = begin(session, generation)) {
+    Optional<ArchiveRef> earlier =
+        archives.list(session).stream().filter(a -> a.generation() == generation).findFirst();
+    if (earlier.isPresent()) {
+      // Committed archives are immutable: a checkpoint of this generation asked again (under
+      // another operation) is answered with the one committed before.
+      return earlier.get();
+    }
+    try (ArchiveUpload upload = archives.begin(session, generation)) {
       upload.stream()
           .write(("state of " + session + " at " + generation).getBytes(StandardCharsets.UTF_8));
       return upload.commit(List.of("home", "output", "shell-state"));
@@ -321,66 +324,22 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   // ---- ArchiveStore ---------------------------------------------------------------------------
 
   @Override
-  public synchronized ArchiveUpload begin(SessionId session, long generation) {
-    String uri = "sim://archives/" + session + "/" + generation;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    return new ArchiveUpload() {
-      private boolean committed;
-
-      @Override
-      public OutputStream stream() {
-        return bytes;
-      }
-
-      @Override
-      public ArchiveRef commit(List<String> contents) {
-        byte[] data = bytes.toByteArray();
-        ArchiveRef ref =
-            new ArchiveRef(generation, uri, data.length, sha256(data), clock.instant(), contents);
-        synchronized (SimulatedCloud.this) {
-          archives.put(uri, data);
-          archiveRefs.put(uri, ref);
-        }
-        committed = true;
-        return ref;
-      }
-
-      @Override
-      public void close() {
-        if (!committed) {
-          bytes.reset();
-        }
-      }
-    };
+  public ArchiveUpload begin(SessionId session, long generation) {
+    return archives.begin(session, generation);
   }
 
   @Override
-  public synchronized InputStream open(ArchiveRef archive) {
-    byte[] data = archives.get(archive.uri());
-    if (data == null) {
-      throw new NotFoundException("archive " + archive.uri());
-    }
-    return new ByteArrayInputStream(data);
+  public InputStream open(ArchiveRef archive) {
+    return archives.open(archive);
   }
 
   @Override
-  public synchronized List<ArchiveRef> list(SessionId session) {
-    return archiveRefs.values().stream()
-        .filter(a -> a.uri().startsWith("sim://archives/" + session + "/"))
-        .toList();
+  public List<ArchiveRef> list(SessionId session) {
+    return archives.list(session);
   }
 
   @Override
-  public synchronized void delete(ArchiveRef archive) {
-    archives.remove(archive.uri());
-    archiveRefs.remove(archive.uri());
-  }
-
-  private static String sha256(byte[] data) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every JDK", e);
-    }
+  public void delete(ArchiveRef archive) {
+    archives.delete(archive);
   }
 }
