@@ -100,14 +100,15 @@ public final class BerthServer implements AutoCloseable {
         new LocalNode(
             config.dataDir().resolve("node"), config.nodeCommand(), Duration.ofSeconds(60));
     LocalRuntime runtime = new LocalRuntime(node, installation);
+    NoArchiveStore archives = new NoArchiveStore();
     LifecycleSettings settings =
         LifecycleSettings.defaults("berth-server@" + installation, installation);
     Reconciler reconciler =
         new Reconciler(
             store,
             runtime,
-            new LocalAgentClient(node),
-            new NoArchiveStore(),
+            new LocalAgentClient(node, runtime, archives),
+            archives,
             clock,
             settings,
             new RecoveryMode(),

@@ -4,10 +4,13 @@ import dev.berth.core.agent.AgentClient;
 import dev.berth.core.agent.AgentCommand;
 import dev.berth.core.agent.AgentReply;
 import dev.berth.core.agent.AgentStatus;
+import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.server.runtime.AgentEndpoints;
 import dev.berth.server.runtime.AgentWireClient;
+import dev.berth.server.runtime.ArchiveTransfer;
 import java.time.Instant;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -19,10 +22,19 @@ import tools.jackson.databind.JsonNode;
 public final class LocalAgentClient implements AgentClient {
 
   private final LocalNode node;
+  private final AgentEndpoints endpoints;
+  private final ArchiveStore archives;
   private final AgentWireClient wire = new AgentWireClient();
+  private final ArchiveTransfer transfer = new ArchiveTransfer();
 
-  public LocalAgentClient(LocalNode node) {
+  /**
+   * @param endpoints resolves a runtime's agent (the local runtime itself)
+   * @param archives where checkpoints are committed and restores read from
+   */
+  public LocalAgentClient(LocalNode node, AgentEndpoints endpoints, ArchiveStore archives) {
     this.node = node;
+    this.endpoints = endpoints;
+    this.archives = archives;
   }
 
   @Override
@@ -51,9 +63,19 @@ public final class LocalAgentClient implements AgentClient {
         call(runtime, "POST", "/lease", Optional.of(body), Optional.of(renew));
         yield new AgentReply.Accepted();
       }
-      case AgentCommand.PrepareCheckpoint prepare -> throw checkpointsNotYet(runtime);
-      case AgentCommand.AbortCheckpoint abort -> throw checkpointsNotYet(runtime);
-      case AgentCommand.Restore restore -> throw checkpointsNotYet(runtime);
+      case AgentCommand.PrepareCheckpoint prepare ->
+          new AgentReply.CheckpointTaken(
+              transfer.checkpoint(
+                  endpoints.resolve(runtime), prepare.context(), prepare.generation(), archives));
+      case AgentCommand.AbortCheckpoint abort -> {
+        transfer.abort(endpoints.resolve(runtime), abort.context(), abort.generation());
+        yield new AgentReply.Accepted();
+      }
+      case AgentCommand.Restore restore -> {
+        transfer.restore(
+            endpoints.resolve(runtime), restore.context(), restore.archive(), archives);
+        yield new AgentReply.Accepted();
+      }
     };
   }
 
@@ -73,13 +95,5 @@ public final class LocalAgentClient implements AgentClient {
         connection.token(),
         body,
         command.map(AgentCommand::context));
-  }
-
-  /** Snapshot and restore through the agent come with the archive work (issue 5). */
-  private static UnsupportedOperationException checkpointsNotYet(RuntimeRef runtime) {
-    return new UnsupportedOperationException(
-        runtime.name()
-            + ": the local node does not take checkpoints yet; suspend and resume of local"
-            + " sessions arrive with the snapshot/restore work");
   }
 }

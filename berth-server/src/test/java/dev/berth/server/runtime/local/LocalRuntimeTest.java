@@ -104,7 +104,8 @@ class LocalRuntimeTest {
   @Test
   void theAgentReportsHealthAndRefusesAStaleCommand() {
     RuntimeRef a = provision(A, 1);
-    LocalAgentClient agent = new LocalAgentClient(node);
+    LocalAgentClient agent =
+        new LocalAgentClient(node, runtime, new dev.berth.server.archive.none.NoArchiveStore());
 
     agent.send(a, new AgentCommand.RenewLease(context(A, 4, 1), Duration.ofMinutes(5)));
     AgentStatus status = agent.status(a);

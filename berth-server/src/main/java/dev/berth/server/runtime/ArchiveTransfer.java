@@ -1,0 +1,153 @@
+package dev.berth.server.runtime;
+
+import dev.berth.core.agent.CommandContext;
+import dev.berth.core.archive.ArchiveStore;
+import dev.berth.core.archive.ArchiveUpload;
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.session.ArchiveRef;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Moves archives between an agent and the archive store, streamed end to end (never held whole in
+ * memory): a checkpoint flows from the agent's {@code checkpoint/prepare} answer into an upload
+ * that is committed only when the agent's stream ended cleanly; a restore flows from the store into
+ * the agent's {@code restore}. Neither call has an overall timeout: archives can be large.
+ */
+public final class ArchiveTransfer {
+
+  /** The header in which the agent lists what the archive preserves. */
+  public static final String CONTENTS_HEADER = "X-Berth-Archive-Contents";
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final JsonMapper json = JsonMapper.builder().build();
+
+  public ArchiveRef checkpoint(
+      AgentEndpoints.Endpoint agent, CommandContext context, long generation, ArchiveStore store) {
+    HttpRequest request =
+        withContext(
+                HttpRequest.newBuilder(
+                    URI.create(agent.url("/checkpoint/prepare", "generation=" + generation))),
+                agent,
+                context)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<InputStream> response = send(agent, request);
+    failOnProblem(agent, response, context);
+    List<String> contents =
+        response
+            .headers()
+            .firstValue(CONTENTS_HEADER)
+            .map(
+                v ->
+                    Arrays.stream(v.split(","))
+                        .map(String::strip)
+                        .filter(s -> !s.isEmpty())
+                        .toList())
+            .orElse(List.of());
+    try (InputStream in = response.body();
+        ArchiveUpload upload = store.begin(context.session(), generation)) {
+      try (OutputStream out = upload.stream()) {
+        in.transferTo(out);
+      }
+      return upload.commit(contents);
+    } catch (IOException e) {
+      throw new AgentUnreachableException(
+          agent.runtimeName(), "the checkpoint stream broke off: " + e, e);
+    }
+  }
+
+  public void restore(
+      AgentEndpoints.Endpoint agent,
+      CommandContext context,
+      ArchiveRef archive,
+      ArchiveStore store) {
+    HttpRequest request =
+        withContext(
+                HttpRequest.newBuilder(
+                    URI.create(agent.url("/restore", "generation=" + archive.generation()))),
+                agent,
+                context)
+            .header("Content-Type", "application/zstd")
+            .POST(HttpRequest.BodyPublishers.ofInputStream(() -> store.open(archive)))
+            .build();
+    HttpResponse<InputStream> response = send(agent, request);
+    failOnProblem(agent, response, context);
+    try (InputStream body = response.body()) {
+      body.readAllBytes();
+    } catch (IOException e) {
+      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+    }
+  }
+
+  /** Plain command calls (abort) go through the same headers. */
+  public void abort(AgentEndpoints.Endpoint agent, CommandContext context, long generation) {
+    HttpRequest request =
+        withContext(
+                HttpRequest.newBuilder(
+                    URI.create(agent.url("/checkpoint/" + generation + "/abort", ""))),
+                agent,
+                context)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<InputStream> response = send(agent, request);
+    failOnProblem(agent, response, context);
+    try (InputStream body = response.body()) {
+      body.readAllBytes();
+    } catch (IOException e) {
+      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+    }
+  }
+
+  private static HttpRequest.Builder withContext(
+      HttpRequest.Builder request, AgentEndpoints.Endpoint agent, CommandContext context) {
+    return request
+        .header("Authorization", "Bearer " + agent.token())
+        .header("X-Berth-Intent-Version", Long.toString(context.intentVersion()))
+        .header("X-Berth-Deadline", context.deadline().toString())
+        .header("X-Berth-Operation", context.operation().value());
+  }
+
+  private HttpResponse<InputStream> send(AgentEndpoints.Endpoint agent, HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+    } catch (IOException e) {
+      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AgentUnreachableException(agent.runtimeName(), "interrupted", e);
+    }
+  }
+
+  private void failOnProblem(
+      AgentEndpoints.Endpoint agent, HttpResponse<InputStream> response, CommandContext context) {
+    if (response.statusCode() < 400) {
+      return;
+    }
+    String text;
+    try (InputStream body = response.body()) {
+      text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      text = "";
+    }
+    Optional<JsonNode> problem;
+    try {
+      problem = Optional.of(json.readTree(text));
+    } catch (RuntimeException e) {
+      problem = Optional.empty();
+    }
+    throw AgentWireClient.problem(
+        agent.runtimeName(), response.statusCode(), problem, Optional.of(context));
+  }
+}
