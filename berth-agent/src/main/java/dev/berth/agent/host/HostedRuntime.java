@@ -69,7 +69,8 @@ final class HostedRuntime {
     this.sandbox = sandbox;
     this.limits = config.limits();
     this.contract = contract;
-    this.output = OutputLog.open(directory.resolve("output"), config.outputCapBytes(), clock);
+    this.output =
+        OutputLog.open(state(directory).resolve("output"), config.outputCapBytes(), clock);
     this.lease =
         new ControlLease(
             clock,
@@ -172,8 +173,17 @@ final class HostedRuntime {
     return runtime + "." + HexFormat.of().formatHex(digest, 0, 4);
   }
 
+  /**
+   * Everything a runtime's workload leaves behind lives under {@code state/} (home, output log,
+   * executions' logs, shell state), so that one directory is what a checkpoint archives and what a
+   * restore swaps in whole; {@code runtime.json} beside it describes the runtime itself.
+   */
+  static Path state(Path runtimeDirectory) {
+    return runtimeDirectory.resolve("state");
+  }
+
   static Path home(Path runtimeDirectory) {
-    return runtimeDirectory.resolve("home");
+    return state(runtimeDirectory).resolve("home");
   }
 
   RuntimeDescriptor descriptor() {
@@ -362,7 +372,7 @@ final class HostedRuntime {
   private OutputLog executionLog(ExecutionId id, HostConfig config, Clock clock) {
     OutputLog log =
         OutputLog.open(
-            directory.resolve("executions").resolve(id.value()),
+            state(directory).resolve("executions").resolve(id.value()),
             config.executionOutputCapBytes(),
             clock);
     executionLogs.put(id, log);

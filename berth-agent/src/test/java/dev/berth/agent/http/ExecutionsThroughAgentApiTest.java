@@ -137,6 +137,7 @@ class ExecutionsThroughAgentApiTest {
             .resolve(A)
             .resolve("runtimes")
             .resolve("berth-" + A + "-1")
+            .resolve("state")
             .resolve("home");
     assertThat(executionLine).startsWith("env:" + home + "|" + home + "|");
     assertThat(executionLine).isEqualTo(shellLine);

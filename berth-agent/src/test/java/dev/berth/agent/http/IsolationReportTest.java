@@ -205,6 +205,7 @@ class IsolationReportTest {
         .resolve(A)
         .resolve("runtimes")
         .resolve("berth-" + A + "-1")
+        .resolve("state")
         .resolve("home");
   }
 

@@ -357,8 +357,10 @@ class ShellThroughAgentApiTest {
     await().atMost(WAIT).until(() -> api.text(A, cursor).contains("size=24 80"));
     String line = api.text(A, cursor);
     assertThat(line).contains("term=xterm-256color");
-    assertThat(line).contains("home=" + home.resolve("berth-" + A + "-1").resolve("home"));
-    assertThat(line).contains("pwd=" + home.resolve("berth-" + A + "-1").resolve("home"));
+    assertThat(line)
+        .contains("home=" + home.resolve("berth-" + A + "-1").resolve("state").resolve("home"));
+    assertThat(line)
+        .contains("pwd=" + home.resolve("berth-" + A + "-1").resolve("state").resolve("home"));
   }
 
   /** Local-contract headers for session A at {@code version}, a minute to go. */
