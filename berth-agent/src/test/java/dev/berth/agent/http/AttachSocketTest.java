@@ -7,7 +7,6 @@ import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.host.SessionHost;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,6 +28,7 @@ class AttachSocketTest {
   private static final Duration FLOOD = Duration.ofSeconds(30);
 
   @TempDir Path root;
+  private RunningHost running;
   private SessionHost host;
   private AgentHttpServer server;
   private AgentApi api;
@@ -36,14 +36,10 @@ class AttachSocketTest {
 
   @BeforeEach
   void startHost() {
-    host = SessionHost.open(HostConfig.defaults(root, TOKEN), Clock.systemUTC());
-    server =
-        AgentHttpServer.start(
-            host,
-            TOKEN,
-            new AgentHttpServer.Settings(
-                "127.0.0.1", 0, Duration.ofMillis(300), Duration.ofMillis(50)));
-    api = new AgentApi(server.port(), TOKEN);
+    running = RunningHost.start(HostConfig.defaults(root, TOKEN));
+    host = running.host();
+    server = running.server();
+    api = running.api();
     AgentApi.Answer provisioned = api.provision(A, 1);
     assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);
   }
@@ -51,8 +47,7 @@ class AttachSocketTest {
   @AfterEach
   void stopHost() {
     clients.forEach(AttachClient::abort);
-    server.close();
-    host.close();
+    running.close();
   }
 
   @Test

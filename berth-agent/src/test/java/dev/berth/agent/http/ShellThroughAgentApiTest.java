@@ -12,7 +12,6 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,26 +32,22 @@ class ShellThroughAgentApiTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
   @TempDir Path root;
+  private RunningHost running;
   private SessionHost host;
   private AgentHttpServer server;
   private AgentApi api;
 
   @BeforeEach
   void startHost() {
-    host = SessionHost.open(HostConfig.defaults(root, TOKEN), Clock.systemUTC());
-    server =
-        AgentHttpServer.start(
-            host,
-            TOKEN,
-            new AgentHttpServer.Settings(
-                "127.0.0.1", 0, Duration.ofMillis(300), Duration.ofMillis(50)));
-    api = new AgentApi(server.port(), TOKEN);
+    running = RunningHost.start(HostConfig.defaults(root, TOKEN));
+    host = running.host();
+    server = running.server();
+    api = running.api();
   }
 
   @AfterEach
   void stopHost() {
-    server.close();
-    host.close();
+    running.close();
   }
 
   @Test
