@@ -10,10 +10,12 @@ import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.Signals;
+import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
+import dev.berth.agent.shell.ShellState;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +34,12 @@ import java.util.random.RandomGenerator;
 
 /**
  * One runtime incarnation on this host: its shell on a PTY, its output log, its executions and its
- * control lease, all under the runtime's own directory ({@code home/}, {@code output/}, {@code
- * executions/}). A runtime found on disk after a host restart is reloaded without a shell (its
- * processes died with the host) and reported as stopped, with its output still readable.
+ * control lease, all under the runtime's {@code state/} directory ({@code home/}, {@code tmp/},
+ * {@code shell-state/}, {@code output/}, {@code executions/}). The shell runs with the {@link
+ * ShellState} integration, so that a runtime directory brought back from an archive starts a shell
+ * that gets back its environment, working directory, functions, aliases and history. A runtime
+ * found on disk after a host restart is reloaded without a shell (its processes died with the host)
+ * and reported as stopped, with its output still readable.
  */
 final class HostedRuntime {
 
@@ -80,13 +85,17 @@ final class HostedRuntime {
             () -> stop(pendingStopReason),
             reason -> pendingStopReason = reason);
     if (startShell) {
-      ShellSpec spec = ShellSpec.defaults(home(directory), config.shell());
-      // Only home/ is writable under the sandbox: the workload cannot touch its own output log.
+      ShellState shellState =
+          ShellState.prepare(state(directory), ShellSpec.defaults(home(directory), config.shell()));
+      ShellSpec spec = shellState.spec();
+      // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
+      // workload cannot touch its own output log.
       LaunchPlan launch =
           sandbox.plan(
               planName(descriptor.runtime(), config.root()),
               spec.command(),
-              home(directory),
+              WritablePaths.of(home(directory), shellState.directory())
+                  .withTmp(state(directory).resolve("tmp")),
               config.limits());
       ShellProcess process;
       try {

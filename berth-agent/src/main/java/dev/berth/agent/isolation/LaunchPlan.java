@@ -21,11 +21,12 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The argv starts with a tiny POSIX {@code sh} script that sets RLIMIT_FSIZE, writes its own pid
  * into the cgroup's {@code cgroup.procs} files and then {@code exec}s the rest: the process is in
  * the cgroup before the workload's first instruction, so no fork can escape it. Next comes bwrap
- * (when in force), whose argv puts the whole filesystem read-only, the state dir writable, a
- * private {@code /tmp} (tmpfs, counted against the memory limit), a minimal {@code /dev}, and new
- * mount, PID and IPC namespaces. It keeps the session and controlling terminal (no {@code
- * --new-session}): the shell's job control needs the PTY as its controlling terminal, and bwrap
- * makes it visible inside as {@code /dev/console}.
+ * (when in force), whose argv puts the whole filesystem read-only, the plan's {@link WritablePaths}
+ * writable, a private {@code /tmp} (the plan's own directory, shared by the shell and its
+ * executions and kept with the state; or else a tmpfs per launch, counted against the memory
+ * limit), a minimal {@code /dev}, and new mount, PID and IPC namespaces. It keeps the session and
+ * controlling terminal (no {@code --new-session}): the shell's job control needs the PTY as its
+ * controlling terminal, and bwrap makes it visible inside as {@code /dev/console}.
  *
  * <h2>Finding the processes again</h2>
  *
@@ -42,7 +43,7 @@ public final class LaunchPlan implements AutoCloseable {
 
   private final String name;
   private final List<String> command;
-  private final Path stateDir;
+  private final WritablePaths writable;
   private final Isolation isolation;
   private final Optional<Cgroup> cgroup;
   private final Optional<Path> bwrap;
@@ -51,13 +52,13 @@ public final class LaunchPlan implements AutoCloseable {
   LaunchPlan(
       String name,
       List<String> command,
-      Path stateDir,
+      WritablePaths writable,
       Isolation isolation,
       Optional<Cgroup> cgroup,
       Optional<Path> bwrap) {
     this.name = name;
     this.command = List.copyOf(command);
-    this.stateDir = stateDir;
+    this.writable = writable;
     this.isolation = isolation;
     this.cgroup = cgroup;
     this.bwrap = bwrap;
@@ -72,8 +73,14 @@ public final class LaunchPlan implements AutoCloseable {
     return command;
   }
 
+  /** The first writable directory: the workload's state directory. */
   public Path stateDir() {
-    return stateDir;
+    return writable.stateDir();
+  }
+
+  /** What the workload may write when bwrap is in force. */
+  public WritablePaths writable() {
+    return writable;
   }
 
   /** What is in force for processes launched with this plan. */
@@ -87,8 +94,9 @@ public final class LaunchPlan implements AutoCloseable {
   }
 
   /**
-   * The argv that runs {@code other} under this plan's confinement: the same cgroup and limits, and
-   * a bwrap instance of its own (its own PID namespace and {@code /tmp}).
+   * The argv that runs {@code other} under this plan's confinement: the same cgroup, limits and
+   * writable paths, and a bwrap instance of its own (its own PID namespace; its own {@code /tmp}
+   * too unless the plan binds a directory there).
    */
   public List<String> wrap(List<String> other) {
     if (other.isEmpty()) {
@@ -97,7 +105,7 @@ public final class LaunchPlan implements AutoCloseable {
     List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", enterScript(), "berth-enter"));
     bwrap.ifPresent(
         path -> {
-          argv.addAll(bwrapArguments(path, stateDir));
+          argv.addAll(bwrapArguments(path, writable));
           argv.add("--");
         });
     argv.addAll(other);
@@ -172,13 +180,24 @@ public final class LaunchPlan implements AutoCloseable {
     return script.append("exec \"$@\"\n").toString();
   }
 
-  /** bwrap's flags for a workload whose writable directory is {@code stateDir}. */
-  static List<String> bwrapArguments(Path bwrap, Path stateDir) {
-    String dir = stateDir.toString();
+  /**
+   * bwrap's flags for a workload that may write {@code writable}. {@code /tmp} comes before the
+   * other directories: bound after them, it would hide any of them that lies under {@code /tmp}.
+   * (bwrap then creates such a directory's mount point inside the session's {@code /tmp}: empty
+   * directories named like the host's path, which only a state kept under {@code /tmp} shows.)
+   */
+  static List<String> bwrapArguments(Path bwrap, WritablePaths writable) {
     List<String> argv = new ArrayList<>(List.of(bwrap.toString()));
     argv.addAll(List.of("--ro-bind", "/", "/"));
     argv.addAll(List.of("--dev", "/dev", "--proc", "/proc"));
-    argv.addAll(List.of("--tmpfs", "/tmp", "--bind", dir, dir));
+    writable
+        .tmp()
+        .ifPresentOrElse(
+            tmp -> argv.addAll(List.of("--bind", tmp.toString(), "/tmp")),
+            () -> argv.addAll(List.of("--tmpfs", "/tmp")));
+    for (Path dir : writable.directories()) {
+      argv.addAll(List.of("--bind", dir.toString(), dir.toString()));
+    }
     argv.addAll(List.of("--unshare-pid", "--unshare-ipc", "--die-with-parent"));
     return List.copyOf(argv);
   }

@@ -90,6 +90,15 @@ public final class Sandbox {
    * @throws UncheckedIOException when the cgroup or directory cannot be created
    */
   public LaunchPlan plan(String name, List<String> command, Path stateDir, ResourceLimits limits) {
+    return plan(name, command, WritablePaths.of(stateDir), limits);
+  }
+
+  /**
+   * Like {@link #plan(String, List, Path, ResourceLimits)} with several writable directories and
+   * perhaps a {@code /tmp} of the session's own; every one of them is created when missing.
+   */
+  public LaunchPlan plan(
+      String name, List<String> command, WritablePaths writable, ResourceLimits limits) {
     Objects.requireNonNull(limits, "limits");
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
@@ -101,17 +110,15 @@ public final class Sandbox {
     if (command.isEmpty()) {
       throw new IllegalArgumentException("plan " + name + " needs a command");
     }
-    Path dir = stateDir.toAbsolutePath().normalize();
-    if (dir.getNameCount() == 0) {
-      throw new IllegalArgumentException("plan " + name + ": the state dir cannot be /");
-    }
-    try {
-      Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create state dir " + dir, e);
+    for (Path dir : writable.all()) {
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create state dir " + dir, e);
+      }
     }
     Optional<Cgroup> cgroup = cgroups.map(layout -> Cgroup.create(layout, name, limits));
-    return new LaunchPlan(name, command, dir, isolation(limits), cgroup, bwrap);
+    return new LaunchPlan(name, command, writable, isolation(limits), cgroup, bwrap);
   }
 
   @Override
@@ -134,7 +141,8 @@ public final class Sandbox {
   /** bwrap may be installed yet unusable (no namespaces allowed, seccomp, a read-only /proc). */
   private static boolean bwrapRuns(Path bwrap) {
     Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
-    List<String> argv = new ArrayList<>(LaunchPlan.bwrapArguments(bwrap, scratch));
+    List<String> argv =
+        new ArrayList<>(LaunchPlan.bwrapArguments(bwrap, WritablePaths.of(scratch)));
     argv.addAll(List.of("--", "/bin/true"));
     try {
       Process process =

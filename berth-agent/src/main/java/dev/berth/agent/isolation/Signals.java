@@ -8,15 +8,19 @@ import com.pty4j.unix.PtyHelpers;
  * reached through pty4j's JNA binding (already loaded for the PTY). Loading it makes pty4j find its
  * native library, hence {@link PtyNative#prepare()} first.
  *
+ * <p>The numbers are Linux's (x86 and ARM), like the rest of the agent.
+ *
  * <p>Targets 0 and 1 are refused: {@code kill(0, …)} would signal the agent's own group, {@code
  * kill(-1, …)} every process the agent may signal, and pid 1 is init.
  */
 public final class Signals {
   public static final int SIGHUP = 1;
   public static final int SIGKILL = 9;
+  public static final int SIGUSR1 = 10;
   public static final int SIGTERM = 15;
   public static final int SIGCONT = 18;
   public static final int SIGSTOP = 19;
+  public static final int SIGWINCH = 28;
 
   private Signals() {}
 

@@ -69,6 +69,11 @@ public record ShellSpec(
     return new ShellSpec(List.of(shell), home, home, env, 80, 24);
   }
 
+  /** This spec running {@code newCommand} instead, e.g. the shell with more arguments. */
+  public ShellSpec withCommand(List<String> newCommand) {
+    return new ShellSpec(newCommand, home, workingDirectory, environment, columns, rows);
+  }
+
   /** This spec with {@code name=value} added to (or replaced in) the environment. */
   public ShellSpec withVariable(String name, String value) {
     Map<String, String> env = new TreeMap<>(environment);

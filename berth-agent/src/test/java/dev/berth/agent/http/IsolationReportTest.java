@@ -129,6 +129,9 @@ class IsolationReportTest {
       assertThat(Path.of("/etc", unique)).doesNotExist();
       assertThat(Path.of("/usr", unique)).doesNotExist();
       assertThat(Path.of("/tmp", unique)).as("the shell's /tmp is its own").doesNotExist();
+      assertThat(home().resolveSibling("tmp").resolve(unique))
+          .as("the shell's /tmp is the runtime's tmp/, kept with its state")
+          .exists();
     } else {
       assertThat(Path.of("/tmp", unique)).as("without a sandbox /tmp is the host's").exists();
       Files.delete(Path.of("/tmp", unique));

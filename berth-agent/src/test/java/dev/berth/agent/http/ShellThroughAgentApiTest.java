@@ -9,6 +9,7 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.SessionId;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -358,6 +360,28 @@ class ShellThroughAgentApiTest {
         .contains("pwd=" + home.resolve("berth-" + A + "-1").resolve("state").resolve("home"));
   }
 
+  @Test
+  void theShellKeepsItsStateInTheRuntimeDirectoryAtEveryPrompt() {
+    provision(A);
+    Path runtime =
+        root.resolve("sessions")
+            .resolve(A)
+            .resolve("runtimes")
+            .resolve("berth-" + A + "-1")
+            .resolve("state");
+
+    api.input(A, "export MARKER=42; mkdir -p ~/x && cd ~/x\n");
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                someSlotContains(
+                    runtime.resolve("shell-state"),
+                    "declare -x MARKER=\"42\"",
+                    "__berth_saved_cwd=" + runtime.resolve("home/x") + "\n"));
+  }
+
   /** Local-contract headers for session A at {@code version}, a minute to go. */
   private static AgentApi.Command command(long version, OperationType type) {
     return AgentApi.Command.of(version, OperationId.of(new SessionId(A), type, version).value());
@@ -366,6 +390,19 @@ class ShellThroughAgentApiTest {
   private void provision(String session) {
     AgentApi.Answer answer = api.provision(session, 1);
     assertThat(answer.status()).as(answer.body()).isEqualTo(201);
+  }
+
+  private static boolean someSlotContains(Path states, String... texts) throws IOException {
+    for (String slot : List.of("state.0", "state.1")) {
+      Path file = states.resolve(slot);
+      if (Files.exists(file)) {
+        String text = Files.readString(file);
+        if (Stream.of(texts).allMatch(text::contains)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static AgentApi.Event nextOutput(AgentApi.Stream stream) throws Exception {

@@ -162,6 +162,31 @@ class SandboxTest {
   }
 
   @Test
+  void bindsItsTmpDirectoryAsTmpForEveryLaunchAndLetsEveryGivenDirectoryBeWritten()
+      throws Exception {
+    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    Path home = state.resolve("home");
+    Path extra = state.resolve("extra");
+    Path tmp = state.resolve("tmp");
+    plan =
+        host.plan(
+            "test-sandbox-" + ThreadLocalRandom.current().nextInt(1 << 30),
+            List.of("/bin/sh"),
+            WritablePaths.of(home, extra).withTmp(tmp),
+            ResourceLimits.defaults());
+    String probe = "berth-probe-" + plan.name();
+
+    run("echo kept > /tmp/%s; echo a > %s/a; echo b > %s/b".formatted(probe, home, extra));
+    String output = run("cat /tmp/" + probe);
+
+    assertThat(output).as("a later launch sees the same /tmp").contains("kept");
+    assertThat(tmp.resolve(probe)).hasContent("kept");
+    assertThat(Path.of("/tmp", probe)).doesNotExist();
+    assertThat(home.resolve("a")).hasContent("a");
+    assertThat(extra.resolve("b")).hasContent("b");
+  }
+
+  @Test
   void seesOnlyItsOwnProcesses() throws Exception {
     assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
     plan(host, ResourceLimits.defaults());
