@@ -6,9 +6,10 @@
  * <p>Packages, from the inside out: {@code output} (the append-only byte log with cursors and its
  * SSE encoding), {@code shell} (one shell on a PTY), {@code execution} (commands run to completion
  * beside it), {@code isolation} (sandbox, cgroups, limits, whole-tree kill), {@code contract} (the
- * local contract: intent versions, tombstone, control lease, maximum lifetime), {@code host} (the
- * runtimes of a host and their commands), {@code http} (the protocol over HTTP and WebSocket) and
- * {@code node} (the processes: node daemon and single-session agent). Lower packages never depend
- * on higher ones; an architecture test keeps it so.
+ * local contract: intent versions, tombstone, control lease, maximum lifetime), {@code archive}
+ * (tar + zstd archives of a runtime's state and their all-or-nothing, hostile-proof restore),
+ * {@code host} (the runtimes of a host and their commands), {@code http} (the protocol over HTTP
+ * and WebSocket) and {@code node} (the processes: node daemon and single-session agent). Lower
+ * packages never depend on higher ones; an architecture test keeps it so.
  */
 package dev.berth.agent;

@@ -25,7 +25,8 @@ class ArchitectureTest {
               "dev.berth.agent.shell..",
               "dev.berth.agent.execution..",
               "dev.berth.agent.isolation..",
-              "dev.berth.agent.contract..")
+              "dev.berth.agent.contract..",
+              "dev.berth.agent.archive..")
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage(

@@ -1,0 +1,14 @@
+package dev.berth.agent.archive;
+
+/**
+ * The archive tries to leave the target, smuggle in a link, device or privileged mode, or exhaust
+ * memory or disk ({@code ARCHIVE_UNSAFE}; the operation answers 422).
+ */
+public final class ArchiveUnsafeException extends ArchiveException {
+  private static final long serialVersionUID = 1L;
+
+  ArchiveUnsafeException(
+      Violation violation, long entryIndex, String entryName, String detail, Throwable cause) {
+    super(violation, entryIndex, entryName, detail, cause);
+  }
+}
