@@ -92,7 +92,8 @@ public final class BerthServer implements AutoCloseable {
     lockDataDirectory();
     // The store opens first, so its schema migrations have run before anything is served.
     SqliteSessionStore store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), clock);
-    resources.add(store);
+    // Closed before the data-directory lock is released (resources close front to back).
+    resources.add(0, store);
     SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
     String installation = Installation.loadOrCreate(config.dataDir());
