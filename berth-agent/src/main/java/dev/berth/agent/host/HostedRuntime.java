@@ -85,18 +85,31 @@ final class HostedRuntime {
             () -> stop(pendingStopReason),
             reason -> pendingStopReason = reason);
     if (startShell) {
-      ShellState shellState =
-          ShellState.prepare(state(directory), ShellSpec.defaults(home(directory), config.shell()));
+      ShellState shellState;
+      try {
+        shellState =
+            ShellState.prepare(
+                state(directory), ShellSpec.defaults(home(directory), config.shell()));
+      } catch (RuntimeException e) {
+        output.close();
+        throw e;
+      }
       ShellSpec spec = shellState.spec();
       // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
       // workload cannot touch its own output log.
-      LaunchPlan launch =
-          sandbox.plan(
-              planName(descriptor.runtime(), config.root()),
-              spec.command(),
-              WritablePaths.of(home(directory), shellState.directory())
-                  .withTmp(state(directory).resolve("tmp")),
-              config.limits());
+      LaunchPlan launch;
+      try {
+        launch =
+            sandbox.plan(
+                planName(descriptor.runtime(), config.root()),
+                spec.command(),
+                WritablePaths.of(home(directory), shellState.directory())
+                    .withTmp(state(directory).resolve("tmp")),
+                config.limits());
+      } catch (RuntimeException e) {
+        output.close();
+        throw e;
+      }
       ShellProcess process;
       try {
         process = ShellProcess.start(spec, launch, output);

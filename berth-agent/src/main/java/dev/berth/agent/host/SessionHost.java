@@ -147,8 +147,11 @@ public final class SessionHost implements AutoCloseable {
             return null;
           }
           runtime.close();
-          runtimes.remove(session);
+          // Only a runtime whose directory is really gone counts as removed: otherwise the next
+          // DELETE (the control plane retries) tries again instead of confirming a removal that
+          // left the tenant's files on disk.
           deleteTree(runtime.directory());
+          runtimes.remove(session);
           LOG.info("removed runtime {}", runtime.descriptor().runtime());
           return null;
         });
@@ -357,7 +360,14 @@ public final class SessionHost implements AutoCloseable {
       return;
     }
     try (Stream<Path> paths = Files.walk(root)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+      List<Path> all = paths.toList();
+      for (Path path : all) {
+        // Workloads leave read-only directories behind (Go's module cache is 0555).
+        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          path.toFile().setWritable(true, true);
+        }
+      }
+      for (Path path : all.stream().sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(path);
       }
     } catch (IOException e) {

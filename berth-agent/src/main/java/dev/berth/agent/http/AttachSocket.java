@@ -66,6 +66,11 @@ final class AttachSocket {
     long cursor;
     try {
       session = new SessionId(ctx.pathParam("sid"));
+      // HTTP before-handlers do not run for WebSocket upgrades: check the runtime scope here.
+      String runtime = ctx.queryParam("runtime");
+      if (runtime != null) {
+        host.requireRuntime(session, runtime);
+      }
       log = host.output(session);
       cursor = Requests.cursor(ctx.queryParam("offset"), "offset");
     } catch (RuntimeException e) {

@@ -333,6 +333,23 @@ class ShellThroughAgentApiTest {
   }
 
   @Test
+  void removingARuntimeDeletesReadOnlyDirectoriesTheWorkloadLeftBehind() {
+    provision(A);
+    api.input(
+        A,
+        "mkdir -p ~/ro/inner && touch ~/ro/inner/f && chmod 555 ~/ro/inner ~/ro && echo ro-$((2+3))\n");
+    await().atMost(WAIT).until(() -> api.text(A, 0).contains("ro-5"));
+    Path runtime =
+        root.resolve("sessions").resolve(A).resolve("runtimes").resolve("berth-" + A + "-1");
+
+    AgentApi.Answer removed = api.send("DELETE", "/v1/sessions/" + A, null);
+
+    assertThat(removed.status()).as(removed.body()).isEqualTo(204);
+    assertThat(runtime).doesNotExist();
+    assertThat(api.send("GET", "/v1/sessions/" + A + "/status", null).status()).isEqualTo(404);
+  }
+
+  @Test
   void everyRouteButHealthNeedsTheToken() {
     provision(A);
 

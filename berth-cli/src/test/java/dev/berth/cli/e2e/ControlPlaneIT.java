@@ -126,6 +126,19 @@ class ControlPlaneIT {
   }
 
   @Test
+  void aWriteLargerThanTheAgentsInputLimitIsAcceptedInPieces() {
+    String id = admin.create("paste");
+    String payload = ("#" + "x".repeat(98) + "\\n").repeat(20_000);
+
+    Api.Answer write =
+        admin.post("/sessions/" + id + "/write", "{\"payload\":\"" + payload + "\"}");
+
+    // 2 MB is over the agent's 1 MiB per input call and under the API's 8 MiB body limit.
+    assertThat(write.status()).isEqualTo(200);
+    assertThat(write.json().path("session").path("state").asString()).isEqualTo("active");
+  }
+
+  @Test
   void switchingToAnActiveSessionIsANoOpThatAnswersTheSession() {
     String id = admin.create("switch");
 

@@ -72,6 +72,9 @@ final class ApiProblems {
   static Kind classify(Exception failure) {
     return switch (failure) {
       case RequestRefused refused -> new Kind(refused.status(), refused.reason());
+      // The agent refusing the control plane's own token is the platform's fault, not the caller's.
+      case AgentCommandFailedException agent when agent.status() == 401 ->
+          new Kind(502, "AGENT_UNREACHABLE");
       case AgentCommandFailedException agent -> new Kind(agent.status(), agent.reason());
       case UnauthenticatedException e -> new Kind(401, e.reason());
       case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");

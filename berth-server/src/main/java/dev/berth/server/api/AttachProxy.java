@@ -18,6 +18,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.function.BiFunction;
+import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,18 +69,27 @@ final class AttachProxy {
 
   private void connect(WsConnectContext ctx) {
     AgentEndpoints.Endpoint agent;
+    String url;
     try {
       Caller caller = authenticate.apply(ctx.header("Authorization"), ctx.cookie("berth_token"));
       agent = sessions.streamable(caller.scope(), SessionRoutes.id(ctx.pathParam("id")));
+      String offset = ctx.queryParam("offset");
+      String query = "";
+      if (offset != null) {
+        long cursor = Long.parseLong(offset);
+        if (cursor < 0) {
+          throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+        }
+        query = "offset=" + cursor;
+      }
+      url = agent.url("/attach", query).replaceFirst("^http", "ws");
     } catch (RuntimeException e) {
       ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, shorten(e.getMessage()));
       return;
     }
-    String offset = ctx.queryParam("offset");
-    String url =
-        agent
-            .url("/attach", offset == null ? "" : "offset=" + Long.parseLong(offset))
-            .replaceFirst("^http", "ws");
+    // Neither the browser nor the Java client pings; without this an idle terminal would be
+    // closed by the server's idle timeout.
+    ctx.enableAutomaticPings(15, java.util.concurrent.TimeUnit.SECONDS);
     try {
       WebSocket upstream =
           client
@@ -116,23 +126,29 @@ final class AttachProxy {
       byte[] bytes = new byte[data.remaining()];
       data.get(bytes);
       partial.writeBytes(bytes);
-      if (last) {
-        client.send(ByteBuffer.wrap(partial.toByteArray()));
-        partial.reset();
+      if (!last) {
+        ws.request(1);
+        return CompletableFuture.completedFuture(null);
       }
-      ws.request(1);
-      return CompletableFuture.completedFuture(null);
+      Callback.Completable written = new Callback.Completable();
+      client.session.sendBinary(ByteBuffer.wrap(partial.toByteArray()), written);
+      partial.reset();
+      // The next agent frame is taken only once this one reached the client: a slow client
+      // slows its own relay instead of piling output up in the control plane's memory.
+      return written.whenComplete((ok, failed) -> ws.request(1));
     }
 
     @Override
     public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
       text.append(data);
-      if (last) {
-        client.send(text.toString());
-        text.setLength(0);
+      if (!last) {
+        ws.request(1);
+        return CompletableFuture.completedFuture(null);
       }
-      ws.request(1);
-      return CompletableFuture.completedFuture(null);
+      Callback.Completable written = new Callback.Completable();
+      client.session.sendText(text.toString(), written);
+      text.setLength(0);
+      return written.whenComplete((ok, failed) -> ws.request(1));
     }
 
     @Override

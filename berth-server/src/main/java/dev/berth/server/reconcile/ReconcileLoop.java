@@ -138,6 +138,17 @@ public final class ReconcileLoop implements AutoCloseable {
         worker.interrupt();
       }
     }
+    // Wait for passes in flight, so nothing writes to the store after the server closed it.
+    for (Thread worker : workers) {
+      if (worker != null) {
+        try {
+          worker.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
   }
 
   private void work() {
@@ -149,7 +160,14 @@ public final class ReconcileLoop implements AutoCloseable {
         return;
       }
       marks.put(id, Mark.RUNNING);
-      Optional<Duration> retry = pass(id);
+      Optional<Duration> retry;
+      try {
+        retry = pass(id);
+      } catch (Throwable t) {
+        // Never leave a session marked RUNNING by a dead worker: it would never run again.
+        LOG.error("reconcile pass over session {} died; retrying", id.value(), t);
+        retry = Optional.of(settings.busyRetry());
+      }
       Mark after = marks.compute(id, (k, mark) -> mark == Mark.RUNNING_DIRTY ? Mark.QUEUED : null);
       if (after == Mark.QUEUED) {
         queue.add(id);

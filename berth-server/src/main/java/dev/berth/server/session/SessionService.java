@@ -44,6 +44,9 @@ import tools.jackson.databind.JsonNode;
  */
 public final class SessionService {
 
+  /** The largest input the agent takes in one call. */
+  static final int MAX_INPUT_SLICE = 1 << 20;
+
   /** The workload types this installation runs. */
   public static final Set<String> WORKLOAD_TYPES = Set.of(WorkloadType.SHELL.value());
 
@@ -263,7 +266,12 @@ public final class SessionService {
       observed(
           id,
           () -> {
-            data.input(endpoint(activation.session()), payload);
+            AgentEndpoints.Endpoint agent = endpoint(activation.session());
+            // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
+            for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
+              int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
+              data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
+            }
             return null;
           });
     }
@@ -327,6 +335,13 @@ public final class SessionService {
     } catch (AgentCommandFailedException | dev.berth.core.error.AgentUnreachableException e) {
       loop.enqueue(id);
       throw e;
+    } catch (NotFoundException runtimeGone) {
+      // The agent no longer hosts this runtime: the session exists, its runtime does not.
+      loop.enqueue(id);
+      throw new RequestRefused(
+          503,
+          "RUNTIME_UNAVAILABLE",
+          "the session's runtime is gone; the session is being reconciled, retry shortly");
     }
   }
 
