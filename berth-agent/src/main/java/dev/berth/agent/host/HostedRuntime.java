@@ -1,5 +1,8 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.archive.ArchiveIdentity;
+import dev.berth.agent.archive.ArchiveSummary;
+import dev.berth.agent.archive.ArchiveWriter;
 import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionOutputs;
@@ -43,6 +46,9 @@ import java.util.random.RandomGenerator;
  */
 final class HostedRuntime {
 
+  /** How long a checkpoint waits for the shell to write a fresh capture of its state. */
+  static final Duration CAPTURE_TIMEOUT = Duration.ofSeconds(2);
+
   /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
@@ -50,6 +56,7 @@ final class HostedRuntime {
   private final Path directory;
   private final OutputLog output;
   private final Optional<LaunchPlan> plan;
+  private Optional<ShellState> shellState = Optional.empty();
   private final Optional<ShellProcess> shell;
   private final Optional<ExecutionRunner> executions;
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
@@ -94,6 +101,7 @@ final class HostedRuntime {
         output.close();
         throw e;
       }
+      this.shellState = Optional.of(shellState);
       ShellSpec spec = shellState.spec();
       // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
       // workload cannot touch its own output log.
@@ -259,6 +267,44 @@ final class HostedRuntime {
       throw new NotFoundException("output of execution " + id.value() + " of " + name());
     }
     return log;
+  }
+
+  /** What a checkpoint of this runtime preserves, for the archive's {@code contents}. */
+  List<String> checkpointContents() {
+    List<String> contents = new java.util.ArrayList<>(List.of("home", "tmp", "output"));
+    shellState.ifPresent(state -> contents.addAll(state.contents()));
+    return List.copyOf(contents);
+  }
+
+  /**
+   * Takes the first half of a checkpoint: a fresh capture of the shell's state (bounded: a busy
+   * shell gives its last prompt's), then the pause. Idempotent while paused.
+   */
+  void prepareCheckpoint() {
+    synchronized (this) {
+      if (state == RuntimeState.PAUSED) {
+        return;
+      }
+      if (state != RuntimeState.RUNNING) {
+        throw HostRefusal.shellExited(name());
+      }
+    }
+    shell.ifPresent(process -> shellState.ifPresent(s -> s.capture(process, CAPTURE_TIMEOUT)));
+    pause();
+  }
+
+  /** Streams the archive of {@code state/} (the runtime must be paused). */
+  ArchiveSummary writeArchive(ArchiveIdentity identity, java.io.OutputStream out)
+      throws java.io.IOException {
+    synchronized (this) {
+      if (state != RuntimeState.PAUSED) {
+        throw new HostRefusal(
+            409,
+            "CONFLICT",
+            "runtime " + name() + " is " + state.wire() + ", not paused for a checkpoint");
+      }
+    }
+    return ArchiveWriter.write(state(directory), identity, out);
   }
 
   /**

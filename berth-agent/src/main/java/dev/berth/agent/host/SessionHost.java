@@ -214,6 +214,59 @@ public final class SessionHost implements AutoCloseable {
         });
   }
 
+  /**
+   * The first half of checkpoint generation {@code generation}: admitted under the local contract
+   * (desired SUSPENDED), then the shell's state is captured and the tree paused. The caller streams
+   * the archive with {@link #writeCheckpoint}.
+   *
+   * @return what the archive preserves
+   */
+  public List<String> prepareCheckpoint(
+      SessionId session, CommandHeaders headers, long generation) {
+    return locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtime(session);
+          contract(session)
+              .accept(
+                  "checkpoint " + generation,
+                  headers,
+                  DesiredState.SUSPENDED,
+                  () -> {
+                    runtime.prepareCheckpoint();
+                    return "paused for generation " + generation;
+                  });
+          return runtime.checkpointContents();
+        });
+  }
+
+  /** Streams the archive of a runtime paused by {@link #prepareCheckpoint}. */
+  public void writeCheckpoint(SessionId session, long generation, java.io.OutputStream out)
+      throws IOException {
+    HostedRuntime runtime = runtime(session);
+    runtime.writeArchive(
+        new dev.berth.agent.archive.ArchiveIdentity(session.value(), generation, clock.instant()),
+        out);
+  }
+
+  /** Gives checkpoint {@code generation} up: the tree continues and admission reopens. */
+  public void abortCheckpoint(SessionId session, CommandHeaders headers, long generation) {
+    locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtime(session);
+          contract(session)
+              .accept(
+                  "abort checkpoint " + generation,
+                  headers,
+                  () -> {
+                    runtime.unpause();
+                    return "continued after abandoning generation " + generation;
+                  });
+          return null;
+        });
+  }
+
   public OutputLog output(SessionId session) {
     return runtime(session).output();
   }

@@ -39,6 +39,8 @@ final class RuntimeRoutes {
     routes.post(SESSION + "/resize", this::resize);
     routes.post(SESSION + "/terminate", this::terminate);
     routes.post(SESSION + "/lease", this::lease);
+    routes.post(SESSION + "/checkpoint/prepare", this::prepareCheckpoint);
+    routes.post(SESSION + "/checkpoint/{generation}/abort", this::abortCheckpoint);
   }
 
   private void requireRuntime(Context ctx) {
@@ -99,6 +101,40 @@ final class RuntimeRoutes {
             Requests.session(ctx), requests.command(ctx), Duration.ofSeconds(lease.ttlSeconds()));
     send(ctx, Map.of("expiresAt", expiresAt.toString()));
   }
+
+  /**
+   * {@code POST checkpoint/prepare?generation=G}: admitted under the local contract, captures the
+   * shell's state, pauses the tree, then streams the archive of the runtime's state as the answer
+   * ({@code application/zstd}, tar inside). The control plane commits it to its archive store only
+   * when the stream ended cleanly; until then it may abort G.
+   */
+  private void prepareCheckpoint(Context ctx) throws java.io.IOException {
+    long generation = generation(ctx.queryParam("generation"));
+    var session = Requests.session(ctx);
+    var contents = host.prepareCheckpoint(session, requests.command(ctx), generation);
+    ctx.status(200);
+    ctx.header("Content-Type", "application/zstd");
+    ctx.header(CONTENTS_HEADER, String.join(",", contents));
+    host.writeCheckpoint(session, generation, ctx.res().getOutputStream());
+  }
+
+  private void abortCheckpoint(Context ctx) {
+    long generation = generation(ctx.pathParam("generation"));
+    host.abortCheckpoint(Requests.session(ctx), requests.command(ctx), generation);
+    send(ctx, Map.of("status", "aborted", "generation", generation));
+  }
+
+  private static long generation(String value) {
+    long generation = Requests.cursor(value, "generation");
+    if (generation < 1) {
+      throw new dev.berth.core.error.InvalidValueException(
+          "generation must be a positive integer, was \"" + value + "\"");
+    }
+    return generation;
+  }
+
+  /** Lists what the streamed archive preserves (the control plane records it with the archive). */
+  static final String CONTENTS_HEADER = "X-Berth-Archive-Contents";
 
   private void send(Context ctx, Object body) {
     ctx.contentType("application/json").result(json.writeValueAsString(body));
