@@ -10,7 +10,6 @@ import dev.berth.core.session.SessionId;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.OptionalLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -194,26 +193,10 @@ final class SessionsCommand {
       description =
           "Terminates a session and waits until it is terminated (up to the server's 60 s; after"
               + " that termination goes on by itself).")
-  static final class DeleteSession extends ClientCommand {
-    @Parameters(
-        paramLabel = "ID",
-        converter = SessionIdConverter.class,
-        description = "The session's id.")
-    SessionId id;
-
-    @Option(
-        names = "--if-match",
-        paramLabel = "VERSION",
-        description = "Only if the session's intent version is still VERSION (else 412).")
-    Long ifMatch;
-
-    @Mixin FormatOption format;
-
+  static final class DeleteSession extends LifecycleCommands.Lifecycle {
     @Override
     int run(BerthClient client) {
-      Deletion deletion =
-          client.deleteSession(
-              id, ifMatch == null ? OptionalLong.empty() : OptionalLong.of(ifMatch));
+      Deletion deletion = client.deleteSession(id, ifMatch());
       if (format.format == OutputFormat.JSON) {
         if (deletion.session().isPresent()) {
           out().print(JsonOutput.render(deletion.session().get().json()));

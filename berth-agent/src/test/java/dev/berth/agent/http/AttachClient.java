@@ -153,7 +153,7 @@ final class AttachClient implements WebSocket.Listener {
   }
 
   /** Drops the connection at once; safe to call on a client that never opened. */
-  void abort() {
+  void disconnect() {
     WebSocket open = socket;
     if (open != null) {
       open.abort();

@@ -46,7 +46,7 @@ class AttachSocketTest {
 
   @AfterEach
   void stopHost() {
-    clients.forEach(AttachClient::abort);
+    clients.forEach(AttachClient::disconnect);
     running.close();
   }
 
