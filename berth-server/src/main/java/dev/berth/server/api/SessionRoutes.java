@@ -129,7 +129,8 @@ final class SessionRoutes {
 
   private void snapshot(Context ctx) {
     bodies.read(ctx, SnapshotBody.class, true);
-    send(ctx, session(sessions.snapshot(Caller.of(ctx).scope(), id(ctx), ifMatch(ctx))));
+    Caller caller = Caller.of(ctx);
+    send(ctx, session(sessions.snapshot(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
   }
 
   private Map<String, Object> session(Session s) {

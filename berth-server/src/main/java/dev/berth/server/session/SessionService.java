@@ -61,12 +61,34 @@ public final class SessionService {
   private final Settings settings;
   private final RandomGenerator random;
   private final IdlePolicy idlePolicy;
-  private final boolean suspendEnabled;
+  private final WorkloadProbe probe;
 
-  /** How long requests wait for the reconciler, and the idle policy's timings. */
-  public record Settings(Duration createWait, Duration deleteWait, IdleSettings idle) {
+  /**
+   * How long requests wait for the reconciler, the idle policy's timings, and whether sessions are
+   * suspended at all (off: a snapshot request answers 503 SNAPSHOT_UNAVAILABLE and the idle policy
+   * only explains).
+   */
+  public record Settings(
+      Duration createWait,
+      Duration deleteWait,
+      Duration suspendWait,
+      IdleSettings idle,
+      boolean suspendEnabled) {
     public static Settings defaults() {
-      return new Settings(Duration.ofMinutes(2), Duration.ofMinutes(1), IdleSettings.defaults());
+      return new Settings(
+          Duration.ofMinutes(2),
+          Duration.ofMinutes(1),
+          Duration.ofMinutes(2),
+          IdleSettings.defaults(),
+          true);
+    }
+
+    public Settings withIdle(IdleSettings timings) {
+      return new Settings(createWait, deleteWait, suspendWait, timings, suspendEnabled);
+    }
+
+    public Settings withSuspendEnabled(boolean enabled) {
+      return new Settings(createWait, deleteWait, suspendWait, idle, enabled);
     }
 
     public Duration idleAfter() {
@@ -96,7 +118,7 @@ public final class SessionService {
     this.settings = settings;
     this.random = random;
     this.idlePolicy = new IdlePolicy(settings.idle());
-    this.suspendEnabled = false;
+    this.probe = new WorkloadProbe(endpoints, data);
   }
 
   public Duration idleAfter() {
@@ -186,15 +208,66 @@ public final class SessionService {
     return get(scope, id);
   }
 
-  public Session snapshot(Scope scope, SessionId id, OptionalLong ifMatch) {
+  /**
+   * Suspends the session now: its workspace is archived and its runtime reclaimed. Idempotent on a
+   * snapshot; waits (bounded) for the suspend to finish. An access that aborts the suspend
+   * meanwhile (only one of the idle policy's can) makes this a 409.
+   */
+  public Session snapshot(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
     Session current = get(scope, id);
     checkIfMatch(current, ifMatch);
+    if (!settings.suspendEnabled()) {
+      throw new RequestRefused(
+          503,
+          "SNAPSHOT_UNAVAILABLE",
+          "checkpoint strategy is disabled: snapshots of "
+              + current.workloadType().value()
+              + " sessions are turned off on this installation; the runtime is kept");
+    }
+    switch (current.phase()) {
+      case SUSPENDED -> {
+        return current;
+      }
+      case FAILED -> throw failed(current);
+      case TERMINATING, TERMINATED ->
+          throw new TerminalIntentException(current.subject(), "SUSPENDED");
+      case REQUESTED, PROVISIONING, READY, SUSPENDING, RESUMING ->
+          requestIntent(id, DesiredState.SUSPENDED, ifMatch, actor, "snapshot through the API");
+    }
+    Session settled =
+        signals
+            .await(id, SessionService::settledSuspend, settings.suspendWait())
+            .orElseGet(() -> get(scope, id));
+    failIfFailed(settled);
+    if (settled.phase() == Phase.SUSPENDED) {
+      return settled;
+    }
+    if (settled.intent().desired() != DesiredState.SUSPENDED) {
+      throw new RequestRefused(
+          409,
+          "CONFLICT",
+          "the snapshot was given up: the session is now asked to be "
+              + settled.intent().desired()
+              + " by "
+              + settled.intent().requestedBy()
+              + " ("
+              + settled.intent().reason()
+              + "); request it again if it is still wanted");
+    }
     throw new RequestRefused(
-        503,
-        "SNAPSHOT_UNAVAILABLE",
-        "checkpoint strategy is disabled: snapshots of "
-            + current.workloadType().value()
-            + " sessions are not enabled on this installation yet; the runtime is kept");
+        504,
+        "DEADLINE_EXCEEDED",
+        "session was not suspended within "
+            + settings.suspendWait().toSeconds()
+            + " s; the suspend goes on, watch the session or its operation");
+  }
+
+  private static boolean settledSuspend(Session s) {
+    return s.phase() == Phase.SUSPENDED
+        || s.phase() == Phase.FAILED
+        || s.phase() == Phase.TERMINATING
+        || s.phase() == Phase.TERMINATED
+        || s.intent().desired() != DesiredState.SUSPENDED;
   }
 
   // ---- idle policy --------------------------------------------------------------------------
@@ -205,20 +278,15 @@ public final class SessionService {
   /** Explains the idle decision; passive (never touches, never restores). */
   public IdleView idle(Scope scope, SessionId id) {
     Session s = get(scope, id);
-    WorkloadActivity workload = WorkloadActivity.quiet();
-    if (s.phase() == Phase.READY && s.runtime().isPresent()) {
-      try {
-        JsonNode status = data.status(endpoint(s));
-        workload =
-            new WorkloadActivity(
-                status.path("busy").asBoolean(false),
-                status.path("executionRunning").asBoolean(false),
-                s.activity().busySince());
-      } catch (RuntimeException unreachable) {
-        // Without the agent's word the policy assumes nothing runs; the answer says so below.
-      }
-    }
-    return new IdleView(s, idlePolicy.decide(s, workload, clock.instant()), suspendEnabled);
+    // Without the agent's word the explanation assumes nothing runs (the reaper then does not act).
+    WorkloadActivity workload = probe.probe(s).orElse(WorkloadActivity.quiet());
+    return new IdleView(
+        s, idlePolicy.decide(s, workload, clock.instant()), settings.suspendEnabled());
+  }
+
+  /** The idle policy in force (the reaper applies it). */
+  public IdlePolicy idlePolicy() {
+    return idlePolicy;
   }
 
   /** Holds the session against suspension until now + {@code hold} (capped); not access. */
@@ -251,32 +319,31 @@ public final class SessionService {
     if (offset < 0) {
       throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
     }
-    Activation activation = activate(scope, id, "read", actor);
-    JsonNode output = observed(id, () -> data.read(endpoint(activation.session()), offset));
-    store.touch(id, clock.instant());
-    return new ReadResult(get(scope, id), activation.path(), output);
+    Served<JsonNode> served =
+        serve(scope, id, "read", actor, session -> data.read(endpoint(session), offset));
+    return new ReadResult(get(scope, id), served.activation().path(), served.result());
   }
 
   /** The session after a write, and the path taken. */
   public record WriteResult(Session session, String path) {}
 
   public WriteResult write(Scope scope, SessionId id, byte[] payload, String actor) {
-    Activation activation = activate(scope, id, "write", actor);
-    if (payload.length > 0) {
-      observed(
-          id,
-          () -> {
-            AgentEndpoints.Endpoint agent = endpoint(activation.session());
-            // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
-            for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
-              int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
-              data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
-            }
-            return null;
-          });
-    }
-    store.touch(id, clock.instant());
-    return new WriteResult(get(scope, id), activation.path());
+    Served<Integer> served =
+        serve(
+            scope,
+            id,
+            "write",
+            actor,
+            session -> {
+              AgentEndpoints.Endpoint agent = endpoint(session);
+              // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
+              for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
+                int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
+                data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
+              }
+              return payload.length;
+            });
+    return new WriteResult(get(scope, id), served.activation().path());
   }
 
   /**
@@ -347,8 +414,43 @@ public final class SessionService {
 
   private record Activation(Session session, String path, boolean wasIdle) {}
 
+  private record Served<T>(Activation activation, T result) {}
+
+  /**
+   * Makes the session active, counts the access (before the call, so that an idle suspend decided
+   * from now on sees it), then makes the call. When an idle suspend paused the runtime between the
+   * activation and the call (the agent answers 409 SUSPENDING), the access wins: it aborts the
+   * suspend and the call is made once more.
+   */
+  private <T> Served<T> serve(
+      Scope scope,
+      SessionId id,
+      String verb,
+      String actor,
+      java.util.function.Function<Session, T> call) {
+    Activation activation = activate(scope, id, verb, actor);
+    store.touch(id, clock.instant());
+    try {
+      return new Served<>(activation, observed(id, () -> call.apply(activation.session())));
+    } catch (AgentCommandFailedException e) {
+      if (!"SUSPENDING".equals(e.reason()) || !suspendedByIdlePolicy(get(scope, id))) {
+        throw e;
+      }
+      Activation again = activate(scope, id, verb, actor);
+      return new Served<>(again, observed(id, () -> call.apply(again.session())));
+    }
+  }
+
   private Activation activate(Scope scope, SessionId id, String verb, String actor) {
     Session s = get(scope, id);
+    if (suspendedByIdlePolicy(s)) {
+      // An access wins over the idle policy's suspend: the intent goes back to RUNNING, and the
+      // reconciler aborts the checkpoint (or, when the runtime is already gone, restores).
+      requestIntent(
+          id, DesiredState.RUNNING, OptionalLong.empty(), actor, "access on " + verb + " won");
+      Session ready = awaitReady(scope, id);
+      return new Activation(ready, "idle->active->" + verb, true);
+    }
     return switch (s.phase()) {
       case READY -> {
         boolean idle = PublicState.of(s, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
@@ -373,12 +475,34 @@ public final class SessionService {
     };
   }
 
+  /** A suspend the idle policy asked for that has not finished: an access still wins over it. */
+  private static boolean suspendedByIdlePolicy(Session s) {
+    return s.intent().desired() == DesiredState.SUSPENDED
+        && s.intent().requestedBy().equals(IdlePolicy.ACTOR)
+        && (s.phase() == Phase.READY || s.phase() == Phase.SUSPENDING);
+  }
+
   private Session awaitReady(Scope scope, SessionId id) {
     Session settled =
         signals
-            .await(id, SessionService::settledStart, settings.createWait())
+            .await(id, SessionService::settledRunning, settings.createWait())
             .orElseGet(() -> get(scope, id));
     failIfFailed(settled);
+    if (settled.phase() == Phase.TERMINATING || settled.phase() == Phase.TERMINATED) {
+      throw new TerminalIntentException(settled.subject(), "RUNNING");
+    }
+    if (settled.phase() != Phase.READY && settled.intent().desired() != DesiredState.RUNNING) {
+      throw new RequestRefused(
+          409,
+          "CONFLICT",
+          "while this request waited for the session, "
+              + settled.intent().requestedBy()
+              + " asked for it to be "
+              + settled.intent().desired()
+              + " ("
+              + settled.intent().reason()
+              + "); retry the request, which restores it once it is a snapshot");
+    }
     if (settled.phase() != Phase.READY) {
       throw new RequestRefused(
           504,
@@ -388,6 +512,18 @@ public final class SessionService {
               + " s; it keeps converging, retry the request");
     }
     return settled;
+  }
+
+  /**
+   * Whether a session asked to run got there or never will: unlike {@link #settledStart}, a phase
+   * on the way down (a suspend being aborted, a snapshot about to be restored) is not an answer.
+   */
+  private static boolean settledRunning(Session s) {
+    return switch (s.phase()) {
+      case READY, FAILED, TERMINATING, TERMINATED -> true;
+      case REQUESTED, PROVISIONING, RESUMING, SUSPENDING, SUSPENDED ->
+          s.intent().desired() != DesiredState.RUNNING;
+    };
   }
 
   private static boolean settledStart(Session s) {
