@@ -14,6 +14,7 @@ import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentData;
+import dev.berth.server.runtime.RestoreProgress;
 import dev.berth.server.runtime.local.LocalAgentClient;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
@@ -65,6 +66,7 @@ public final class BerthServer implements AutoCloseable {
   private final Failpoints failpoints;
   private Javalin app;
   private IdleReaper idleReaper;
+  private ReconcileLoop loop;
   private String adminToken;
 
   public BerthServer(ServerConfig config) {
@@ -120,6 +122,7 @@ public final class BerthServer implements AutoCloseable {
     FilesystemArchiveStore archives =
         new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
     ServerConfig.Lifecycle lifecycle = config.lifecycle();
+    RestoreProgress restores = new RestoreProgress(clock);
     LifecycleSettings settings =
         LifecycleSettings.defaults("berth-server@" + installation, installation)
             .withRecoveryWindow(lifecycle.recoveryWindow());
@@ -127,15 +130,16 @@ public final class BerthServer implements AutoCloseable {
         new Reconciler(
             store,
             runtime,
-            new LocalAgentClient(node, runtime, archives),
+            new LocalAgentClient(node, runtime, archives, restores),
             archives,
             clock,
             settings,
             new RecoveryMode(),
             failpoints);
     SessionSignals signals = new SessionSignals(store);
-    ReconcileLoop loop =
-        new ReconcileLoop(reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed);
+    loop =
+        new ReconcileLoop(
+            reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
     resources.add(0, loop);
     Admission admission = new Admission(directory);
     SessionIntents intents = new SessionIntents(store, clock, settings);
@@ -152,7 +156,8 @@ public final class BerthServer implements AutoCloseable {
             SessionService.Settings.defaults()
                 .withIdle(lifecycle.idle())
                 .withSuspendEnabled(lifecycle.suspendEnabled()),
-            new SecureRandom());
+            new SecureRandom(),
+            restores);
     idleReaper =
         new IdleReaper(
             store,
@@ -203,6 +208,13 @@ public final class BerthServer implements AutoCloseable {
    *
    * @return the sessions asked to suspend
    */
+  public synchronized void resync() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server cannot resync: it is " + state);
+    }
+    loop.resync();
+  }
+
   public synchronized java.util.List<dev.berth.core.session.SessionId> scanIdle() {
     if (state != State.STARTED) {
       throw new IllegalStateException("server cannot scan: it is " + state);

@@ -469,6 +469,7 @@ public final class Reconciler {
       failpoints.reach("suspend.before-commit-record");
       save(s, s.archiveCommitted(taken.archive()));
       save(op.step(StepName.COMMITTING, taken.archive().uri(), now()));
+      deleteOlderArchives(s, generation);
       failpoints.reach("suspend.after-commit");
       return Next.CONTINUE;
     }
@@ -501,6 +502,23 @@ public final class Reconciler {
         case RemovalResult.InProgress p -> Next.WAITING;
         case RemovalResult.Unconfirmed u -> unreachable(s, u.detail());
       };
+    }
+
+    /**
+     * Once the session durably points at generation G, the older generations are nobody's: no
+     * restore reads them again. Best effort: what a failure leaves is only storage, and the next
+     * suspend tries again.
+     */
+    private void deleteOlderArchives(Session s, long generation) {
+      try {
+        for (ArchiveRef older : archives.list(s.id())) {
+          if (older.generation() < generation) {
+            archives.delete(older);
+          }
+        }
+      } catch (RuntimeException e) {
+        // kept for the next suspend to delete
+      }
     }
 
     private Next abortCheckpoint(Session s, Operation op, long generation) {

@@ -32,6 +32,14 @@ public final class ArchiveTransfer {
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final JsonMapper json = JsonMapper.builder().build();
+  private final RestoreProgress progress;
+
+  /**
+   * @param progress where restores report the bytes they have streamed
+   */
+  public ArchiveTransfer(RestoreProgress progress) {
+    this.progress = progress;
+  }
 
   public ArchiveRef checkpoint(
       AgentEndpoints.Endpoint agent, CommandContext context, long generation, ArchiveStore store) {
@@ -80,14 +88,25 @@ public final class ArchiveTransfer {
                 agent,
                 context)
             .header("Content-Type", "application/zstd")
-            .POST(HttpRequest.BodyPublishers.ofInputStream(() -> store.open(archive)))
+            .POST(
+                HttpRequest.BodyPublishers.ofInputStream(
+                    () ->
+                        progress.counting(
+                            context.session(),
+                            archive.generation(),
+                            archive.sizeBytes(),
+                            store.open(archive))))
             .build();
-    HttpResponse<InputStream> response = send(agent, request);
-    failOnProblem(agent, response, context);
-    try (InputStream body = response.body()) {
-      body.readAllBytes();
-    } catch (IOException e) {
-      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+    try {
+      HttpResponse<InputStream> response = send(agent, request);
+      failOnProblem(agent, response, context);
+      try (InputStream body = response.body()) {
+        body.readAllBytes();
+      } catch (IOException e) {
+        throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+      }
+    } finally {
+      progress.finished(context.session());
     }
   }
 

@@ -12,7 +12,10 @@ import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.Activity;
+import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.ObligationAction;
+import dev.berth.core.session.ObligationState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
@@ -27,8 +30,10 @@ import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentCommandFailedException;
 import dev.berth.server.runtime.AgentData;
 import dev.berth.server.runtime.AgentEndpoints;
+import dev.berth.server.runtime.RestoreProgress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -62,6 +67,7 @@ public final class SessionService {
   private final RandomGenerator random;
   private final IdlePolicy idlePolicy;
   private final WorkloadProbe probe;
+  private final RestoreProgress restores;
 
   /**
    * How long requests wait for the reconciler, the idle policy's timings, and whether sessions are
@@ -106,7 +112,8 @@ public final class SessionService {
       Admission admission,
       Clock clock,
       Settings settings,
-      RandomGenerator random) {
+      RandomGenerator random,
+      RestoreProgress restores) {
     this.store = store;
     this.intents = intents;
     this.loop = loop;
@@ -119,6 +126,12 @@ public final class SessionService {
     this.random = random;
     this.idlePolicy = new IdlePolicy(settings.idle());
     this.probe = new WorkloadProbe(endpoints, data);
+    this.restores = restores;
+  }
+
+  /** How far the restore of the session in flight has streamed its archive, if one runs. */
+  public Optional<RestoreProgress.Progress> restoreProgress(SessionId id) {
+    return restores.of(id);
   }
 
   public Duration idleAfter() {
@@ -268,6 +281,118 @@ public final class SessionService {
         || s.phase() == Phase.TERMINATING
         || s.phase() == Phase.TERMINATED
         || s.intent().desired() != DesiredState.SUSPENDED;
+  }
+
+  /**
+   * Brings a deleted session back from its last archive, within the recovery window, as a new
+   * session that is a snapshot of it (the first access restores it). The new session's id derives
+   * from the deleted one's, so a retry after a crash finishes the same recovery instead of making a
+   * second copy. The archive is handed over first: from then on the deleted session's retention no
+   * longer deletes it.
+   */
+  public Session recover(Scope scope, SessionId id, String actor) {
+    Session deleted = get(scope, id);
+    if (deleted.phase() != Phase.TERMINATED) {
+      throw new RequestRefused(
+          409,
+          "INVALID_STATE",
+          "only a deleted session can be recovered; session "
+              + id.value()
+              + " is "
+              + PublicState.of(deleted, clock.instant(), settings.idleAfter()).wireName()
+              + (deleted.phase() == Phase.TERMINATING ? " (being deleted: retry shortly)" : ""));
+    }
+    SessionId heir = heirOf(id);
+    Optional<Session> existing = store.get(heir);
+    if (existing.isPresent()) {
+      throw new RequestRefused(
+          409,
+          "ALREADY_RECOVERED",
+          "session " + id.value() + " was recovered already, as session " + heir.value());
+    }
+    ArchiveRef archive =
+        deleted
+            .archive()
+            .orElseThrow(
+                () ->
+                    new RequestRefused(
+                        410,
+                        "NOT_RECOVERABLE",
+                        "session "
+                            + id.value()
+                            + " was never suspended, so no archive of it exists; a session is"
+                            + " recoverable from its last snapshot only"));
+    handOver(deleted, archive, heir);
+    Instant now = clock.instant();
+    Session recovered = store.create(Session.recovered(heir, deleted, archive, now, actor));
+    store.append(
+        dev.berth.core.store.AuditEvent.of(
+            heir,
+            now,
+            actor,
+            "session.recovered",
+            "from deleted session " + id.value() + ", archive generation " + archive.generation()));
+    return recovered;
+  }
+
+  /** Marks the deleted session's retained archive as handed to {@code heir}. */
+  private void handOver(Session deleted, ArchiveRef archive, SessionId heir) {
+    String handedOver = "handed to recovered session " + heir.value();
+    for (int attempt = 1; ; attempt++) {
+      Session current = store.get(deleted.id()).orElseThrow(SessionService::notFound);
+      Optional<dev.berth.core.session.Obligation> retention =
+          current.obligations().stream()
+              .filter(o -> o.action() == ObligationAction.RETAIN_ARCHIVE)
+              .filter(o -> o.resource().equals(archive.uri()))
+              .findFirst();
+      if (retention.isPresent() && retention.get().detail().equals(handedOver)) {
+        return; // a crashed recovery got this far
+      }
+      boolean kept =
+          retention
+              .filter(o -> o.state() == ObligationState.RETAINED)
+              .flatMap(o -> o.retainUntil())
+              .filter(until -> clock.instant().isBefore(until))
+              .isPresent();
+      if (!kept) {
+        throw new RequestRefused(
+            410,
+            "RECOVERY_WINDOW_ENDED",
+            "the last archive of session "
+                + deleted.id().value()
+                + " is no longer kept"
+                + retention
+                    .flatMap(o -> o.retainUntil())
+                    .map(u -> " (kept until " + u + ")")
+                    .orElse("")
+                + "; it cannot be recovered");
+      }
+      try {
+        store.compareAndSet(
+            current.withObligation(
+                ObligationAction.RETAIN_ARCHIVE, archive.uri(), o -> o.complete(handedOver)),
+            current.version());
+        return;
+      } catch (dev.berth.core.error.VersionConflictException e) {
+        if (attempt >= 8) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The id a deleted session's recovery gets: derived, so that a retried recovery finds it. */
+  static SessionId heirOf(SessionId deleted) {
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(
+                  ("berth-recover:" + deleted.value())
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new SessionId(java.util.HexFormat.of().formatHex(digest, 0, 16));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   // ---- idle policy --------------------------------------------------------------------------
