@@ -282,11 +282,25 @@ public final class SessionHost implements AutoCloseable {
    */
   public Restored restore(
       SessionId session, CommandHeaders headers, long generation, InputStream archive) {
+    return restore(session, session, headers, generation, archive);
+  }
+
+  /**
+   * As {@link #restore(SessionId, CommandHeaders, long, InputStream)}, for an archive taken of
+   * session {@code archiveOwner}: a session recovered from a deleted one restores the deleted one's
+   * last archive, and the control plane says so, so that the archive's identity is still checked.
+   */
+  public Restored restore(
+      SessionId session,
+      SessionId archiveOwner,
+      CommandHeaders headers,
+      long generation,
+      InputStream archive) {
     return locked(
         session,
         () -> {
           HostedRuntime runtime = runtime(session);
-          var expected = new ArchiveIdentity(session.value(), generation, clock.instant());
+          var expected = new ArchiveIdentity(archiveOwner.value(), generation, clock.instant());
           String reply =
               contract(session)
                   .accept(

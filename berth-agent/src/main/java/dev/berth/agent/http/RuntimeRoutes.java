@@ -4,6 +4,7 @@ import dev.berth.agent.host.HostRefusal;
 import dev.berth.agent.host.Restored;
 import dev.berth.agent.host.RuntimeRequest;
 import dev.berth.agent.host.SessionHost;
+import dev.berth.core.session.SessionId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.InputStream;
@@ -128,6 +129,20 @@ final class RuntimeRoutes {
     send(ctx, Map.of("status", "aborted", "generation", generation));
   }
 
+  /** {@code ?archiveSession=}: whose archive this is, when not the session's own (a recovery). */
+  private static SessionId archiveOwner(Context ctx) {
+    String owner = ctx.queryParam("archiveSession");
+    if (owner == null) {
+      return Requests.session(ctx);
+    }
+    try {
+      return new SessionId(owner);
+    } catch (RuntimeException e) {
+      throw new dev.berth.core.error.InvalidValueException(
+          "archiveSession must be a session id (32 hex digits), was \"" + owner + "\"");
+    }
+  }
+
   /**
    * {@code POST restore?generation=G}: the body is the archive ({@code application/zstd}), streamed
    * into the runtime that awaits it. The body is read to its end whatever the answer, so that a
@@ -140,6 +155,7 @@ final class RuntimeRoutes {
       restored =
           host.restore(
               Requests.session(ctx),
+              archiveOwner(ctx),
               requests.command(ctx),
               generation(ctx.queryParam("generation")),
               body);

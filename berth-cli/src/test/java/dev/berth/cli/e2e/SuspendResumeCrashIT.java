@@ -80,10 +80,13 @@ class SuspendResumeCrashIT {
     String id = resuming ? suspendedSessionWithWork() : sessionWithWork();
     crashDuring(
         failpoint,
-        api ->
-            resuming
-                ? api.post("/sessions/" + id + "/read", "{\"offset\":0}")
-                : api.post("/sessions/" + id + "/snapshot", ""));
+        api -> {
+          if (resuming) {
+            api.post("/sessions/" + id + "/read", "{\"offset\":0}");
+          } else {
+            api.post("/sessions/" + id + "/snapshot", "");
+          }
+        });
     ServerProcess.killNode(dataDir);
 
     try (ServerProcess restarted = ServerProcess.start(dataDir, Map.of())) {

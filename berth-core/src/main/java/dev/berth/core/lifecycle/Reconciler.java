@@ -247,9 +247,14 @@ public final class Reconciler {
     private Next becomeReady(Session s, Operation op, RuntimeObservation.Running running) {
       Session next = s.runtimeObserved(now(), running.endpoint());
       boolean restoring = s.phase() == Phase.RESUMING;
-      if (restoring && !op.hasStep(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name())) {
+      if (restoring) {
+        // Sent on every pass that gets here, not only the one that recorded the step: a pass that
+        // died (or lost the agent) after recording it left the runtime awaiting its archive, and
+        // the agent answers a repeated restore of the same operation as it did the first.
         ArchiveRef archive = s.archive().orElseThrow();
-        op = save(op.step(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name(), now()));
+        if (!op.hasStep(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name())) {
+          op = save(op.step(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name(), now()));
+        }
         failpoints.reach("resume.restore");
         Optional<Next> refused =
             command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
