@@ -30,7 +30,8 @@ export function Console() {
   const refresh = useCallback(async (signal?: AbortSignal) => {
     const mine = ++generation.current;
     try {
-      const sessions = await api.sessions(signal);
+      // A deleted session stays readable through the API for a while; the console is for the living.
+      const sessions = (await api.sessions(signal)).filter((s) => s.state !== "terminated");
       const idleOnes = sessions.filter((s) => s.state === "idle");
       const views = await Promise.all(
         idleOnes.map((s) => api.idle(s.id, signal).then((v) => [s.id, v] as const, () => undefined)),
