@@ -1,11 +1,13 @@
 package dev.berth.cli;
 
+import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -42,6 +44,59 @@ final class ServerCommand implements Callable<Integer> {
           "Directory for the server's data; created if missing (default: ${DEFAULT-VALUE}).")
   private Path dataDir;
 
+  @Option(
+      names = "--idle-after",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      converter = DurationConverter.class,
+      description =
+          "No client access for this long makes a session idle (default: ${DEFAULT-VALUE}).")
+  private Duration idleAfter;
+
+  @Option(
+      names = "--suspend-after",
+      paramLabel = "DURATION",
+      defaultValue = "60m",
+      converter = DurationConverter.class,
+      description =
+          "No client access for this long suspends a session to an archive, unless a running"
+              + " execution, a busy shell or a keep-alive holds it (default: ${DEFAULT-VALUE}).")
+  private Duration suspendAfter;
+
+  @Option(
+      names = "--max-busy",
+      paramLabel = "DURATION",
+      defaultValue = "4h",
+      converter = DurationConverter.class,
+      description =
+          "The longest busy work (or one keep-alive) holds an idle session (default:"
+              + " ${DEFAULT-VALUE}).")
+  private Duration maxBusy;
+
+  @Option(
+      names = "--idle-scan",
+      paramLabel = "DURATION",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "How often the idle policy looks at the sessions (default: ${DEFAULT-VALUE}).")
+  private Duration idleScan;
+
+  @Option(
+      names = "--recovery-window",
+      paramLabel = "DURATION",
+      defaultValue = "7d",
+      converter = DurationConverter.class,
+      description =
+          "How long a deleted session's last archive is kept for recover (default:"
+              + " ${DEFAULT-VALUE}).")
+  private Duration recoveryWindow;
+
+  @Option(
+      names = "--no-suspend",
+      description =
+          "Never suspend sessions: snapshots answer 503 and idle sessions keep their runtimes.")
+  private boolean noSuspend;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     Files.createDirectories(dataDir);
@@ -49,7 +104,8 @@ final class ServerCommand implements Callable<Integer> {
         new BerthServer(
             new ServerConfig(listen.host(), listen.port(), dataDir)
                 .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
-                .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), "")));
+                .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), ""))
+                .withLifecycle(lifecycle()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -69,6 +125,49 @@ final class ServerCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return 0;
+  }
+
+  private ServerConfig.Lifecycle lifecycle() {
+    try {
+      return ServerConfig.Lifecycle.defaults()
+          .withIdle(new IdleSettings(idleAfter, suspendAfter, maxBusy, maxBusy))
+          .withIdleScan(idleScan)
+          .withRecoveryWindow(recoveryWindow)
+          .withSuspendEnabled(!noSuspend);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  /** Reads {@code 90s}, {@code 10m}, {@code 4h}, {@code 7d} or an ISO-8601 duration. */
+  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return parse(value);
+      } catch (RuntimeException e) {
+        throw new CommandLine.TypeConversionException(
+            "'"
+                + value
+                + "' is not a duration; write a number with s, m, h or d (90s, 10m, 4h, 7d) or"
+                + " an ISO-8601 duration (PT10M)");
+      }
+    }
+
+    static Duration parse(String value) {
+      String text = value.strip();
+      if (text.startsWith("P") || text.startsWith("p")) {
+        return Duration.parse(text);
+      }
+      long amount = Long.parseLong(text.substring(0, text.length() - 1));
+      return switch (text.charAt(text.length() - 1)) {
+        case 's' -> Duration.ofSeconds(amount);
+        case 'm' -> Duration.ofMinutes(amount);
+        case 'h' -> Duration.ofHours(amount);
+        case 'd' -> Duration.ofDays(amount);
+        default -> throw new IllegalArgumentException("unit of " + value);
+      };
+    }
   }
 
   /** Turns a bad {@code --listen} value into a usage error (exit code 2) that names it. */

@@ -1,23 +1,27 @@
 package dev.berth.server;
 
+import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
-import dev.berth.server.archive.none.NoArchiveStore;
+import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Admission;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentData;
+import dev.berth.server.runtime.RestoreProgress;
 import dev.berth.server.runtime.local.LocalAgentClient;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
+import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.SessionService;
 import dev.berth.server.session.SessionSignals;
+import dev.berth.server.session.WorkloadProbe;
 import dev.berth.server.store.sqlite.SqliteSessionStore;
 import dev.berth.server.store.sqlite.SqliteTenantDirectory;
 import io.javalin.Javalin;
@@ -58,11 +62,26 @@ public final class BerthServer implements AutoCloseable {
   private final ServerConfig config;
   private final List<AutoCloseable> resources = new ArrayList<>();
   private State state = State.NEW;
+  private final Clock clock;
+  private final Failpoints failpoints;
   private Javalin app;
+  private IdleReaper idleReaper;
+  private ReconcileLoop loop;
   private String adminToken;
 
   public BerthServer(ServerConfig config) {
+    this(config, Clock.systemUTC(), ProcessFailpoints.from(config.failpoints()));
+  }
+
+  /**
+   * A server whose control plane keeps time by {@code clock} (the idle policy, leases, operation
+   * deadlines): tests move it to reach the idle policy's boundaries without waiting for them; and
+   * whose lifecycle steps reach {@code failpoints} (tests hold a step there).
+   */
+  public BerthServer(ServerConfig config, Clock clock, Failpoints failpoints) {
     this.config = Objects.requireNonNull(config, "config must not be null");
+    this.clock = Objects.requireNonNull(clock, "clock must not be null");
+    this.failpoints = Objects.requireNonNull(failpoints, "failpoints must not be null");
   }
 
   /**
@@ -88,7 +107,6 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private void startComponents() {
-    Clock clock = Clock.systemUTC();
     lockDataDirectory();
     // The store opens first, so its schema migrations have run before anything is served.
     SqliteSessionStore store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), clock);
@@ -101,36 +119,54 @@ public final class BerthServer implements AutoCloseable {
         new LocalNode(
             config.dataDir().resolve("node"), config.nodeCommand(), Duration.ofSeconds(60));
     LocalRuntime runtime = new LocalRuntime(node, installation);
-    NoArchiveStore archives = new NoArchiveStore();
+    FilesystemArchiveStore archives =
+        new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
+    ServerConfig.Lifecycle lifecycle = config.lifecycle();
+    RestoreProgress restores = new RestoreProgress(clock);
     LifecycleSettings settings =
-        LifecycleSettings.defaults("berth-server@" + installation, installation);
+        LifecycleSettings.defaults("berth-server@" + installation, installation)
+            .withRecoveryWindow(lifecycle.recoveryWindow());
     Reconciler reconciler =
         new Reconciler(
             store,
             runtime,
-            new LocalAgentClient(node, runtime, archives),
+            new LocalAgentClient(node, runtime, archives, restores),
             archives,
             clock,
             settings,
             new RecoveryMode(),
-            ProcessFailpoints.from(config.failpoints()));
+            failpoints);
     SessionSignals signals = new SessionSignals(store);
-    ReconcileLoop loop =
-        new ReconcileLoop(reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed);
+    loop =
+        new ReconcileLoop(
+            reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
     resources.add(0, loop);
     Admission admission = new Admission(directory);
+    SessionIntents intents = new SessionIntents(store, clock, settings);
     SessionService sessions =
         new SessionService(
             store,
-            new SessionIntents(store, clock, settings),
+            intents,
             loop,
             signals,
             runtime,
             new AgentData(),
             admission,
             clock,
-            SessionService.Settings.defaults(),
-            new SecureRandom());
+            SessionService.Settings.defaults()
+                .withIdle(lifecycle.idle())
+                .withSuspendEnabled(lifecycle.suspendEnabled()),
+            new SecureRandom(),
+            restores);
+    idleReaper =
+        new IdleReaper(
+            store,
+            intents,
+            loop,
+            new WorkloadProbe(runtime, new AgentData()),
+            sessions.idlePolicy(),
+            clock);
+    resources.add(0, idleReaper);
     PublicApi api =
         new PublicApi(
             sessions,
@@ -161,6 +197,29 @@ public final class BerthServer implements AutoCloseable {
     app.start();
     resources.add(0, app::stop);
     loop.start();
+    if (lifecycle.suspendEnabled()) {
+      idleReaper.start(lifecycle.idleScan());
+    }
+  }
+
+  /**
+   * Runs one pass of the idle policy now, as the periodic scan does (tests move the clock, then
+   * call this instead of waiting for the next scan).
+   *
+   * @return the sessions asked to suspend
+   */
+  public synchronized void resync() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server cannot resync: it is " + state);
+    }
+    loop.resync();
+  }
+
+  public synchronized java.util.List<dev.berth.core.session.SessionId> scanIdle() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server cannot scan: it is " + state);
+    }
+    return idleReaper.scan();
   }
 
   private void lockDataDirectory() {

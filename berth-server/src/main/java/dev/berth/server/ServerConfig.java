@@ -1,7 +1,9 @@
 package dev.berth.server;
 
+import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.runtime.local.LocalNode;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,6 +18,8 @@ import java.util.Optional;
  *     data directory, created at first start
  * @param nodeCommand the command that runs a local node on a directory given as last argument
  * @param failpoints test-only crash points ({@code BERTH_FAILPOINTS}); empty in production
+ * @param lifecycle the idle policy's timings, whether sessions are suspended at all, and how long a
+ *     deleted session's last archive is kept
  */
 public record ServerConfig(
     String host,
@@ -23,7 +27,8 @@ public record ServerConfig(
     Path dataDir,
     Optional<String> adminToken,
     List<String> nodeCommand,
-    String failpoints) {
+    String failpoints,
+    Lifecycle lifecycle) {
 
   public static final int MAX_PORT = 65_535;
 
@@ -33,6 +38,7 @@ public record ServerConfig(
     Objects.requireNonNull(adminToken, "adminToken must not be null");
     nodeCommand = List.copyOf(nodeCommand);
     Objects.requireNonNull(failpoints, "failpoints must not be null");
+    Objects.requireNonNull(lifecycle, "lifecycle must not be null");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank, got '" + host + "'");
     }
@@ -44,14 +50,73 @@ public record ServerConfig(
 
   /** Defaults for everything but the address and the data directory. */
   public ServerConfig(String host, int port, Path dataDir) {
-    this(host, port, dataDir, Optional.empty(), LocalNode.javaLaunchCommand(), "");
+    this(
+        host,
+        port,
+        dataDir,
+        Optional.empty(),
+        LocalNode.javaLaunchCommand(),
+        "",
+        Lifecycle.defaults());
   }
 
   public ServerConfig withAdminToken(Optional<String> token) {
-    return new ServerConfig(host, port, dataDir, token, nodeCommand, failpoints);
+    return new ServerConfig(host, port, dataDir, token, nodeCommand, failpoints, lifecycle);
   }
 
   public ServerConfig withFailpoints(String names) {
-    return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, names);
+    return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, names, lifecycle);
+  }
+
+  public ServerConfig withLifecycle(Lifecycle settings) {
+    return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, failpoints, settings);
+  }
+
+  /**
+   * Suspension and retention.
+   *
+   * @param idle when a session is idle and when it is suspended
+   * @param idleScan how often the idle policy looks at the sessions
+   * @param suspendEnabled whether sessions are suspended at all (off: snapshots answer 503 and idle
+   *     sessions keep their runtimes)
+   * @param recoveryWindow how long a deleted session's last archive is kept for {@code recover}
+   */
+  public record Lifecycle(
+      IdleSettings idle, Duration idleScan, boolean suspendEnabled, Duration recoveryWindow) {
+
+    public Lifecycle {
+      Objects.requireNonNull(idle, "idle must not be null");
+      positive("idleScan", idleScan);
+      positive("recoveryWindow", recoveryWindow);
+    }
+
+    /** The documented defaults: IdleSettings' timings, a scan every 30 s, a 7-day window. */
+    public static Lifecycle defaults() {
+      return new Lifecycle(
+          IdleSettings.defaults(), Duration.ofSeconds(30), true, Duration.ofDays(7));
+    }
+
+    public Lifecycle withIdle(IdleSettings timings) {
+      return new Lifecycle(timings, idleScan, suspendEnabled, recoveryWindow);
+    }
+
+    public Lifecycle withIdleScan(Duration interval) {
+      return new Lifecycle(idle, interval, suspendEnabled, recoveryWindow);
+    }
+
+    public Lifecycle withSuspendEnabled(boolean enabled) {
+      return new Lifecycle(idle, idleScan, enabled, recoveryWindow);
+    }
+
+    public Lifecycle withRecoveryWindow(Duration window) {
+      return new Lifecycle(idle, idleScan, suspendEnabled, window);
+    }
+
+    private static void positive(String name, Duration value) {
+      Objects.requireNonNull(value, name + " must not be null");
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, got " + value);
+      }
+    }
   }
 }

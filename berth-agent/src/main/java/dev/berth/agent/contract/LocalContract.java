@@ -186,13 +186,18 @@ public final class LocalContract {
     checkNotTombstoned(command, desired);
     checkNotStale(headers);
     var before = current;
-    var recorded = before.replyTo(headers.operation());
+    // A reply is recorded with the command it answered: one operation sends several commands (a
+    // suspend's checkpoint/prepare of G, then the abort of G after a crash, then the prepare of
+    // G+1), and each must run once, not answer with another's reply.
+    String tag = command + "\n";
+    var recorded = before.replyTo(headers.operation()).filter(r -> r.startsWith(tag));
     if (recorded.isPresent()) {
-      return new CommandOutcome(recorded.get(), true);
+      return new CommandOutcome(recorded.get().substring(tag.length()), true);
     }
     String reply =
         Objects.requireNonNull(effect.get(), () -> command + " effect returned no reply");
-    var after = before.accepting(headers.intentVersion(), desired, headers.operation(), reply);
+    var after =
+        before.accepting(headers.intentVersion(), desired, headers.operation(), tag + reply);
     file.write(after);
     current = after;
     return new CommandOutcome(reply, false);

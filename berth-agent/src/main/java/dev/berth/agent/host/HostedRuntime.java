@@ -1,26 +1,26 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.archive.ArchiveIdentity;
+import dev.berth.agent.archive.ArchiveLimits;
+import dev.berth.agent.archive.ArchiveRestorer;
 import dev.berth.agent.archive.ArchiveSummary;
 import dev.berth.agent.archive.ArchiveWriter;
+import dev.berth.agent.archive.Manifest;
 import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRequest;
-import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.execution.ExecutionView;
-import dev.berth.agent.isolation.LaunchPlan;
-import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.Signals;
-import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
-import dev.berth.agent.shell.ShellSpec;
 import dev.berth.agent.shell.ShellState;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -33,16 +33,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.random.RandomGenerator;
 
 /**
  * One runtime incarnation on this host: its shell on a PTY, its output log, its executions and its
  * control lease, all under the runtime's {@code state/} directory ({@code home/}, {@code tmp/},
  * {@code shell-state/}, {@code output/}, {@code executions/}). The shell runs with the {@link
  * ShellState} integration, so that a runtime directory brought back from an archive starts a shell
- * that gets back its environment, working directory, functions, aliases and history. A runtime
- * found on disk after a host restart is reloaded without a shell (its processes died with the host)
- * and reported as stopped, with its output still readable.
+ * that gets back its environment, working directory, functions, aliases and history. What is open
+ * and running is one {@link Workload} value: a runtime provisioned for a resume awaits its archive
+ * with nothing running until {@link #restore} installs the shell; a runtime found on disk after a
+ * host restart is reloaded without a shell (its processes died with the host) and reported as
+ * stopped, with its output still readable.
  */
 final class HostedRuntime {
 
@@ -52,18 +53,16 @@ final class HostedRuntime {
   /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
-  private final RuntimeDescriptor descriptor;
   private final Path directory;
-  private final OutputLog output;
-  private final Optional<LaunchPlan> plan;
-  private Optional<ShellState> shellState = Optional.empty();
-  private final Optional<ShellProcess> shell;
-  private final Optional<ExecutionRunner> executions;
-  private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
-  private final ControlLease lease;
+  private final HostConfig config;
+  private final Clock clock;
   private final Sandbox sandbox;
-  private final ResourceLimits limits;
   private final LocalContract contract;
+  private final ControlLease lease;
+  private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
+  // Replaced (never changed in place) under this object's monitor; read without it.
+  private volatile RuntimeDescriptor descriptor;
+  private volatile Workload workload;
   private RuntimeState state;
   private Optional<String> stopReason = Optional.empty();
   private volatile String pendingStopReason = ControlLease.LEASE_EXPIRED;
@@ -75,14 +74,16 @@ final class HostedRuntime {
       Sandbox sandbox,
       LocalContract contract,
       Clock clock,
-      boolean startShell) {
+      Workload workload,
+      RuntimeState state) {
     this.descriptor = descriptor;
     this.directory = directory;
+    this.config = config;
+    this.clock = clock;
     this.sandbox = sandbox;
-    this.limits = config.limits();
     this.contract = contract;
-    this.output =
-        OutputLog.open(state(directory).resolve("output"), config.outputCapBytes(), clock);
+    this.workload = workload;
+    this.state = state;
     this.lease =
         new ControlLease(
             clock,
@@ -91,76 +92,12 @@ final class HostedRuntime {
             config.maxLifetime(),
             () -> stop(pendingStopReason),
             reason -> pendingStopReason = reason);
-    if (startShell) {
-      ShellState shellState;
-      try {
-        shellState =
-            ShellState.prepare(
-                state(directory), ShellSpec.defaults(home(directory), config.shell()));
-      } catch (RuntimeException e) {
-        output.close();
-        throw e;
-      }
-      this.shellState = Optional.of(shellState);
-      ShellSpec spec = shellState.spec();
-      // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
-      // workload cannot touch its own output log.
-      LaunchPlan launch;
-      try {
-        launch =
-            sandbox.plan(
-                planName(descriptor.runtime(), config.root()),
-                spec.command(),
-                WritablePaths.of(home(directory), shellState.directory())
-                    .withTmp(state(directory).resolve("tmp")),
-                config.limits());
-      } catch (RuntimeException e) {
-        output.close();
-        throw e;
-      }
-      ShellProcess process;
-      try {
-        process = ShellProcess.start(spec, launch, output);
-      } catch (RuntimeException e) {
-        launch.close();
-        output.close();
-        throw e;
-      }
-      this.plan = Optional.of(launch);
-      this.shell = Optional.of(process);
-      this.executions =
-          Optional.of(
-              new ExecutionRunner(
-                  descriptor.sessionId(),
-                  spec,
-                  launch,
-                  new ExecutionOutputs() {
-                    @Override
-                    public OutputSink open(ExecutionId id) {
-                      return executionLog(id, config, clock);
-                    }
-
-                    @Override
-                    public void finished(ExecutionId id) {
-                      OutputLog log = executionLogs.get(id);
-                      if (log != null) {
-                        log.close();
-                      }
-                    }
-                  },
-                  clock,
-                  RandomGenerator.getDefault()));
-      this.state = RuntimeState.RUNNING;
-      process.onExit().thenRun(this::shellExited);
-    } else {
-      this.plan = Optional.empty();
-      this.shell = Optional.empty();
-      this.executions = Optional.empty();
-      this.state = RuntimeState.STOPPED;
-      this.stopReason = Optional.of("HOST_RESTARTED");
-    }
   }
 
+  /**
+   * A new runtime: its shell starts at once, or, when the descriptor says so, nothing starts and
+   * the runtime awaits its archive.
+   */
   static HostedRuntime start(
       RuntimeDescriptor descriptor,
       Path directory,
@@ -168,18 +105,62 @@ final class HostedRuntime {
       Sandbox sandbox,
       LocalContract contract,
       Clock clock) {
-    return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, true);
+    HostedRuntime runtime =
+        new HostedRuntime(
+            descriptor,
+            directory,
+            config,
+            sandbox,
+            contract,
+            clock,
+            new Workload.Awaiting(),
+            RuntimeState.AWAITING_RESTORE);
+    if (!descriptor.awaitRestore()) {
+      runtime.install(runtime.startLive());
+    }
+    return runtime;
   }
 
-  /** A runtime found on disk by a restarted host: output readable, no shell. */
+  /**
+   * A runtime found on disk by a restarted host. One that ran is stopped, its output readable. One
+   * that was still awaiting its archive awaits it again: nothing ran in it, so a restore (the
+   * control plane repeats it) is as good as it was before the restart. An unfinished swap of {@code
+   * state/} is first finished or undone, so that the next restore finds a whole tree.
+   */
   static HostedRuntime reload(
       RuntimeDescriptor descriptor,
       Path directory,
       HostConfig config,
       Sandbox sandbox,
       LocalContract contract,
-      Clock clock) {
-    return new HostedRuntime(descriptor, directory, config, sandbox, contract, clock, false);
+      Clock clock)
+      throws IOException {
+    if (descriptor.awaitRestore()) {
+      ArchiveRestorer.recover(state(directory));
+      return new HostedRuntime(
+          descriptor,
+          directory,
+          config,
+          sandbox,
+          contract,
+          clock,
+          new Workload.Awaiting(),
+          RuntimeState.AWAITING_RESTORE);
+    }
+    OutputLog output =
+        OutputLog.open(state(directory).resolve("output"), config.outputCapBytes(), clock);
+    HostedRuntime runtime =
+        new HostedRuntime(
+            descriptor,
+            directory,
+            config,
+            sandbox,
+            contract,
+            clock,
+            new Workload.Remains(output),
+            RuntimeState.STOPPED);
+    runtime.stopReason = Optional.of("HOST_RESTARTED");
+    return runtime;
   }
 
   /**
@@ -224,8 +205,9 @@ final class HostedRuntime {
     return directory;
   }
 
+  /** The shell's output log; none while the runtime awaits its archive. */
   OutputLog output() {
-    return output;
+    return workload.log().orElseThrow(() -> restoring("has no output yet"));
   }
 
   ControlLease lease() {
@@ -233,31 +215,31 @@ final class HostedRuntime {
   }
 
   void write(byte[] input) {
-    liveShell().write(input);
+    liveShell().shell().write(input);
   }
 
   void resize(int columns, int rows) {
-    liveShell().resize(columns, rows);
+    liveShell().shell().resize(columns, rows);
   }
 
   ExecutionView startExecution(ExecutionRequest request) {
-    liveShell();
-    return executions.orElseThrow().start(request);
+    return liveShell().executions().start(request);
   }
 
   List<ExecutionView> executions() {
-    return executions.map(ExecutionRunner::list).orElse(List.of());
+    return workload.live().map(live -> live.executions().list()).orElse(List.of());
   }
 
   ExecutionView execution(ExecutionId id) {
-    return executions
-        .flatMap(runner -> runner.get(id))
+    return workload
+        .live()
+        .flatMap(live -> live.executions().get(id))
         .orElseThrow(() -> new NotFoundException("execution " + id.value() + " of " + name()));
   }
 
   ExecutionView cancel(ExecutionId id) {
     execution(id);
-    return executions.orElseThrow().cancel(id);
+    return workload.live().orElseThrow().executions().cancel(id);
   }
 
   OutputLog executionOutput(ExecutionId id) {
@@ -269,10 +251,47 @@ final class HostedRuntime {
     return log;
   }
 
+  /**
+   * The second half of a resume: restores {@code archive} over {@code state/} (staged, checked
+   * against {@code expected} and swapped in whole, see {@link ArchiveRestorer}), then opens the
+   * output log where the archived one ended and starts the shell on the restored state. A refused
+   * or failed restore leaves the runtime awaiting and {@code state/} as it was. A shell that cannot
+   * start on the restored tree leaves the runtime awaiting too, with that tree in place: the next
+   * restore replaces it, as nothing ran in it.
+   *
+   * @throws HostRefusal 409 CONFLICT when the runtime is not awaiting an archive
+   * @throws dev.berth.agent.archive.ArchiveException when the archive is unsafe or corrupt
+   * @throws IOException when the archive stream breaks off or the disk fails
+   */
+  Restored restore(ArchiveIdentity expected, InputStream archive) throws IOException {
+    requireAwaiting("restore generation " + expected.generation() + " into it");
+    CountedInput counted = new CountedInput(archive);
+    Manifest manifest =
+        ArchiveRestorer.restore(counted, state(directory), expected, ArchiveLimits.defaults());
+    Workload.Live live = startLive();
+    try {
+      // Once the shell ran, a host restart must not let the runtime await an archive again.
+      RuntimeDescriptor restored = descriptor.restored();
+      restored.write(directory);
+      descriptor = restored;
+      install(live);
+    } catch (RuntimeException e) {
+      stopLive(live);
+      live.output().close();
+      throw e;
+    }
+    return new Restored(
+        name(),
+        expected.generation(),
+        counted.count(),
+        manifest.files().size(),
+        live.outputStart());
+  }
+
   /** What a checkpoint of this runtime preserves, for the archive's {@code contents}. */
   List<String> checkpointContents() {
     List<String> contents = new java.util.ArrayList<>(List.of("home", "tmp", "output"));
-    shellState.ifPresent(state -> contents.addAll(state.contents()));
+    workload.live().ifPresent(live -> contents.addAll(live.shellState().contents()));
     return List.copyOf(contents);
   }
 
@@ -281,21 +300,26 @@ final class HostedRuntime {
    * shell gives its last prompt's), then the pause. Idempotent while paused.
    */
   void prepareCheckpoint() {
+    Workload.Live live;
     synchronized (this) {
       if (state == RuntimeState.PAUSED) {
         return;
       }
-      if (state != RuntimeState.RUNNING) {
+      if (state == RuntimeState.AWAITING_RESTORE) {
+        throw restoring("has nothing to checkpoint");
+      }
+      if (state != RuntimeState.RUNNING || workload.live().isEmpty()) {
         throw HostRefusal.shellExited(name());
       }
+      live = workload.live().get();
     }
-    shell.ifPresent(process -> shellState.ifPresent(s -> s.capture(process, CAPTURE_TIMEOUT)));
+    live.shellState().capture(live.shell(), CAPTURE_TIMEOUT);
     pause();
   }
 
   /** Streams the archive of {@code state/} (the runtime must be paused). */
   ArchiveSummary writeArchive(ArchiveIdentity identity, java.io.OutputStream out)
-      throws java.io.IOException {
+      throws IOException {
     synchronized (this) {
       if (state != RuntimeState.PAUSED) {
         throw new HostRefusal(
@@ -333,19 +357,24 @@ final class HostedRuntime {
   }
 
   private void signalTree(int signal) {
-    plan.ifPresent(p -> p.processes().forEach(pid -> Signals.toProcess(pid, signal)));
+    workload
+        .live()
+        .ifPresent(live -> live.plan().processes().forEach(pid -> Signals.toProcess(pid, signal)));
   }
 
-  /** Stops the workload for {@code reason} (lease expiry, maximum lifetime); never restarts it. */
+  /**
+   * Stops the workload for {@code reason} (lease expiry, maximum lifetime); never restarts it. A
+   * runtime awaiting its archive is stopped too: it then refuses the restore.
+   */
   void stop(String reason) {
     synchronized (this) {
-      if (state != RuntimeState.RUNNING && state != RuntimeState.PAUSED) {
+      if (!RuntimeState.TABLE.allows(state, RuntimeState.Event.STOP)) {
         return;
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.STOP);
       stopReason = Optional.of(reason);
     }
-    stopProcesses();
+    workload.live().ifPresent(this::stopLive);
   }
 
   /** Stops the workload for good; the tombstone was written before this is called. */
@@ -355,18 +384,21 @@ final class HostedRuntime {
         state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.TERMINATE);
       }
     }
-    stopProcesses();
+    workload.live().ifPresent(this::stopLive);
   }
 
   /** Ends everything of this runtime: its processes, then its logs (streams then end). */
   void close() {
-    stopProcesses();
-    output.close();
+    Workload current = workload;
+    current.live().ifPresent(this::stopLive);
+    current.log().ifPresent(OutputLog::close);
     executionLogs.values().forEach(OutputLog::close);
   }
 
   synchronized RuntimeView view() {
-    Optional<ShellProcess> process = shell;
+    Optional<Workload.Live> live = workload.live();
+    Optional<ShellProcess> process = live.map(Workload.Live::shell);
+    Optional<OutputLog> output = workload.log();
     return new RuntimeView(
         descriptor,
         state,
@@ -378,22 +410,94 @@ final class HostedRuntime {
         state == RuntimeState.RUNNING
             ? process.flatMap(ShellProcess::foregroundCommand)
             : Optional.empty(),
-        output.lastAppendAt(),
+        output.flatMap(OutputLog::lastAppendAt),
         lease.state(),
         contract.record(),
         stopReason,
-        // Without a plan (reloaded after a restart) it is what this host runs a runtime under: its
-        // configured limits, not the defaults (IsolationReportTest).
-        plan.map(LaunchPlan::isolation).orElse(sandbox.isolation(limits)),
-        output.startOffset(),
-        output.nextOffset(),
+        // Without a plan (awaiting, or reloaded after a restart) it is what this host runs a
+        // runtime under: its configured limits, not the defaults (IsolationReportTest).
+        live.map(l -> l.plan().isolation()).orElse(sandbox.isolation(config.limits())),
+        output.map(OutputLog::startOffset).orElse(0L),
+        output.map(OutputLog::nextOffset).orElse(0L),
         process.map(ShellProcess::columns).orElse(80),
         process.map(ShellProcess::rows).orElse(24),
-        executions.map(ExecutionRunner::anyRunning).orElse(false));
+        live.map(l -> l.executions().anyRunning()).orElse(false));
   }
 
   private String name() {
     return descriptor.runtime();
+  }
+
+  private Workload.Live startLive() {
+    return Workload.Live.start(
+        descriptor.sessionId(),
+        state(directory),
+        planName(name(), config.root()),
+        config,
+        sandbox,
+        clock,
+        new ExecutionOutputs() {
+          @Override
+          public OutputSink open(ExecutionId id) {
+            return executionLog(id);
+          }
+
+          @Override
+          public void finished(ExecutionId id) {
+            OutputLog log = executionLogs.get(id);
+            if (log != null) {
+              log.close();
+            }
+          }
+        });
+  }
+
+  /**
+   * Makes {@code live} the runtime's workload, from awaiting to running (a fresh runtime is created
+   * awaiting and given its shell before anyone sees it). A runtime that was stopped or terminated
+   * meanwhile (a lease expiry during a long restore) keeps its state, and the shell that would have
+   * run in it is not installed.
+   */
+  private void install(Workload.Live live) {
+    synchronized (this) {
+      if (state != RuntimeState.AWAITING_RESTORE) {
+        throw notAwaiting("start a shell in it");
+      }
+      state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_STARTED);
+      workload = live;
+    }
+    live.shell().onExit().thenRun(this::shellExited);
+  }
+
+  private synchronized void requireAwaiting(String action) {
+    if (state != RuntimeState.AWAITING_RESTORE) {
+      throw notAwaiting(action);
+    }
+  }
+
+  private HostRefusal notAwaiting(String action) {
+    return new HostRefusal(
+        409,
+        "CONFLICT",
+        "runtime "
+            + name()
+            + " is "
+            + state.wire()
+            + ", not awaiting an archive, so nothing may "
+            + action
+            + "; a restore goes to a runtime provisioned with awaitRestore (remove this one and"
+            + " provision a new incarnation)");
+  }
+
+  private HostRefusal restoring(String what) {
+    return new HostRefusal(
+        409,
+        "RESTORING",
+        "runtime "
+            + name()
+            + " awaits the archive it is resumed from and "
+            + what
+            + "; retry once the restore is done");
   }
 
   /*
@@ -402,9 +506,12 @@ final class HostedRuntime {
    * 503 SHELL_EXITED, which tells the control plane to start a new runtime when what it has to do
    * is renew the lease (ControlLeaseThroughAgentApiTest).
    */
-  private ShellProcess liveShell() {
+  private Workload.Live liveShell() {
     lease.checkAdmitting();
     synchronized (this) {
+      if (state == RuntimeState.AWAITING_RESTORE) {
+        throw restoring("runs no shell yet");
+      }
       if (state == RuntimeState.PAUSED) {
         throw new HostRefusal(
             409,
@@ -414,11 +521,12 @@ final class HostedRuntime {
                 + " is being suspended and admits no input; retry once the session is a snapshot"
                 + " (which a read or write then restores)");
       }
-      if (state != RuntimeState.RUNNING || shell.isEmpty() || !shell.get().isAlive()) {
+      Optional<Workload.Live> live = workload.live();
+      if (state != RuntimeState.RUNNING || live.isEmpty() || !live.get().shell().isAlive()) {
         throw HostRefusal.shellExited(name());
       }
+      return live.get();
     }
-    return shell.get();
   }
 
   private void shellExited() {
@@ -429,15 +537,15 @@ final class HostedRuntime {
     }
   }
 
-  private void stopProcesses() {
+  private void stopLive(Workload.Live live) {
     // A paused tree would not act on SIGHUP until SIGKILL; let it hear the hang-up.
-    signalTree(Signals.SIGCONT);
-    executions.ifPresent(ExecutionRunner::close);
-    shell.ifPresent(process -> process.terminate(STOP_GRACE));
-    plan.ifPresent(LaunchPlan::close);
+    live.plan().processes().forEach(pid -> Signals.toProcess(pid, Signals.SIGCONT));
+    live.executions().close();
+    live.shell().terminate(STOP_GRACE);
+    live.plan().close();
   }
 
-  private OutputLog executionLog(ExecutionId id, HostConfig config, Clock clock) {
+  private OutputLog executionLog(ExecutionId id) {
     OutputLog log =
         OutputLog.open(
             state(directory).resolve("executions").resolve(id.value()),

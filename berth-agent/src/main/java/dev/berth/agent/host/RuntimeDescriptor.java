@@ -16,6 +16,10 @@ import tools.jackson.databind.json.JsonMapper;
  * What a host knows of one runtime it created, persisted as {@code runtime.json} in the runtime's
  * directory so that a restarted host still lists it with its ownership labels (and the control
  * plane can then remove it, or read its output).
+ *
+ * @param awaitRestore true from a provision that awaits an archive until the restore started the
+ *     shell: a host restarted in between finds a runtime in which nothing ever ran, and lets it
+ *     await its archive again instead of reporting it stopped
  */
 public record RuntimeDescriptor(
     int format,
@@ -24,7 +28,8 @@ public record RuntimeDescriptor(
     long incarnation,
     String workload,
     Map<String, String> labels,
-    Instant createdAt) {
+    Instant createdAt,
+    boolean awaitRestore) {
 
   static final String FILE = "runtime.json";
   private static final JsonMapper JSON = AgentJson.mapper();
@@ -45,7 +50,14 @@ public record RuntimeDescriptor(
         request.incarnation(),
         request.workload(),
         request.labels(),
-        now);
+        now,
+        request.awaitRestore());
+  }
+
+  /** This descriptor once the runtime's archive is restored and its shell runs. */
+  RuntimeDescriptor restored() {
+    return new RuntimeDescriptor(
+        format, session, runtime, incarnation, workload, labels, createdAt, false);
   }
 
   SessionId sessionId() {

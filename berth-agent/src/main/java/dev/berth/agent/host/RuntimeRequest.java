@@ -10,6 +10,9 @@ import java.util.Objects;
 /**
  * What the control plane asks a host to create: the runtime's deterministic name, its incarnation,
  * its workload and the ownership labels it must carry (orphans are found by them, never by name).
+ *
+ * @param awaitRestore true for a resume: the runtime starts nothing and waits for the archive that
+ *     its {@code restore} command brings, so that the shell's first prompt is the restored one
  */
 public record RuntimeRequest(
     String runtime,
@@ -53,14 +56,6 @@ public record RuntimeRequest(
               + "; expected \""
               + expected
               + "\"");
-    }
-    if (awaitRestore) {
-      throw new dev.berth.agent.host.HostRefusal(
-          503,
-          "RESTORE_UNAVAILABLE",
-          "runtime "
-              + runtime
-              + " was asked to await an archive, and this host cannot restore archives yet");
     }
     if (!WorkloadType.SHELL.value().equals(workload)) {
       throw new InvalidValueException(

@@ -8,6 +8,11 @@ import dev.berth.core.transition.TransitionTable;
  * host restart) says why.
  */
 public enum RuntimeState {
+  /**
+   * Provisioned to receive an archive (a resume): its directory exists, nothing runs and its output
+   * is not open, because the restore replaces its {@code state/} whole.
+   */
+  AWAITING_RESTORE,
   RUNNING,
   /** Paused for a checkpoint: admission closed, the whole process tree stopped (SIGSTOP). */
   PAUSED,
@@ -17,6 +22,11 @@ public enum RuntimeState {
 
   /** What happens to a hosted runtime. */
   public enum Event {
+    /**
+     * The shell started on the runtime's state: at once for a fresh runtime (before anyone sees
+     * it), once the archive is restored for a resumed one.
+     */
+    SHELL_STARTED,
     SHELL_EXITED,
     PAUSE,
     CONTINUE,
@@ -26,6 +36,12 @@ public enum RuntimeState {
 
   public static final TransitionTable<RuntimeState, Event> TABLE =
       TransitionTable.of("hosted runtime", RuntimeState.class, Event.class)
+          .state(
+              AWAITING_RESTORE,
+              "a runtime awaiting its archive starts once it is restored, or is stopped or ended")
+          .on(Event.SHELL_STARTED, RUNNING)
+          .on(Event.STOP, STOPPED)
+          .on(Event.TERMINATE, TERMINATED)
           .state(RUNNING, "a running shell exits by itself, is stopped by the host, or terminated")
           .on(Event.SHELL_EXITED, EXITED)
           .on(Event.PAUSE, PAUSED)
@@ -46,6 +62,7 @@ public enum RuntimeState {
   /** The health word reported by the status route, as the original agent's /healthz said it. */
   public String health() {
     return switch (this) {
+      case AWAITING_RESTORE -> "awaiting its archive";
       case RUNNING -> "ok";
       case PAUSED -> "paused for a checkpoint";
       case EXITED -> "shell exited";
@@ -54,7 +71,8 @@ public enum RuntimeState {
     };
   }
 
+  /** The state word of the status route: {@code running}, {@code awaiting-restore}, … */
   public String wire() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
   }
 }

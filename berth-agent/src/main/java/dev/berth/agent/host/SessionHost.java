@@ -1,5 +1,6 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.archive.ArchiveIdentity;
 import dev.berth.agent.contract.CommandHeaders;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionRequest;
@@ -11,6 +12,7 @@ import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * post-termination command is refused even after the runtime was removed or the host restarted.
  *
  * <p>Layout: {@code <root>/sessions/<sid>/contract.json} and {@code
- * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,home,output,executions}}. Commands on one
- * session are serialized by that session's lock; sessions never wait for each other.
+ * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,state/{home,tmp,shell-state,output,
+ * executions}}}. Commands on one session are serialized by that session's lock; sessions never wait
+ * for each other.
  */
 public final class SessionHost implements AutoCloseable {
 
@@ -244,9 +247,7 @@ public final class SessionHost implements AutoCloseable {
   public void writeCheckpoint(SessionId session, long generation, java.io.OutputStream out)
       throws IOException {
     HostedRuntime runtime = runtime(session);
-    runtime.writeArchive(
-        new dev.berth.agent.archive.ArchiveIdentity(session.value(), generation, clock.instant()),
-        out);
+    runtime.writeArchive(new ArchiveIdentity(session.value(), generation, clock.instant()), out);
   }
 
   /** Gives checkpoint {@code generation} up: the tree continues and admission reopens. */
@@ -265,6 +266,101 @@ public final class SessionHost implements AutoCloseable {
                   });
           return null;
         });
+  }
+
+  /**
+   * The second half of a resume: restores generation {@code generation} of the session's archive,
+   * read from {@code archive}, into the runtime provisioned with {@code awaitRestore}, and starts
+   * its shell on it. Admitted under the local contract (desired RUNNING) and idempotent by
+   * operation: a repeat answers what the first answered and reads nothing (the caller drains the
+   * body). A refused or failed restore leaves the runtime awaiting and its state as it was.
+   *
+   * @throws HostRefusal 409 CONFLICT when the runtime is not awaiting an archive, or the operation
+   *     was recorded for another restore or command
+   * @throws dev.berth.agent.archive.ArchiveException when the archive is unsafe or corrupt
+   * @throws UncheckedIOException when the archive stream breaks off or the disk fails
+   */
+  public Restored restore(
+      SessionId session, CommandHeaders headers, long generation, InputStream archive) {
+    return restore(session, session, headers, generation, archive);
+  }
+
+  /**
+   * As {@link #restore(SessionId, CommandHeaders, long, InputStream)}, for an archive taken of
+   * session {@code archiveOwner}: a session recovered from a deleted one restores the deleted one's
+   * last archive, and the control plane says so, so that the archive's identity is still checked.
+   */
+  public Restored restore(
+      SessionId session,
+      SessionId archiveOwner,
+      CommandHeaders headers,
+      long generation,
+      InputStream archive) {
+    return locked(
+        session,
+        () -> {
+          HostedRuntime runtime = runtime(session);
+          var expected = new ArchiveIdentity(archiveOwner.value(), generation, clock.instant());
+          String reply =
+              contract(session)
+                  .accept(
+                      "restore generation " + generation,
+                      headers,
+                      DesiredState.RUNNING,
+                      () -> restoreInto(runtime, expected, archive).toReply())
+                  .reply();
+          return sameRestore(headers, reply, runtime.descriptor().runtime(), generation);
+        });
+  }
+
+  private Restored restoreInto(
+      HostedRuntime runtime, ArchiveIdentity expected, InputStream archive) {
+    try {
+      Restored restored = runtime.restore(expected, archive);
+      LOG.info(
+          "restored generation {} into runtime {} ({} entries)",
+          expected.generation(),
+          restored.runtime(),
+          restored.files());
+      return restored;
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot restore generation " + expected.generation() + " into " + runtime.directory(), e);
+    }
+  }
+
+  /**
+   * The recorded reply of a repeated operation answers only the same restore: the contract keys
+   * replies by operation alone, and the same operation naming another runtime (an older
+   * incarnation) or generation must not pass for a restore that never happened.
+   */
+  private static Restored sameRestore(
+      CommandHeaders headers, String reply, String runtime, long generation) {
+    Optional<Restored> recorded;
+    try {
+      recorded = Optional.of(Restored.fromReply(reply));
+    } catch (RuntimeException e) {
+      recorded = Optional.empty();
+    }
+    if (recorded.isPresent()
+        && recorded.get().runtime().equals(runtime)
+        && recorded.get().generation() == generation) {
+      return recorded.get();
+    }
+    throw new HostRefusal(
+        409,
+        "CONFLICT",
+        "operation "
+            + headers.operation().value()
+            + " was already performed ("
+            + recorded
+                .map(r -> "it restored generation " + r.generation() + " into " + r.runtime())
+                .orElse("by another command, which answered \"" + reply + "\"")
+            + "), so it cannot restore generation "
+            + generation
+            + " into "
+            + runtime
+            + "; send this restore under an operation of its own");
   }
 
   public OutputLog output(SessionId session) {
@@ -318,7 +414,10 @@ public final class SessionHost implements AutoCloseable {
       descriptor.write(directory);
       runtimes.put(
           session, HostedRuntime.start(descriptor, directory, config, sandbox, contract, clock));
-      LOG.info("created runtime {}", request.runtime());
+      LOG.info(
+          "created runtime {}{}",
+          request.runtime(),
+          request.awaitRestore() ? " (awaiting its archive)" : "");
       return "created " + request.runtime();
     } catch (IOException e) {
       deleteTree(directory);
@@ -394,7 +493,10 @@ public final class SessionHost implements AutoCloseable {
       runtimes.put(
           session,
           HostedRuntime.reload(descriptor, dir, config, sandbox, contract(session), clock));
-      LOG.info("reloaded runtime {} (stopped: the host restarted)", descriptor.runtime());
+      LOG.info(
+          "reloaded runtime {} ({})",
+          descriptor.runtime(),
+          descriptor.awaitRestore() ? "still awaiting its archive" : "stopped: the host restarted");
     }
   }
 

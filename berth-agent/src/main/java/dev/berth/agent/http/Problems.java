@@ -1,5 +1,6 @@
 package dev.berth.agent.http;
 
+import dev.berth.agent.archive.ArchiveException;
 import dev.berth.agent.contract.CorruptContractException;
 import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.host.HostRefusal;
@@ -75,6 +76,8 @@ final class Problems {
   static Kind classify(Throwable failure) {
     return switch (failure) {
       case HostRefusal refusal -> new Kind(refusal.status(), refusal.reason());
+      // A restore's rule refused the archive (where it writes, what it holds, how it is framed).
+      case ArchiveException archive -> new Kind(422, archive.reason());
       case LeaseExpiredException expired -> new Kind(409, expired.reason());
       // The shell died between the state check and the write: the same answer as after it.
       case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
@@ -132,6 +135,7 @@ final class Problems {
       case 408 -> "Request Timeout";
       case 409 -> "Conflict";
       case 413 -> "Content Too Large";
+      case 422 -> "Unprocessable Content";
       case 429 -> "Too Many Requests";
       case 503 -> "Service Unavailable";
       default -> status >= 500 ? "Internal Server Error" : "Error";

@@ -1,10 +1,14 @@
 package dev.berth.agent.http;
 
 import dev.berth.agent.host.HostRefusal;
+import dev.berth.agent.host.Restored;
 import dev.berth.agent.host.RuntimeRequest;
 import dev.berth.agent.host.SessionHost;
+import dev.berth.core.session.SessionId;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -41,6 +45,7 @@ final class RuntimeRoutes {
     routes.post(SESSION + "/lease", this::lease);
     routes.post(SESSION + "/checkpoint/prepare", this::prepareCheckpoint);
     routes.post(SESSION + "/checkpoint/{generation}/abort", this::abortCheckpoint);
+    routes.post(SESSION + "/restore", this::restore);
   }
 
   private void requireRuntime(Context ctx) {
@@ -122,6 +127,57 @@ final class RuntimeRoutes {
     long generation = generation(ctx.pathParam("generation"));
     host.abortCheckpoint(Requests.session(ctx), requests.command(ctx), generation);
     send(ctx, Map.of("status", "aborted", "generation", generation));
+  }
+
+  /** {@code ?archiveSession=}: whose archive this is, when not the session's own (a recovery). */
+  private static SessionId archiveOwner(Context ctx) {
+    String owner = ctx.queryParam("archiveSession");
+    if (owner == null) {
+      return Requests.session(ctx);
+    }
+    try {
+      return new SessionId(owner);
+    } catch (RuntimeException e) {
+      throw new dev.berth.core.error.InvalidValueException(
+          "archiveSession must be a session id (32 hex digits), was \"" + owner + "\"");
+    }
+  }
+
+  /**
+   * {@code POST restore?generation=G}: the body is the archive ({@code application/zstd}), streamed
+   * into the runtime that awaits it. The body is read to its end whatever the answer, so that a
+   * refusal reaches the control plane as a problem and not as an upload that broke off.
+   */
+  private void restore(Context ctx) {
+    InputStream body = ctx.bodyInputStream();
+    Restored restored;
+    try {
+      restored =
+          host.restore(
+              Requests.session(ctx),
+              archiveOwner(ctx),
+              requests.command(ctx),
+              generation(ctx.queryParam("generation")),
+              body);
+    } finally {
+      drain(body);
+    }
+    send(
+        ctx,
+        Map.of(
+            "runtime", restored.runtime(),
+            "generation", restored.generation(),
+            "bytes", restored.bytes(),
+            "files", restored.files(),
+            "output", Map.of("nextOffset", restored.outputNextOffset())));
+  }
+
+  private static void drain(InputStream body) {
+    try {
+      body.transferTo(OutputStream.nullOutputStream());
+    } catch (java.io.IOException e) {
+      // The client went away: there is no one left to answer.
+    }
   }
 
   private static long generation(String value) {

@@ -54,6 +54,11 @@ final class AgentApi {
   }
 
   Answer provision(String session, long incarnation) {
+    return provision(session, incarnation, false);
+  }
+
+  /** {@code PUT} of incarnation {@code incarnation}; with {@code awaitRestore}, for a resume. */
+  Answer provision(String session, long incarnation, boolean awaitRestore) {
     String body =
         JSON.writeValueAsString(
             Map.of(
@@ -70,8 +75,70 @@ final class AgentApi {
                     "berth.dev/session",
                     session,
                     "berth.dev/incarnation",
-                    Long.toString(incarnation))));
+                    Long.toString(incarnation)),
+                "awaitRestore",
+                awaitRestore));
     return send("PUT", "/v1/sessions/" + session, body, Optional.empty());
+  }
+
+  /** An answer whose body is bytes (an archive), read whole. */
+  record Bytes(int status, byte[] body) {
+    String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  /** {@code POST checkpoint/prepare}: pauses the runtime and answers its archive. */
+  Bytes checkpoint(String session, long generation, Command command) {
+    HttpRequest request =
+        withCommand(
+                HttpRequest.newBuilder(
+                    URI.create(
+                        base
+                            + "/v1/sessions/"
+                            + session
+                            + "/checkpoint/prepare?generation="
+                            + generation)),
+                command)
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    try {
+      HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      return new Bytes(response.statusCode(), response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** {@code POST restore} of {@code archive} into runtime {@code runtime}, as the control plane. */
+  Answer restore(String session, String runtime, long generation, byte[] archive, Command command) {
+    return exchange(
+        withCommand(
+                HttpRequest.newBuilder(
+                    URI.create(
+                        base
+                            + "/v1/sessions/"
+                            + session
+                            + "/restore?generation="
+                            + generation
+                            + "&runtime="
+                            + runtime)),
+                command)
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/zstd")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(archive))
+            .build());
+  }
+
+  private HttpRequest.Builder withCommand(HttpRequest.Builder request, Command command) {
+    return request
+        .header("Authorization", "Bearer " + token)
+        .header("X-Berth-Intent-Version", Long.toString(command.intentVersion()))
+        .header("X-Berth-Deadline", command.deadline().toString())
+        .header("X-Berth-Operation", command.operation());
   }
 
   Answer input(String session, String text) {

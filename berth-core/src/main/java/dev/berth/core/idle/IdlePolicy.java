@@ -16,6 +16,13 @@ import java.util.Optional;
  */
 public final class IdlePolicy {
 
+  /**
+   * Who asks for the suspensions this policy decides, in the intent it writes: an access to a
+   * session whose suspend this actor asked for wins over the suspend (it is aborted), while one
+   * asked for by a person (a snapshot) makes a write wait with 409 SUSPENDING.
+   */
+  public static final String ACTOR = "idle-policy";
+
   private final IdleSettings settings;
 
   public IdlePolicy(IdleSettings settings) {

@@ -56,6 +56,17 @@ public record LifecycleSettings(
         restoreOnRuntimeLoss);
   }
 
+  public LifecycleSettings withRecoveryWindow(Duration window) {
+    return new LifecycleSettings(
+        holder,
+        installation,
+        leaseTtl,
+        commandTimeout,
+        operationTimeout,
+        window,
+        restoreOnRuntimeLoss);
+  }
+
   public LifecycleSettings withRestoreOnRuntimeLoss(boolean restore) {
     return new LifecycleSettings(
         holder, installation, leaseTtl, commandTimeout, operationTimeout, recoveryWindow, restore);

@@ -247,9 +247,14 @@ public final class Reconciler {
     private Next becomeReady(Session s, Operation op, RuntimeObservation.Running running) {
       Session next = s.runtimeObserved(now(), running.endpoint());
       boolean restoring = s.phase() == Phase.RESUMING;
-      if (restoring && !op.hasStep(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name())) {
+      if (restoring) {
+        // Sent on every pass that gets here, not only the one that recorded the step: a pass that
+        // died (or lost the agent) after recording it left the runtime awaiting its archive, and
+        // the agent answers a repeated restore of the same operation as it did the first.
         ArchiveRef archive = s.archive().orElseThrow();
-        op = save(op.step(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name(), now()));
+        if (!op.hasStep(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name())) {
+          op = save(op.step(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name(), now()));
+        }
         failpoints.reach("resume.restore");
         Optional<Next> refused =
             command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
@@ -469,6 +474,7 @@ public final class Reconciler {
       failpoints.reach("suspend.before-commit-record");
       save(s, s.archiveCommitted(taken.archive()));
       save(op.step(StepName.COMMITTING, taken.archive().uri(), now()));
+      deleteOlderArchives(s, generation);
       failpoints.reach("suspend.after-commit");
       return Next.CONTINUE;
     }
@@ -501,6 +507,23 @@ public final class Reconciler {
         case RemovalResult.InProgress p -> Next.WAITING;
         case RemovalResult.Unconfirmed u -> unreachable(s, u.detail());
       };
+    }
+
+    /**
+     * Once the session durably points at generation G, the older generations are nobody's: no
+     * restore reads them again. Best effort: what a failure leaves is only storage, and the next
+     * suspend tries again.
+     */
+    private void deleteOlderArchives(Session s, long generation) {
+      try {
+        for (ArchiveRef older : archives.list(s.id())) {
+          if (older.generation() < generation) {
+            archives.delete(older);
+          }
+        }
+      } catch (RuntimeException e) {
+        // kept for the next suspend to delete
+      }
     }
 
     private Next abortCheckpoint(Session s, Operation op, long generation) {

@@ -15,7 +15,9 @@ import dev.berth.core.store.AuditEvent;
 import dev.berth.core.store.SessionStore;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Predicate;
 
 /**
  * Writes intent: the first, durable step of every lifecycle change. The reconciler does the rest. A
@@ -57,11 +59,44 @@ public final class SessionIntents {
    */
   public Operation request(
       SessionId id, DesiredState desired, OptionalLong ifMatch, String actor, String reason) {
+    Predicate<Session> matches =
+        current -> {
+          if (ifMatch.isPresent() && ifMatch.getAsLong() != current.intent().version()) {
+            throw new StaleIntentException(
+                current.subject(), ifMatch.getAsLong(), current.intent().version());
+          }
+          return true;
+        };
+    return write(id, desired, matches, actor, reason).orElseThrow();
+  }
+
+  /**
+   * Asks for {@code desired} only while {@code stillHolds} is true of the session as stored: the
+   * condition is evaluated on a fresh read right before every compare-and-swap attempt, so that a
+   * decision taken on an older copy (the idle policy's, say) is re-checked against the newest
+   * record, its last access included.
+   *
+   * @return the operation that serves the new intent, or empty when the condition no longer held
+   */
+  public Optional<Operation> requestIf(
+      SessionId id,
+      DesiredState desired,
+      Predicate<Session> stillHolds,
+      String actor,
+      String reason) {
+    return write(id, desired, stillHolds, actor, reason);
+  }
+
+  private Optional<Operation> write(
+      SessionId id,
+      DesiredState desired,
+      Predicate<Session> precondition,
+      String actor,
+      String reason) {
     for (int attempt = 1; ; attempt++) {
       Session current = store.get(id).orElseThrow(() -> new NotFoundException("session " + id));
-      if (ifMatch.isPresent() && ifMatch.getAsLong() != current.intent().version()) {
-        throw new StaleIntentException(
-            current.subject(), ifMatch.getAsLong(), current.intent().version());
+      if (!precondition.test(current)) {
+        return Optional.empty();
       }
       Instant now = clock.instant();
       Session next = current.withIntent(desired, now, actor, reason);
@@ -77,7 +112,7 @@ public final class SessionIntents {
                   "session.intent",
                   desired + " v" + stored.intent().version() + ": " + reason));
         }
-        return op;
+        return Optional.of(op);
       } catch (VersionConflictException e) {
         if (attempt >= MAX_ATTEMPTS) {
           throw e;

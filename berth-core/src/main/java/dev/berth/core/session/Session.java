@@ -116,6 +116,37 @@ public record Session(
         0);
   }
 
+  /**
+   * A session brought back from the last archive of a deleted one: a new session (a TERMINATED
+   * intent is final, and agents keep the deleted one's tombstone), with the deleted one's tenant,
+   * name and workload, already a snapshot of that archive. The first access restores it.
+   */
+  public static Session recovered(
+      SessionId id, Session deleted, ArchiveRef archive, Instant now, String requestedBy) {
+    return new Session(
+        id,
+        deleted.tenant(),
+        deleted.name(),
+        deleted.workloadType(),
+        now,
+        new Intent(
+            DesiredState.SUSPENDED,
+            1,
+            now,
+            requestedBy,
+            "recovered from deleted session " + deleted.id().value()),
+        Phase.SUSPENDED,
+        Conditions.none(),
+        Optional.empty(),
+        0,
+        Optional.of(archive),
+        Reservation.RELEASED,
+        List.of(),
+        Activity.since(now),
+        Optional.empty(),
+        0);
+  }
+
   /** How this session names itself in messages. */
   public String subject() {
     return "session " + id;

@@ -22,6 +22,10 @@ public final class MutableClock implements InstantSource {
     return now.get();
   }
 
+  public void set(Instant at) {
+    now.set(at);
+  }
+
   public Instant advance(Duration by) {
     return now.updateAndGet(t -> t.plus(by));
   }

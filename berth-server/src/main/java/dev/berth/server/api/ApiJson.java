@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The wire objects of the public API (docs/api.md): the original platform's Session fields first,
@@ -20,7 +21,11 @@ final class ApiJson {
 
   private ApiJson() {}
 
-  static Map<String, Object> session(Session s, Instant now, Duration idleAfter) {
+  static Map<String, Object> session(
+      Session s,
+      Instant now,
+      Duration idleAfter,
+      Optional<dev.berth.server.runtime.RestoreProgress.Progress> restore) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", s.id().value());
     body.put("name", s.name());
@@ -51,6 +56,13 @@ final class ApiJson {
     s.archive().ifPresent(a -> body.put("archive", archive(a)));
     body.put("conditions", s.conditions().items().stream().map(ApiJson::condition).toList());
     body.put("reservation", s.reservation().name());
+    // While a restore streams its archive: how far it got, for a progress bar.
+    restore
+        .filter(p -> s.phase() == Phase.RESUMING)
+        .ifPresent(
+            p -> {
+              body.put("restore", progress(p));
+            });
     body.put("obligations", s.obligations().stream().map(ApiJson::obligation).toList());
     Map<String, Object> activity = new LinkedHashMap<>();
     activity.put("lastAccess", s.activity().lastAccess().toString());
@@ -60,6 +72,15 @@ final class ApiJson {
         .ifPresent(
             f -> body.put("failure", Map.of("reason", f.reason().name(), "message", f.message())));
     return body;
+  }
+
+  static Map<String, Object> progress(dev.berth.server.runtime.RestoreProgress.Progress p) {
+    Map<String, Object> progress = new LinkedHashMap<>();
+    progress.put("generation", p.generation());
+    progress.put("bytes", p.bytes());
+    progress.put("totalBytes", p.totalBytes());
+    progress.put("updatedAt", p.updatedAt().toString());
+    return progress;
   }
 
   static Map<String, Object> operation(Operation op) {

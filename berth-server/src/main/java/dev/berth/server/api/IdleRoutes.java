@@ -76,7 +76,11 @@ final class IdleRoutes {
     ctx.contentType("application/json")
         .result(
             json.writeValueAsString(
-                ApiJson.session(session, sessions.clock().instant(), sessions.idleAfter())));
+                ApiJson.session(
+                    session,
+                    sessions.clock().instant(),
+                    sessions.idleAfter(),
+                    sessions.restoreProgress(session.id()))));
   }
 
   private static String holdReason(IdleDecision.Held held) {

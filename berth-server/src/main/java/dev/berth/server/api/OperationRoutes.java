@@ -1,14 +1,24 @@
 package dev.berth.server.api;
 
+import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
+import dev.berth.core.operation.OperationType;
+import dev.berth.server.session.Scope;
 import dev.berth.server.session.SessionService;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Operations: the durable record of each lifecycle change, for timelines and progress. */
 final class OperationRoutes {
+
+  private static final Duration POLL = Duration.ofMillis(250);
+  private static final Duration HEARTBEAT = Duration.ofSeconds(15);
 
   private final SessionService sessions;
   private final JsonMapper json;
@@ -30,16 +40,67 @@ final class OperationRoutes {
                         .map(ApiJson::operation)
                         .toList())));
     routes.get("/api/v1/operations/{opid}", this::operation);
+    routes.get("/api/v1/operations/{opid}/events", this::events);
   }
 
   private void operation(Context ctx) {
-    OperationId id;
+    send(ctx, ApiJson.operation(sessions.operation(Caller.of(ctx).scope(), operationId(ctx))));
+  }
+
+  /**
+   * The operation as server-sent events: an {@code operation} event with its JSON (plus {@code
+   * progress} while a restore streams) each time it changes, the last one once it finished, then
+   * the stream ends. A comment line every 15 s keeps proxies from closing a quiet stream.
+   */
+  private void events(Context ctx) throws IOException, InterruptedException {
+    Scope scope = Caller.of(ctx).scope();
+    OperationId id = operationId(ctx);
+    Operation op = sessions.operation(scope, id);
+    ctx.status(200);
+    ctx.contentType("text/event-stream");
+    ctx.header("Cache-Control", "no-store");
+    OutputStream out = ctx.res().getOutputStream();
+    String last = "";
+    long quietSince = System.nanoTime();
+    while (true) {
+      String data = json.writeValueAsString(withProgress(op));
+      if (!data.equals(last)) {
+        write(out, "event: operation\ndata: " + data + "\n\n");
+        last = data;
+        quietSince = System.nanoTime();
+      } else if (System.nanoTime() - quietSince > HEARTBEAT.toNanos()) {
+        write(out, ": keep-alive\n\n");
+        quietSince = System.nanoTime();
+      }
+      if (op.state().isFinished()) {
+        return;
+      }
+      Thread.sleep(POLL.toMillis());
+      op = sessions.operation(scope, id);
+    }
+  }
+
+  private Map<String, Object> withProgress(Operation op) {
+    Map<String, Object> body = ApiJson.operation(op);
+    if (op.type() == OperationType.RESUME && !op.state().isFinished()) {
+      sessions
+          .restoreProgress(op.sessionId())
+          .ifPresent(p -> body.put("progress", ApiJson.progress(p)));
+    }
+    return body;
+  }
+
+  private static void write(OutputStream out, String frame) throws IOException {
+    out.write(frame.getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  private static OperationId operationId(Context ctx) {
     try {
-      id = new OperationId(ctx.pathParam("opid"));
+      return new OperationId(ctx.pathParam("opid"));
     } catch (RuntimeException e) {
       throw new dev.berth.core.error.NotFoundException("operation");
     }
-    send(ctx, ApiJson.operation(sessions.operation(Caller.of(ctx).scope(), id)));
   }
 
   private void send(Context ctx, Object body) {

@@ -6,6 +6,7 @@ import dev.berth.core.session.TenantId;
 import dev.berth.core.store.Page;
 import dev.berth.server.api.body.CreateSessionBody;
 import dev.berth.server.api.body.ReadBody;
+import dev.berth.server.api.body.RecoverBody;
 import dev.berth.server.api.body.SnapshotBody;
 import dev.berth.server.api.body.SwitchBody;
 import dev.berth.server.api.body.WriteBody;
@@ -45,6 +46,16 @@ final class SessionRoutes {
     routes.post(SESSION + "/write", this::write);
     routes.post(SESSION + "/switch", this::switchTo);
     routes.post(SESSION + "/snapshot", this::snapshot);
+    routes.post(SESSION + "/recover", this::recover);
+  }
+
+  private void recover(Context ctx) {
+    bodies.read(ctx, RecoverBody.class, true);
+    Caller caller = Caller.of(ctx);
+    Session recovered = sessions.recover(caller.scope(), id(ctx), caller.actor());
+    ctx.status(201);
+    ctx.header("Location", SESSIONS + "/" + recovered.id().value());
+    send(ctx, session(recovered));
   }
 
   private void create(Context ctx) {
@@ -129,11 +140,13 @@ final class SessionRoutes {
 
   private void snapshot(Context ctx) {
     bodies.read(ctx, SnapshotBody.class, true);
-    send(ctx, session(sessions.snapshot(Caller.of(ctx).scope(), id(ctx), ifMatch(ctx))));
+    Caller caller = Caller.of(ctx);
+    send(ctx, session(sessions.snapshot(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
   }
 
   private Map<String, Object> session(Session s) {
-    return ApiJson.session(s, sessions.clock().instant(), sessions.idleAfter());
+    return ApiJson.session(
+        s, sessions.clock().instant(), sessions.idleAfter(), sessions.restoreProgress(s.id()));
   }
 
   private void send(Context ctx, Object body) {

@@ -2,6 +2,7 @@ package dev.berth.server.reconcile;
 
 import dev.berth.core.lifecycle.ReconcileResult;
 import dev.berth.core.lifecycle.Reconciler;
+import dev.berth.core.session.ObligationAction;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -9,6 +10,7 @@ import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Optional;
@@ -60,6 +62,7 @@ public final class ReconcileLoop implements AutoCloseable {
   }
 
   private final Reconciler reconciler;
+  private final InstantSource clock;
   private final SessionStore store;
   private final Settings settings;
   private final Consumer<SessionId> afterPass;
@@ -73,8 +76,13 @@ public final class ReconcileLoop implements AutoCloseable {
    * @param afterPass told after every pass over a session (the API wakes waiting requests with it)
    */
   public ReconcileLoop(
-      Reconciler reconciler, SessionStore store, Settings settings, Consumer<SessionId> afterPass) {
+      Reconciler reconciler,
+      SessionStore store,
+      Settings settings,
+      Consumer<SessionId> afterPass,
+      InstantSource clock) {
     this.reconciler = reconciler;
+    this.clock = clock;
     this.store = store;
     this.settings = settings;
     this.afterPass = afterPass;
@@ -112,21 +120,38 @@ public final class ReconcileLoop implements AutoCloseable {
     }
   }
 
-  /** Enqueues every session that is not terminated. */
+  /**
+   * Enqueues every session that is not terminated, and every terminated one whose archive's
+   * recovery window has ended (its pass deletes the archive).
+   */
   public void resync() {
     try {
-      SessionQuery query =
+      enqueueAll(
           SessionQuery.all(SessionQuery.MAX_LIMIT)
-              .inPhases(EnumSet.complementOf(EnumSet.of(Phase.TERMINATED)));
-      Optional<String> token = Optional.empty();
-      do {
-        Page<Session> page = store.list(token.map(query::after).orElse(query));
-        page.items().forEach(s -> enqueue(s.id()));
-        token = page.nextPageToken();
-      } while (token.isPresent());
+              .inPhases(EnumSet.complementOf(EnumSet.of(Phase.TERMINATED))),
+          s -> true);
+      enqueueAll(
+          SessionQuery.all(SessionQuery.MAX_LIMIT).inPhases(EnumSet.of(Phase.TERMINATED)),
+          this::retentionEnded);
     } catch (RuntimeException e) {
       LOG.warn("resync failed; the next one retries", e);
     }
+  }
+
+  private void enqueueAll(SessionQuery query, java.util.function.Predicate<Session> due) {
+    Optional<String> token = Optional.empty();
+    do {
+      Page<Session> page = store.list(token.map(query::after).orElse(query));
+      page.items().stream().filter(due).forEach(s -> enqueue(s.id()));
+      token = page.nextPageToken();
+    } while (token.isPresent());
+  }
+
+  private boolean retentionEnded(Session s) {
+    return s.openObligation(ObligationAction.RETAIN_ARCHIVE)
+        .flatMap(o -> o.retainUntil())
+        .filter(until -> !until.isAfter(clock.instant()))
+        .isPresent();
   }
 
   @Override

@@ -5,6 +5,7 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.archive.ArchiveUpload;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.session.ArchiveRef;
+import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,6 +35,14 @@ public final class ArchiveTransfer {
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final JsonMapper json = JsonMapper.builder().build();
+  private final RestoreProgress progress;
+
+  /**
+   * @param progress where restores report the bytes they have streamed
+   */
+  public ArchiveTransfer(RestoreProgress progress) {
+    this.progress = progress;
+  }
 
   public ArchiveRef checkpoint(
       AgentEndpoints.Endpoint agent, CommandContext context, long generation, ArchiveStore store) {
@@ -76,20 +87,51 @@ public final class ArchiveTransfer {
     HttpRequest request =
         withContext(
                 HttpRequest.newBuilder(
-                    URI.create(agent.url("/restore", "generation=" + archive.generation()))),
+                    URI.create(
+                        agent.url(
+                            "/restore",
+                            "generation="
+                                + archive.generation()
+                                + ownerUnlessOwn(archive, context.session())))),
                 agent,
                 context)
             .header("Content-Type", "application/zstd")
-            .POST(HttpRequest.BodyPublishers.ofInputStream(() -> store.open(archive)))
+            .POST(
+                HttpRequest.BodyPublishers.ofInputStream(
+                    () ->
+                        progress.counting(
+                            context.session(),
+                            archive.generation(),
+                            archive.sizeBytes(),
+                            store.open(archive))))
             .build();
-    HttpResponse<InputStream> response = send(agent, request);
-    failOnProblem(agent, response, context);
-    try (InputStream body = response.body()) {
-      body.readAllBytes();
-    } catch (IOException e) {
-      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+    try {
+      HttpResponse<InputStream> response = send(agent, request);
+      failOnProblem(agent, response, context);
+      try (InputStream body = response.body()) {
+        body.readAllBytes();
+      } catch (IOException e) {
+        throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
+      }
+    } finally {
+      progress.finished(context.session());
     }
   }
+
+  /**
+   * The archive stores name a session's archives {@code <scheme>://<session>/<generation>}. The
+   * agent checks an archive's identity against the session it restores into, unless told whose
+   * archive it is: a recovered session restores the deleted one's.
+   */
+  private static String ownerUnlessOwn(ArchiveRef archive, SessionId session) {
+    Matcher owner = OWNER.matcher(archive.uri());
+    if (!owner.lookingAt() || owner.group(1).equals(session.value())) {
+      return "";
+    }
+    return "&archiveSession=" + owner.group(1);
+  }
+
+  private static final Pattern OWNER = Pattern.compile("[a-z][a-z0-9+.-]*://([0-9a-f]{32})/");
 
   /** Plain command calls (abort) go through the same headers. */
   public void abort(AgentEndpoints.Endpoint agent, CommandContext context, long generation) {

@@ -12,7 +12,10 @@ import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.Activity;
+import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.ObligationAction;
+import dev.berth.core.session.ObligationState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
@@ -27,8 +30,10 @@ import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentCommandFailedException;
 import dev.berth.server.runtime.AgentData;
 import dev.berth.server.runtime.AgentEndpoints;
+import dev.berth.server.runtime.RestoreProgress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -61,12 +66,35 @@ public final class SessionService {
   private final Settings settings;
   private final RandomGenerator random;
   private final IdlePolicy idlePolicy;
-  private final boolean suspendEnabled;
+  private final WorkloadProbe probe;
+  private final RestoreProgress restores;
 
-  /** How long requests wait for the reconciler, and the idle policy's timings. */
-  public record Settings(Duration createWait, Duration deleteWait, IdleSettings idle) {
+  /**
+   * How long requests wait for the reconciler, the idle policy's timings, and whether sessions are
+   * suspended at all (off: a snapshot request answers 503 SNAPSHOT_UNAVAILABLE and the idle policy
+   * only explains).
+   */
+  public record Settings(
+      Duration createWait,
+      Duration deleteWait,
+      Duration suspendWait,
+      IdleSettings idle,
+      boolean suspendEnabled) {
     public static Settings defaults() {
-      return new Settings(Duration.ofMinutes(2), Duration.ofMinutes(1), IdleSettings.defaults());
+      return new Settings(
+          Duration.ofMinutes(2),
+          Duration.ofMinutes(1),
+          Duration.ofMinutes(2),
+          IdleSettings.defaults(),
+          true);
+    }
+
+    public Settings withIdle(IdleSettings timings) {
+      return new Settings(createWait, deleteWait, suspendWait, timings, suspendEnabled);
+    }
+
+    public Settings withSuspendEnabled(boolean enabled) {
+      return new Settings(createWait, deleteWait, suspendWait, idle, enabled);
     }
 
     public Duration idleAfter() {
@@ -84,7 +112,8 @@ public final class SessionService {
       Admission admission,
       Clock clock,
       Settings settings,
-      RandomGenerator random) {
+      RandomGenerator random,
+      RestoreProgress restores) {
     this.store = store;
     this.intents = intents;
     this.loop = loop;
@@ -96,7 +125,13 @@ public final class SessionService {
     this.settings = settings;
     this.random = random;
     this.idlePolicy = new IdlePolicy(settings.idle());
-    this.suspendEnabled = false;
+    this.probe = new WorkloadProbe(endpoints, data);
+    this.restores = restores;
+  }
+
+  /** How far the restore of the session in flight has streamed its archive, if one runs. */
+  public Optional<RestoreProgress.Progress> restoreProgress(SessionId id) {
+    return restores.of(id);
   }
 
   public Duration idleAfter() {
@@ -186,15 +221,178 @@ public final class SessionService {
     return get(scope, id);
   }
 
-  public Session snapshot(Scope scope, SessionId id, OptionalLong ifMatch) {
+  /**
+   * Suspends the session now: its workspace is archived and its runtime reclaimed. Idempotent on a
+   * snapshot; waits (bounded) for the suspend to finish. An access that aborts the suspend
+   * meanwhile (only one of the idle policy's can) makes this a 409.
+   */
+  public Session snapshot(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
     Session current = get(scope, id);
     checkIfMatch(current, ifMatch);
+    if (!settings.suspendEnabled()) {
+      throw new RequestRefused(
+          503,
+          "SNAPSHOT_UNAVAILABLE",
+          "checkpoint strategy is disabled: snapshots of "
+              + current.workloadType().value()
+              + " sessions are turned off on this installation; the runtime is kept");
+    }
+    switch (current.phase()) {
+      case SUSPENDED -> {
+        return current;
+      }
+      case FAILED -> throw failed(current);
+      case TERMINATING, TERMINATED ->
+          throw new TerminalIntentException(current.subject(), "SUSPENDED");
+      case REQUESTED, PROVISIONING, READY, SUSPENDING, RESUMING ->
+          requestIntent(id, DesiredState.SUSPENDED, ifMatch, actor, "snapshot through the API");
+    }
+    Session settled =
+        signals
+            .await(id, SessionService::settledSuspend, settings.suspendWait())
+            .orElseGet(() -> get(scope, id));
+    failIfFailed(settled);
+    if (settled.phase() == Phase.SUSPENDED) {
+      return settled;
+    }
+    if (settled.intent().desired() != DesiredState.SUSPENDED) {
+      throw new RequestRefused(
+          409,
+          "CONFLICT",
+          "the snapshot was given up: the session is now asked to be "
+              + settled.intent().desired()
+              + " by "
+              + settled.intent().requestedBy()
+              + " ("
+              + settled.intent().reason()
+              + "); request it again if it is still wanted");
+    }
     throw new RequestRefused(
-        503,
-        "SNAPSHOT_UNAVAILABLE",
-        "checkpoint strategy is disabled: snapshots of "
-            + current.workloadType().value()
-            + " sessions are not enabled on this installation yet; the runtime is kept");
+        504,
+        "DEADLINE_EXCEEDED",
+        "session was not suspended within "
+            + settings.suspendWait().toSeconds()
+            + " s; the suspend goes on, watch the session or its operation");
+  }
+
+  private static boolean settledSuspend(Session s) {
+    return s.phase() == Phase.SUSPENDED
+        || s.phase() == Phase.FAILED
+        || s.phase() == Phase.TERMINATING
+        || s.phase() == Phase.TERMINATED
+        || s.intent().desired() != DesiredState.SUSPENDED;
+  }
+
+  /**
+   * Brings a deleted session back from its last archive, within the recovery window, as a new
+   * session that is a snapshot of it (the first access restores it). The new session's id derives
+   * from the deleted one's, so a retry after a crash finishes the same recovery instead of making a
+   * second copy. The archive is handed over first: from then on the deleted session's retention no
+   * longer deletes it.
+   */
+  public Session recover(Scope scope, SessionId id, String actor) {
+    Session deleted = get(scope, id);
+    if (deleted.phase() != Phase.TERMINATED) {
+      throw new RequestRefused(
+          409,
+          "INVALID_STATE",
+          "only a deleted session can be recovered; session "
+              + id.value()
+              + " is "
+              + PublicState.of(deleted, clock.instant(), settings.idleAfter()).wireName()
+              + (deleted.phase() == Phase.TERMINATING ? " (being deleted: retry shortly)" : ""));
+    }
+    SessionId heir = heirOf(id);
+    Optional<Session> existing = store.get(heir);
+    if (existing.isPresent()) {
+      throw new RequestRefused(
+          409,
+          "ALREADY_RECOVERED",
+          "session " + id.value() + " was recovered already, as session " + heir.value());
+    }
+    ArchiveRef archive =
+        deleted
+            .archive()
+            .orElseThrow(
+                () ->
+                    new RequestRefused(
+                        410,
+                        "NOT_RECOVERABLE",
+                        "session "
+                            + id.value()
+                            + " was never suspended, so no archive of it exists; a session is"
+                            + " recoverable from its last snapshot only"));
+    handOver(deleted, archive, heir);
+    Instant now = clock.instant();
+    Session recovered = store.create(Session.recovered(heir, deleted, archive, now, actor));
+    store.append(
+        dev.berth.core.store.AuditEvent.of(
+            heir,
+            now,
+            actor,
+            "session.recovered",
+            "from deleted session " + id.value() + ", archive generation " + archive.generation()));
+    return recovered;
+  }
+
+  /** Marks the deleted session's retained archive as handed to {@code heir}. */
+  private void handOver(Session deleted, ArchiveRef archive, SessionId heir) {
+    String handedOver = "handed to recovered session " + heir.value();
+    for (int attempt = 1; ; attempt++) {
+      Session current = store.get(deleted.id()).orElseThrow(SessionService::notFound);
+      Optional<dev.berth.core.session.Obligation> retention =
+          current.obligations().stream()
+              .filter(o -> o.action() == ObligationAction.RETAIN_ARCHIVE)
+              .filter(o -> o.resource().equals(archive.uri()))
+              .findFirst();
+      if (retention.isPresent() && retention.get().detail().equals(handedOver)) {
+        return; // a crashed recovery got this far
+      }
+      boolean kept =
+          retention
+              .filter(o -> o.state() == ObligationState.RETAINED)
+              .flatMap(o -> o.retainUntil())
+              .filter(until -> clock.instant().isBefore(until))
+              .isPresent();
+      if (!kept) {
+        throw new RequestRefused(
+            410,
+            "RECOVERY_WINDOW_ENDED",
+            "the last archive of session "
+                + deleted.id().value()
+                + " is no longer kept"
+                + retention
+                    .flatMap(o -> o.retainUntil())
+                    .map(u -> " (kept until " + u + ")")
+                    .orElse("")
+                + "; it cannot be recovered");
+      }
+      try {
+        store.compareAndSet(
+            current.withObligation(
+                ObligationAction.RETAIN_ARCHIVE, archive.uri(), o -> o.complete(handedOver)),
+            current.version());
+        return;
+      } catch (dev.berth.core.error.VersionConflictException e) {
+        if (attempt >= 8) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** The id a deleted session's recovery gets: derived, so that a retried recovery finds it. */
+  static SessionId heirOf(SessionId deleted) {
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(
+                  ("berth-recover:" + deleted.value())
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new SessionId(java.util.HexFormat.of().formatHex(digest, 0, 16));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   // ---- idle policy --------------------------------------------------------------------------
@@ -205,20 +403,15 @@ public final class SessionService {
   /** Explains the idle decision; passive (never touches, never restores). */
   public IdleView idle(Scope scope, SessionId id) {
     Session s = get(scope, id);
-    WorkloadActivity workload = WorkloadActivity.quiet();
-    if (s.phase() == Phase.READY && s.runtime().isPresent()) {
-      try {
-        JsonNode status = data.status(endpoint(s));
-        workload =
-            new WorkloadActivity(
-                status.path("busy").asBoolean(false),
-                status.path("executionRunning").asBoolean(false),
-                s.activity().busySince());
-      } catch (RuntimeException unreachable) {
-        // Without the agent's word the policy assumes nothing runs; the answer says so below.
-      }
-    }
-    return new IdleView(s, idlePolicy.decide(s, workload, clock.instant()), suspendEnabled);
+    // Without the agent's word the explanation assumes nothing runs (the reaper then does not act).
+    WorkloadActivity workload = probe.probe(s).orElse(WorkloadActivity.quiet());
+    return new IdleView(
+        s, idlePolicy.decide(s, workload, clock.instant()), settings.suspendEnabled());
+  }
+
+  /** The idle policy in force (the reaper applies it). */
+  public IdlePolicy idlePolicy() {
+    return idlePolicy;
   }
 
   /** Holds the session against suspension until now + {@code hold} (capped); not access. */
@@ -251,32 +444,31 @@ public final class SessionService {
     if (offset < 0) {
       throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
     }
-    Activation activation = activate(scope, id, "read", actor);
-    JsonNode output = observed(id, () -> data.read(endpoint(activation.session()), offset));
-    store.touch(id, clock.instant());
-    return new ReadResult(get(scope, id), activation.path(), output);
+    Served<JsonNode> served =
+        serve(scope, id, "read", actor, session -> data.read(endpoint(session), offset));
+    return new ReadResult(get(scope, id), served.activation().path(), served.result());
   }
 
   /** The session after a write, and the path taken. */
   public record WriteResult(Session session, String path) {}
 
   public WriteResult write(Scope scope, SessionId id, byte[] payload, String actor) {
-    Activation activation = activate(scope, id, "write", actor);
-    if (payload.length > 0) {
-      observed(
-          id,
-          () -> {
-            AgentEndpoints.Endpoint agent = endpoint(activation.session());
-            // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
-            for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
-              int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
-              data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
-            }
-            return null;
-          });
-    }
-    store.touch(id, clock.instant());
-    return new WriteResult(get(scope, id), activation.path());
+    Served<Integer> served =
+        serve(
+            scope,
+            id,
+            "write",
+            actor,
+            session -> {
+              AgentEndpoints.Endpoint agent = endpoint(session);
+              // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
+              for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
+                int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
+                data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
+              }
+              return payload.length;
+            });
+    return new WriteResult(get(scope, id), served.activation().path());
   }
 
   /**
@@ -347,8 +539,43 @@ public final class SessionService {
 
   private record Activation(Session session, String path, boolean wasIdle) {}
 
+  private record Served<T>(Activation activation, T result) {}
+
+  /**
+   * Makes the session active, counts the access (before the call, so that an idle suspend decided
+   * from now on sees it), then makes the call. When an idle suspend paused the runtime between the
+   * activation and the call (the agent answers 409 SUSPENDING), the access wins: it aborts the
+   * suspend and the call is made once more.
+   */
+  private <T> Served<T> serve(
+      Scope scope,
+      SessionId id,
+      String verb,
+      String actor,
+      java.util.function.Function<Session, T> call) {
+    Activation activation = activate(scope, id, verb, actor);
+    store.touch(id, clock.instant());
+    try {
+      return new Served<>(activation, observed(id, () -> call.apply(activation.session())));
+    } catch (AgentCommandFailedException e) {
+      if (!"SUSPENDING".equals(e.reason()) || !suspendedByIdlePolicy(get(scope, id))) {
+        throw e;
+      }
+      Activation again = activate(scope, id, verb, actor);
+      return new Served<>(again, observed(id, () -> call.apply(again.session())));
+    }
+  }
+
   private Activation activate(Scope scope, SessionId id, String verb, String actor) {
     Session s = get(scope, id);
+    if (suspendedByIdlePolicy(s)) {
+      // An access wins over the idle policy's suspend: the intent goes back to RUNNING, and the
+      // reconciler aborts the checkpoint (or, when the runtime is already gone, restores).
+      requestIntent(
+          id, DesiredState.RUNNING, OptionalLong.empty(), actor, "access on " + verb + " won");
+      Session ready = awaitReady(scope, id);
+      return new Activation(ready, "idle->active->" + verb, true);
+    }
     return switch (s.phase()) {
       case READY -> {
         boolean idle = PublicState.of(s, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
@@ -373,12 +600,34 @@ public final class SessionService {
     };
   }
 
+  /** A suspend the idle policy asked for that has not finished: an access still wins over it. */
+  private static boolean suspendedByIdlePolicy(Session s) {
+    return s.intent().desired() == DesiredState.SUSPENDED
+        && s.intent().requestedBy().equals(IdlePolicy.ACTOR)
+        && (s.phase() == Phase.READY || s.phase() == Phase.SUSPENDING);
+  }
+
   private Session awaitReady(Scope scope, SessionId id) {
     Session settled =
         signals
-            .await(id, SessionService::settledStart, settings.createWait())
+            .await(id, SessionService::settledRunning, settings.createWait())
             .orElseGet(() -> get(scope, id));
     failIfFailed(settled);
+    if (settled.phase() == Phase.TERMINATING || settled.phase() == Phase.TERMINATED) {
+      throw new TerminalIntentException(settled.subject(), "RUNNING");
+    }
+    if (settled.phase() != Phase.READY && settled.intent().desired() != DesiredState.RUNNING) {
+      throw new RequestRefused(
+          409,
+          "CONFLICT",
+          "while this request waited for the session, "
+              + settled.intent().requestedBy()
+              + " asked for it to be "
+              + settled.intent().desired()
+              + " ("
+              + settled.intent().reason()
+              + "); retry the request, which restores it once it is a snapshot");
+    }
     if (settled.phase() != Phase.READY) {
       throw new RequestRefused(
           504,
@@ -388,6 +637,18 @@ public final class SessionService {
               + " s; it keeps converging, retry the request");
     }
     return settled;
+  }
+
+  /**
+   * Whether a session asked to run got there or never will: unlike {@link #settledStart}, a phase
+   * on the way down (a suspend being aborted, a snapshot about to be restored) is not an answer.
+   */
+  private static boolean settledRunning(Session s) {
+    return switch (s.phase()) {
+      case READY, FAILED, TERMINATING, TERMINATED -> true;
+      case REQUESTED, PROVISIONING, RESUMING, SUSPENDING, SUSPENDED ->
+          s.intent().desired() != DesiredState.RUNNING;
+    };
   }
 
   private static boolean settledStart(Session s) {

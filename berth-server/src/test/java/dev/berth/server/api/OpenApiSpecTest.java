@@ -205,6 +205,7 @@ class OpenApiSpecTest {
             "Write",
             "Switch",
             "Snapshot",
+            "Recover",
             "CreateExecution",
             "CreateToken",
             "KeepAlive");

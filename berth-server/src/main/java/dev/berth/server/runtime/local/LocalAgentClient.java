@@ -11,6 +11,7 @@ import dev.berth.core.session.SessionId;
 import dev.berth.server.runtime.AgentEndpoints;
 import dev.berth.server.runtime.AgentWireClient;
 import dev.berth.server.runtime.ArchiveTransfer;
+import dev.berth.server.runtime.RestoreProgress;
 import java.time.Instant;
 import java.util.Optional;
 import tools.jackson.databind.JsonNode;
@@ -25,16 +26,25 @@ public final class LocalAgentClient implements AgentClient {
   private final AgentEndpoints endpoints;
   private final ArchiveStore archives;
   private final AgentWireClient wire = new AgentWireClient();
-  private final ArchiveTransfer transfer = new ArchiveTransfer();
+  private final ArchiveTransfer transfer;
 
   /**
    * @param endpoints resolves a runtime's agent (the local runtime itself)
    * @param archives where checkpoints are committed and restores read from
    */
   public LocalAgentClient(LocalNode node, AgentEndpoints endpoints, ArchiveStore archives) {
+    this(node, endpoints, archives, new RestoreProgress(java.time.Clock.systemUTC()));
+  }
+
+  /**
+   * @param progress where restores report the bytes they have streamed
+   */
+  public LocalAgentClient(
+      LocalNode node, AgentEndpoints endpoints, ArchiveStore archives, RestoreProgress progress) {
     this.node = node;
     this.endpoints = endpoints;
     this.archives = archives;
+    this.transfer = new ArchiveTransfer(progress);
   }
 
   @Override

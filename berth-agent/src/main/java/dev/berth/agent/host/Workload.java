@@ -1,0 +1,105 @@
+package dev.berth.agent.host;
+
+import dev.berth.agent.execution.ExecutionOutputs;
+import dev.berth.agent.execution.ExecutionRunner;
+import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.WritablePaths;
+import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.shell.ShellProcess;
+import dev.berth.agent.shell.ShellSpec;
+import dev.berth.agent.shell.ShellState;
+import dev.berth.core.session.SessionId;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * What a runtime has open and running, by how far it got. One value replaces another whole (a
+ * restore turns {@link Awaiting} into {@link Live}), so that no half-installed mix of log, shell
+ * and plan is ever visible.
+ */
+sealed interface Workload {
+
+  /**
+   * Provisioned to receive an archive: nothing runs and not even the output log is open, because
+   * the restore replaces {@code state/}, the log's directory included, whole.
+   */
+  record Awaiting() implements Workload {}
+
+  /** Found on disk by a restarted host: the output stays readable, the processes died with it. */
+  record Remains(OutputLog output) implements Workload {}
+
+  /**
+   * A shell on its PTY in its sandbox, with its output log and its executions.
+   *
+   * @param outputStart where the shell's first byte lands in the log: 0 in a fresh runtime, the
+   *     archived log's end in a restored one (so cursors taken before the checkpoint stay valid)
+   */
+  record Live(
+      OutputLog output,
+      long outputStart,
+      ShellState shellState,
+      LaunchPlan plan,
+      ShellProcess shell,
+      ExecutionRunner executions)
+      implements Workload {
+
+    /**
+     * Opens the output log in {@code state/output} and starts the shell with the {@link ShellState}
+     * integration on {@code state}: a {@code state/} that came from an archive gives the shell back
+     * what it had. A failure closes whatever was opened before it.
+     */
+    static Live start(
+        SessionId session,
+        Path state,
+        String planName,
+        HostConfig config,
+        Sandbox sandbox,
+        Clock clock,
+        ExecutionOutputs outputs) {
+      OutputLog output = OutputLog.open(state.resolve("output"), config.outputCapBytes(), clock);
+      long outputStart = output.nextOffset();
+      LaunchPlan plan = null;
+      try {
+        ShellState shellState =
+            ShellState.prepare(state, ShellSpec.defaults(state.resolve("home"), config.shell()));
+        ShellSpec spec = shellState.spec();
+        // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
+        // workload cannot touch its own output log.
+        plan =
+            sandbox.plan(
+                planName,
+                spec.command(),
+                WritablePaths.of(state.resolve("home"), shellState.directory())
+                    .withTmp(state.resolve("tmp")),
+                config.limits());
+        ShellProcess shell = ShellProcess.start(spec, plan, output);
+        ExecutionRunner executions =
+            new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());
+        return new Live(output, outputStart, shellState, plan, shell, executions);
+      } catch (RuntimeException e) {
+        if (plan != null) {
+          plan.close();
+        }
+        output.close();
+        throw e;
+      }
+    }
+  }
+
+  /** The output log, once there is one. */
+  default Optional<OutputLog> log() {
+    return switch (this) {
+      case Awaiting awaiting -> Optional.empty();
+      case Remains remains -> Optional.of(remains.output());
+      case Live live -> Optional.of(live.output());
+    };
+  }
+
+  /** The running shell and what goes with it, when there is one. */
+  default Optional<Live> live() {
+    return this instanceof Live live ? Optional.of(live) : Optional.empty();
+  }
+}

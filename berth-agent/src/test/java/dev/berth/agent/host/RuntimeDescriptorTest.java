@@ -1,0 +1,48 @@
+package dev.berth.agent.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.berth.core.session.SessionId;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code runtime.json}, as a restarted host reads it back. */
+class RuntimeDescriptorTest {
+
+  private static final String SID = "b".repeat(32);
+
+  @TempDir Path dir;
+
+  @Test
+  void aRuntimeProvisionedForAResumeIsRecordedAsAwaitingItsArchiveUntilRestored() {
+    RuntimeRequest request =
+        new RuntimeRequest("berth-" + SID + "-2", 2, "shell", Map.of("k", "v"), true);
+    RuntimeDescriptor descriptor =
+        RuntimeDescriptor.of(new SessionId(SID), request, Instant.parse("2026-01-01T00:00:00Z"));
+
+    descriptor.write(dir);
+    RuntimeDescriptor awaiting = RuntimeDescriptor.read(dir);
+    descriptor.restored().write(dir);
+
+    assertThat(awaiting).isEqualTo(descriptor);
+    assertThat(awaiting.awaitRestore()).isTrue();
+    assertThat(RuntimeDescriptor.read(dir).awaitRestore()).isFalse();
+  }
+
+  @Test
+  void aDescriptorWrittenBeforeResumesExistedReadsAsARuntimeThatRan() throws IOException {
+    Files.writeString(
+        dir.resolve(RuntimeDescriptor.FILE),
+        """
+        {"format":1,"session":"%s","runtime":"berth-%s-1","incarnation":1,"workload":"shell",\
+        "labels":{},"createdAt":"2026-01-01T00:00:00Z"}"""
+            .formatted(SID, SID));
+
+    assertThat(RuntimeDescriptor.read(dir).awaitRestore()).isFalse();
+  }
+}

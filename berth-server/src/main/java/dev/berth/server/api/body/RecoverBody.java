@@ -1,0 +1,4 @@
+package dev.berth.server.api.body;
+
+/** The body of {@code POST /sessions/{id}/recover}; optional, and {@code {}} when present. */
+public record RecoverBody() {}

@@ -1,0 +1,168 @@
+package dev.berth.server.session;
+
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.idle.IdleDecision;
+import dev.berth.core.idle.IdlePolicy;
+import dev.berth.core.idle.WorkloadActivity;
+import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.session.Activity;
+import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.Page;
+import dev.berth.core.store.SessionQuery;
+import dev.berth.core.store.SessionStore;
+import dev.berth.server.reconcile.ReconcileLoop;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the idle policy: every {@code interval} it looks at each ready session, keeps its {@code
+ * busySince} up to date from what the agent reports, and asks for SUSPENDED (as {@link
+ * IdlePolicy#ACTOR}) for a session the policy says to suspend. The request is conditional: the
+ * policy is decided again on the session as stored at the moment of the write, so an access that
+ * landed since the scan read it wins. An access after the write wins too: it turns the intent back
+ * to RUNNING and the reconciler aborts the checkpoint ({@link SessionService}).
+ *
+ * <p>A session whose agent does not answer is left alone: silence is not quiet, and a runtime that
+ * is gone is the reconciler's to notice.
+ */
+public final class IdleReaper implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(IdleReaper.class);
+  private static final int PAGE = 200;
+
+  private final SessionStore store;
+  private final SessionIntents intents;
+  private final ReconcileLoop loop;
+  private final WorkloadProbe probe;
+  private final IdlePolicy policy;
+  private final Clock clock;
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().daemon().name("berth-idle-reaper").unstarted(r));
+
+  public IdleReaper(
+      SessionStore store,
+      SessionIntents intents,
+      ReconcileLoop loop,
+      WorkloadProbe probe,
+      IdlePolicy policy,
+      Clock clock) {
+    this.store = store;
+    this.intents = intents;
+    this.loop = loop;
+    this.probe = probe;
+    this.policy = policy;
+    this.clock = clock;
+  }
+
+  /** Scans every {@code interval} until closed. */
+  public void start(Duration interval) {
+    timer.scheduleWithFixedDelay(
+        this::scanQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** One pass over every ready session. */
+  public List<SessionId> scan() {
+    List<SessionId> suspended = new ArrayList<>();
+    SessionQuery query = SessionQuery.all(PAGE).inPhases(Set.of(Phase.READY));
+    Optional<String> page = Optional.empty();
+    do {
+      Page<Session> sessions = store.list(page.map(query::after).orElse(query));
+      for (Session s : sessions.items()) {
+        if (consider(s)) {
+          suspended.add(s.id());
+        }
+      }
+      page = sessions.nextPageToken();
+    } while (page.isPresent());
+    return suspended;
+  }
+
+  /** Whether {@code s} was asked to suspend. */
+  boolean consider(Session s) {
+    if (s.intent().desired() != DesiredState.RUNNING) {
+      return false;
+    }
+    Optional<WorkloadActivity> reported = probe.probe(s);
+    if (reported.isEmpty()) {
+      return false;
+    }
+    Instant now = clock.instant();
+    Session current = keepBusySince(s, reported.get(), now);
+    WorkloadActivity workload =
+        new WorkloadActivity(
+            reported.get().shellBusy(),
+            reported.get().executionRunning(),
+            current.activity().busySince());
+    if (!(policy.decide(current, workload, now) instanceof IdleDecision.Suspend)) {
+      return false;
+    }
+    boolean asked =
+        intents
+            .requestIf(
+                s.id(),
+                DesiredState.SUSPENDED,
+                fresh ->
+                    policy.decide(fresh, workload, clock.instant()) instanceof IdleDecision.Suspend,
+                IdlePolicy.ACTOR,
+                "no client access since "
+                    + current.activity().lastAccess()
+                    + " (suspendAfter "
+                    + policy.settings().suspendAfter()
+                    + ") and nothing holds it")
+            .isPresent();
+    if (asked) {
+      LOG.info("idle session {} asked to suspend", s.id());
+      loop.enqueue(s.id());
+    }
+    return asked;
+  }
+
+  /**
+   * Starts {@code busySince} when the runtime is first seen busy and clears it when it is seen
+   * quiet, so that busy work holds a session at most {@code maxBusy} from when it began.
+   */
+  private Session keepBusySince(Session s, WorkloadActivity reported, Instant now) {
+    boolean busy = reported.shellBusy() || reported.executionRunning();
+    Activity a = s.activity();
+    if (busy == a.busySince().isPresent()) {
+      return s;
+    }
+    Activity next =
+        new Activity(
+            a.lastAccess(), a.keepAliveUntil(), busy ? Optional.of(now) : Optional.empty());
+    try {
+      return store.compareAndSet(s.withActivity(next), s.version());
+    } catch (VersionConflictException | NotFoundException e) {
+      // Someone else changed the session since the scan read it; the next scan sees it anew.
+      return s;
+    }
+  }
+
+  private void scanQuietly() {
+    try {
+      scan();
+    } catch (RuntimeException e) {
+      LOG.warn("idle scan failed; the next one retries", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
