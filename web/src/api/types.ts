@@ -65,6 +65,15 @@ export interface Session {
   activity?: { lastAccess: string; keepAliveUntil?: string };
   failure?: { reason: string; message: string };
   operation?: string;
+  /** While a restore streams its archive into the new runtime. */
+  restore?: RestoreProgress;
+}
+
+export interface RestoreProgress {
+  generation: number;
+  bytes: number;
+  totalBytes: number;
+  updatedAt: string;
 }
 
 export interface SessionList {
@@ -115,6 +124,7 @@ export interface Operation {
   error?: { reason: string; message: string };
   createdAt: string;
   finishedAt?: string;
+  progress?: RestoreProgress;
 }
 
 export interface Execution {

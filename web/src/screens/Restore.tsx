@@ -4,7 +4,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
-import type { Operation } from "../api/types";
+import type { Operation, RestoreProgress } from "../api/types";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
@@ -151,6 +151,7 @@ export function Restore({ id }: { id: string }) {
                 );
               })}
             </ol>
+            <RestoreBar progress={session.restore ?? operation?.progress} />
             <p className="muted small">state {session.state}</p>
           </div>
         )}
@@ -194,5 +195,21 @@ export function Restore({ id }: { id: string }) {
         />
       )}
     </main>
+  );
+}
+
+/** The archive bytes streamed into the new runtime so far. */
+function RestoreBar({ progress }: { progress?: RestoreProgress }) {
+  if (!progress || progress.totalBytes <= 0) return null;
+  const percent = Math.min(100, Math.round((progress.bytes / progress.totalBytes) * 100));
+  return (
+    <div className="restore-bar">
+      <progress max={progress.totalBytes} value={progress.bytes} aria-label="Archive restored">
+        {percent}%
+      </progress>
+      <span className="muted small">
+        {bytes(progress.bytes)} of {bytes(progress.totalBytes)} · generation {progress.generation}
+      </span>
+    </div>
   );
 }

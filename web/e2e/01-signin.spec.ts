@@ -15,6 +15,9 @@ test("a browser without the cookie gets the sign-in screen, and a pasted token s
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(`${url}/`);
   await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
+  // The suite's server is fresh and this file runs first: the console's empty state.
+  await expect(page.getByTestId("empty-state")).toContainText("No sessions yet");
+  await screenshot(page, "console-empty");
 });
 
 test("a login link with a wrong token says so and never keeps the token in the address bar", async ({
