@@ -1,4 +1,4 @@
-import { expect, screenshot, server, test } from "./fixtures";
+import { createSession, expect, screenshot, server, test } from "./fixtures";
 import { attached, expectTerminalLine, typeLine } from "./terminal";
 
 // J2/J3 through the browser: snapshot from the workspace, the card frozen on the console, open it,
@@ -44,4 +44,28 @@ test("snapshot from the UI, see the card frozen, open it, restore, see the old o
   await expectTerminalLine(page, /^mark-42\s*$/m);
   await typeLine(page, "echo again-$MARK");
   await expectTerminalLine(page, /^again-before-snapshot\s*$/m);
+});
+
+test("a workspace whose session is suspended elsewhere goes to Restore and restores nothing", async ({
+  signedIn: page,
+}) => {
+  const { url } = server();
+  const shell = await createSession(page, "suspended-elsewhere");
+  const agent = await createSession(page, "suspended-elsewhere-too");
+  await page.goto(`${url}/session/${shell}`);
+  await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
+  const suspended = await page.request.post(`${url}/api/v1/sessions/${shell}/snapshot`, { data: {} });
+  expect(suspended.status(), await suspended.text()).toBe(200);
+  await expect(page).toHaveURL(`${url}/restore/${shell}`);
+
+  await page.goto(`${url}/agent/${agent}`);
+  await expect(page.getByTestId("ws-stream-status")).toHaveText("output live");
+  const again = await page.request.post(`${url}/api/v1/sessions/${agent}/snapshot`, { data: {} });
+  expect(again.status(), await again.text()).toBe(200);
+  await expect(page).toHaveURL(`${url}/restore/${agent}`);
+
+  for (const id of [shell, agent]) {
+    const session = await page.request.get(`${url}/api/v1/sessions/${id}`);
+    expect(((await session.json()) as { state: string }).state).toBe("snapshot");
+  }
 });

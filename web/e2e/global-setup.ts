@@ -53,7 +53,13 @@ function stopNode(dataDir: string): void {
   }
 }
 
-export default async function globalSetup() {
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `bin/berth server` with `args` added (e.g. shorter idle times) on its own data directory. */
+export async function startServer(args: string[] = []): Promise<RunningServer> {
   if (!existsSync(join(ROOT, "berth-cli/target/berth-cli.jar"))) {
     throw new Error("build the distribution first (make build): berth-cli/target/berth-cli.jar is missing");
   }
@@ -64,18 +70,15 @@ export default async function globalSetup() {
   const out = openSync(log, "a");
   const env: NodeJS.ProcessEnv = { ...process.env, BERTH_ADMIN_TOKEN: ADMIN_TOKEN };
   delete env.BERTH_FAILPOINTS;
-  const server = spawn(join(ROOT, "bin/berth"), ["server", "--listen", `127.0.0.1:${port}`, "--data-dir", dataDir], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", out, out],
-  });
+  const server = spawn(
+    join(ROOT, "bin/berth"),
+    ["server", "--listen", `127.0.0.1:${port}`, "--data-dir", dataDir, ...args],
+    { cwd: ROOT, env, stdio: ["ignore", out, out] },
+  );
   const url = `http://127.0.0.1:${port}`;
   await awaitHealthy(url, server, log);
-  process.env.BERTH_E2E_URL = url;
-  process.env.BERTH_E2E_TOKEN = ADMIN_TOKEN;
-  process.env.BERTH_E2E_LOG = log;
 
-  return async () => {
+  const stop = async () => {
     server.kill("SIGTERM");
     await new Promise<void>((done) => {
       if (server.exitCode !== null) return done();
@@ -100,4 +103,12 @@ export default async function globalSetup() {
       // a runtime may have left read-only files; the temp directory is the system's to clean
     }
   };
+  return { url, stop };
+}
+
+export default async function globalSetup() {
+  const server = await startServer();
+  process.env.BERTH_E2E_URL = server.url;
+  process.env.BERTH_E2E_TOKEN = ADMIN_TOKEN;
+  return server.stop;
 }
