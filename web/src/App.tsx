@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { onUnauthenticated } from "./api/client";
 import { ToastProvider } from "./components/Toasts";
 import { Link, Router, useRouter } from "./lib/router";
@@ -6,8 +6,10 @@ import { AgentWorkspace } from "./screens/AgentWorkspace";
 import { Console } from "./screens/Console";
 import { NewSession } from "./screens/NewSession";
 import { Restore } from "./screens/Restore";
-import { ShellWorkspace } from "./screens/ShellWorkspace";
 import { SignIn } from "./screens/SignIn";
+
+// The terminal (xterm.js) is most of the code; the console loads without it.
+const ShellWorkspace = lazy(() => import("./screens/ShellWorkspace").then((m) => ({ default: m.ShellWorkspace })));
 
 export function App() {
   return (
@@ -96,7 +98,17 @@ function Shell() {
         </Link>
       </nav>
       <div id="content" className="content">
-        {screen}
+        <Suspense
+          fallback={
+            <main className="page">
+              <p className="placeholder" aria-busy="true">
+                Loading…
+              </p>
+            </main>
+          }
+        >
+          {screen}
+        </Suspense>
       </div>
     </div>
   );
