@@ -302,7 +302,10 @@ final class HostedRuntime {
   void prepareCheckpoint() {
     Workload.Live live;
     synchronized (this) {
-      if (state == RuntimeState.PAUSED) {
+      // Stopped (its processes died with a host that restarted, or the lease stopped them):
+      // nothing runs that could change state/, which holds the shell state of its last prompt,
+      // so it is archived as it is. A suspend the host's death interrupted still completes.
+      if (state == RuntimeState.PAUSED || state == RuntimeState.STOPPED) {
         return;
       }
       if (state == RuntimeState.AWAITING_RESTORE) {
@@ -321,7 +324,7 @@ final class HostedRuntime {
   ArchiveSummary writeArchive(ArchiveIdentity identity, java.io.OutputStream out)
       throws IOException {
     synchronized (this) {
-      if (state != RuntimeState.PAUSED) {
+      if (state != RuntimeState.PAUSED && state != RuntimeState.STOPPED) {
         throw new HostRefusal(
             409,
             "CONFLICT",

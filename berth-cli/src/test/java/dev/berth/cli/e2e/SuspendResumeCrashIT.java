@@ -47,8 +47,10 @@ class SuspendResumeCrashIT {
       })
   void aServerKilledDuringASuspendEndsWithTheSessionSuspendedAndItsWorkIntact(String failpoint) {
     dataDir = work.resolve("data");
-    String id = sessionWithWork();
-    crashDuring(failpoint, api -> api.post("/sessions/" + id + "/snapshot", ""));
+    // The suspend's failpoints are not on the way of a create: the dying server sets up too.
+    ServerProcess dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
+    String id = sessionWithWork(dying);
+    crashDuring(dying, failpoint, api -> api.post("/sessions/" + id + "/snapshot", ""));
 
     try (ServerProcess restarted = ServerProcess.start(dataDir, Map.of())) {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);
@@ -63,7 +65,8 @@ class SuspendResumeCrashIT {
   void aServerKilledDuringARestoreEndsWithOneRestoredRuntime(String failpoint) {
     dataDir = work.resolve("data");
     String id = suspendedSessionWithWork();
-    crashDuring(failpoint, api -> api.post("/sessions/" + id + "/read", "{\"offset\":0}"));
+    ServerProcess dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
+    crashDuring(dying, failpoint, api -> api.post("/sessions/" + id + "/read", "{\"offset\":0}"));
 
     try (ServerProcess restarted = ServerProcess.start(dataDir, Map.of())) {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);
@@ -73,12 +76,21 @@ class SuspendResumeCrashIT {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"suspend.prepare", "suspend.after-commit", "resume.restore"})
+  @ValueSource(strings = {"suspend.prepare", "resume.restore"})
   void aNodeKilledWithTheServerAtAStepEndsWithTheSessionSuspendedOrRestored(String failpoint) {
     dataDir = work.resolve("data");
     boolean resuming = failpoint.startsWith("resume");
-    String id = resuming ? suspendedSessionWithWork() : sessionWithWork();
+    String id;
+    ServerProcess dying;
+    if (resuming) {
+      id = suspendedSessionWithWork();
+      dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
+    } else {
+      dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
+      id = sessionWithWork(dying);
+    }
     crashDuring(
+        dying,
         failpoint,
         api -> {
           if (resuming) {
@@ -100,31 +112,29 @@ class SuspendResumeCrashIT {
   }
 
   /** A session whose shell did some work: an exported variable and output. */
-  private String sessionWithWork() {
+  private static String sessionWithWork(ServerProcess server) {
+    Api api = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
+    String id = api.create("crash-" + System.nanoTime());
+    api.post(
+        "/sessions/" + id + "/write",
+        "{\"payload\":\"export MARKER=42; echo before-$((2*3))\\n\"}");
+    await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("before-6"));
+    return id;
+  }
+
+  private String suspendedSessionWithWork() {
     try (ServerProcess first = ServerProcess.start(dataDir, Map.of())) {
+      String id = sessionWithWork(first);
       Api api = new Api(first.baseUrl(), ServerProcess.ADMIN_TOKEN);
-      String id = api.create("crash-" + System.nanoTime());
-      api.post(
-          "/sessions/" + id + "/write",
-          "{\"payload\":\"export MARKER=42; echo before-$((2*3))\\n\"}");
-      await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("before-6"));
+      Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "");
+      assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+      assertThat(snapshot.json().path("state").asString()).isEqualTo("snapshot");
       return id;
     }
   }
 
-  private String suspendedSessionWithWork() {
-    String id = sessionWithWork();
-    try (ServerProcess second = ServerProcess.start(dataDir, Map.of())) {
-      Api api = new Api(second.baseUrl(), ServerProcess.ADMIN_TOKEN);
-      Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "");
-      assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
-      assertThat(snapshot.json().path("state").asString()).isEqualTo("snapshot");
-    }
-    return id;
-  }
-
-  private void crashDuring(String failpoint, java.util.function.Consumer<Api> request) {
-    ServerProcess dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
+  private static void crashDuring(
+      ServerProcess dying, String failpoint, java.util.function.Consumer<Api> request) {
     Api api = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
     CompletableFuture.runAsync(
         () -> {
