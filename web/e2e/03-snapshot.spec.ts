@@ -28,7 +28,7 @@ test("snapshot from the UI, see the card frozen, open it, restore, see the old o
   const card = page.locator(`[data-testid=session-card][data-session-id="${id}"]`);
   await expect(card).toHaveAttribute("data-state", "snapshot");
   await expect(card.getByTestId("archive-size")).not.toHaveText("—");
-  await expect(page.getByTestId("count-snapshot")).toContainText("1");
+  await expect(page.getByTestId("count-snapshot")).toHaveText(/^[1-9]\d* snapshot$/);
   await screenshot(page, "console-snapshot");
 
   await card.getByTestId("card-open").click();
@@ -68,4 +68,39 @@ test("a workspace whose session is suspended elsewhere goes to Restore and resto
     const session = await page.request.get(`${url}/api/v1/sessions/${id}`);
     expect(((await session.json()) as { state: string }).state).toBe("snapshot");
   }
+});
+
+test("a deleted session that was snapshotted is recovered from Recently deleted and restored", async ({
+  signedIn: page,
+}) => {
+  const { url } = server();
+  const id = await createSession(page, "recover-me");
+  const wrote = await page.request.post(`${url}/api/v1/sessions/${id}/write`, {
+    data: { payload: "echo kept-$((40+2))\n" },
+  });
+  expect(wrote.status(), await wrote.text()).toBe(200);
+  await expect
+    .poll(async () => {
+      const read = await page.request.post(`${url}/api/v1/sessions/${id}/read`, { data: { offset: 0 } });
+      return ((await read.json()) as { payload: string }).payload;
+    })
+    .toContain("kept-42");
+  const snapshot = await page.request.post(`${url}/api/v1/sessions/${id}/snapshot`, { data: {} });
+  expect(snapshot.status(), await snapshot.text()).toBe(200);
+  const removed = await page.request.delete(`${url}/api/v1/sessions/${id}`);
+  expect([202, 204]).toContain(removed.status());
+
+  await page.reload();
+  const deleted = page.getByTestId("recently-deleted");
+  await deleted.locator("summary").click();
+  const row = deleted.locator(`[data-session-id="${id}"]`);
+  await expect(row).toContainText("recover-me");
+  await row.getByRole("button", { name: "Recover" }).click();
+
+  await expect(page).toHaveURL(/\/restore\/[0-9a-f]{32}$/);
+  expect(page.url()).not.toContain(id);
+  await page.getByTestId("restore-resume").click();
+  await expect(page).toHaveURL(/\/session\/[0-9a-f]{32}$/, { timeout: 120_000 });
+  await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
+  await expect.poll(async () => (await page.locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ")).toMatch(/^kept-42\s*$/m);
 });

@@ -136,6 +136,9 @@ export const api = {
       body: { payload },
     }),
 
+  /** A deleted session's last archive as a new session (a snapshot). */
+  recover: (id: string) => call<Session>("POST", `/sessions/${enc(id)}/recover`, { body: {} }),
+
   switchTo: (id: string) => call<Session>("POST", `/sessions/${enc(id)}/switch`, { body: {} }),
 
   snapshot: (id: string, ifMatch?: number) =>

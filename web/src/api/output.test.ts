@@ -168,6 +168,17 @@ describe("OutputFollower", () => {
     expect(log.statuses.at(-1)).toBe("offline");
   });
 
+  it("waits while the session is suspending instead of reopening a stream it would be refused", async () => {
+    const { log, done } = run({
+      opens: [() => stream([output(0, enc.encode("x"))])],
+      states: ["suspending", "suspending", "snapshot"],
+    });
+    await done;
+    expect(log.opened).toEqual([0]);
+    expect(log.sleeps).toEqual([250, 500]);
+    expect(log.suspended).toBe(true);
+  });
+
   it("stops when the session is gone", async () => {
     const { log, done } = run({
       opens: [() => new Response("{}", { status: 422 })],

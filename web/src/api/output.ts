@@ -55,6 +55,13 @@ export function base64Bytes(text: string): Uint8Array {
   return bytes;
 }
 
+/** States a session passes through on its way somewhere; its stream is refused meanwhile. */
+export function isChanging(state: SessionState | "gone"): boolean {
+  return (
+    state === "provisioning" || state === "suspending" || state === "restoring" || state === "terminating"
+  );
+}
+
 function isCursor(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
@@ -105,15 +112,23 @@ export class OutputFollower {
       } else if (outcome.kind === "gap") {
         continue; // reconnect from the local cursor at once
       }
-      // A failure (or a stream that ended): what became of the session decides.
-      const state = await this.ports.state().catch(() => undefined);
+      // A failure (or a stream that ended): what became of the session decides. While it is
+      // changing (suspending, restoring…) the stream would only be refused, so wait it out.
+      let waited = false;
+      let state = await this.ports.state().catch(() => undefined);
+      while (!signal.aborted && state !== undefined && isChanging(state)) {
+        this.listener.status("reconnecting", `the session is ${state}`);
+        await this.ports.sleep(backoff(failures++), signal).catch(() => undefined);
+        waited = true;
+        state = await this.ports.state().catch(() => undefined);
+      }
       if (signal.aborted) break;
       if (state === "snapshot") {
         this.listener.status("offline", "the session was suspended");
         this.listener.suspended();
         break;
       }
-      if (state === "gone" || state === "terminated" || state === "terminating") {
+      if (state === "gone" || state === "terminated") {
         this.listener.status("offline", "the session was deleted");
         this.listener.ended("the session was deleted");
         break;
@@ -123,10 +138,12 @@ export class OutputFollower {
         this.listener.ended("the session failed");
         break;
       }
-      const detail = outcome.kind === "failed" ? outcome.detail : undefined;
-      this.listener.status("reconnecting", detail);
-      await this.ports.sleep(backoff(failures), signal).catch(() => undefined);
-      failures++;
+      if (!waited) {
+        const detail = outcome.kind === "failed" ? outcome.detail : undefined;
+        this.listener.status("reconnecting", detail);
+        await this.ports.sleep(backoff(failures), signal).catch(() => undefined);
+        failures++;
+      }
     }
     this.running = false;
   }

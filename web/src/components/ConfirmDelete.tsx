@@ -43,9 +43,10 @@ export function ConfirmDelete(props: {
       testId="delete-dialog"
     >
       <p id="delete-text">
-        This removes the session and reclaims its runtime, if any. It will no longer be accessible or
-        restorable.
-        {session.state === "snapshot" && " Its stored snapshot is deleted too."}
+        This stops the session and reclaims its runtime, if any; it will no longer be accessible.
+        {session.state === "snapshot"
+          ? " Its snapshot is kept for the server's recovery window only (7 days by default): until then it can be recovered from Recently deleted."
+          : " Only a session that was snapshotted can be recovered (from its last snapshot, during the server's recovery window); anything since is lost."}
       </p>
       <div className="dialog-target">
         <strong>{session.name}</strong>

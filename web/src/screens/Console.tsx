@@ -17,7 +17,7 @@ const POLL_MS = 3000;
 
 type Load =
   | { kind: "loading" }
-  | { kind: "ready"; sessions: Session[]; at: number; error?: string }
+  | { kind: "ready"; sessions: Session[]; deleted: Session[]; at: number; error?: string }
   | { kind: "failed"; error: string };
 
 export function Console() {
@@ -30,15 +30,18 @@ export function Console() {
   const refresh = useCallback(async (signal?: AbortSignal) => {
     const mine = ++generation.current;
     try {
-      // A deleted session stays readable through the API for a while; the console is for the living.
-      const sessions = (await api.sessions(signal)).filter((s) => s.state !== "terminated");
+      // A deleted session stays readable through the API for a while: it is listed apart, under
+      // Recently deleted, where its last archive can be recovered.
+      const all = await api.sessions(signal);
+      const sessions = all.filter((s) => s.state !== "terminated");
+      const deleted = all.filter((s) => s.state === "terminated");
       const idleOnes = sessions.filter((s) => s.state === "idle");
       const views = await Promise.all(
         idleOnes.map((s) => api.idle(s.id, signal).then((v) => [s.id, v] as const, () => undefined)),
       );
       if (mine !== generation.current) return;
       setIdle(Object.fromEntries(views.filter((v) => v !== undefined)));
-      setLoad({ kind: "ready", sessions: sortSessions(sessions), at: Date.now() });
+      setLoad({ kind: "ready", sessions: sortSessions(sessions), deleted: sortSessions(deleted), at: Date.now() });
     } catch (e) {
       if (signal?.aborted || mine !== generation.current) return;
       const error = errorText(e);
@@ -150,6 +153,10 @@ export function Console() {
             <SessionCard key={s.id} session={s} idle={idle[s.id]} now={now} onDelete={() => setDeleting(s)} />
           ))}
         </ul>
+      )}
+
+      {load.kind === "ready" && load.deleted.length > 0 && (
+        <RecentlyDeleted sessions={load.deleted} onRecovered={() => refresh().catch(() => undefined)} />
       )}
 
       {deleting && (
@@ -292,6 +299,50 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
         </p>
       );
   }
+}
+
+/** Deleted sessions, each recoverable from its last archive while the server keeps it. */
+function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRecovered(): void }) {
+  const [busy, setBusy] = useState<string>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { navigate } = useRouter();
+  const toast = useToast();
+  const recover = async (s: Session) => {
+    setBusy(s.id);
+    setErrors((e) => ({ ...e, [s.id]: "" }));
+    try {
+      const recovered = await api.recover(s.id);
+      toast(`Session "${recovered.name}" recovered as a snapshot`, "frozen");
+      onRecovered();
+      navigate(sessionPath(recovered));
+    } catch (e) {
+      setErrors((all) => ({ ...all, [s.id]: errorText(e) }));
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <details className="deleted" data-testid="recently-deleted">
+      <summary>Recently deleted ({sessions.length})</summary>
+      <ul className="deleted-list">
+        {sessions.map((s) => (
+          <li key={s.id} className="deleted-item" data-session-id={s.id}>
+            <span className="deleted-name">{s.name}</span>
+            <code className="muted small">session/{s.id}</code>
+            <span className="muted small">deleted {ago(s.intent?.requestedAt, Date.now())}</span>
+            <button type="button" className="btn btn-small" onClick={() => recover(s)} disabled={busy !== undefined}>
+              {busy === s.id ? "Recovering…" : "Recover"}
+            </button>
+            {errors[s.id] && (
+              <span className="form-error small" role="alert">
+                Recover failed: {errors[s.id]}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
 }
 
 function Ring({ fraction }: { fraction: number }) {

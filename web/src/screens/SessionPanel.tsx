@@ -48,7 +48,8 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
   );
   usePoll(
     async (signal) => {
-      if (!session.pod) {
+      // The report is refused (422) unless the runtime is up; do not ask while it is not.
+      if (!session.pod || (session.state !== "active" && session.state !== "idle")) {
         setRuntime(undefined);
         return;
       }
@@ -60,7 +61,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
       }
     },
     10000,
-    [session.id, session.pod],
+    [session.id, session.pod, session.state],
   );
 
   const snapshot = async () => {

@@ -8,7 +8,7 @@
 // to Restore (attaching is passive and never restores), a deleted session ends the terminal.
 
 import type { SessionState } from "../api/types";
-import { backoff } from "../api/output";
+import { backoff, isChanging } from "../api/output";
 
 export type AttachStatus = "connecting" | "attached" | "reconnecting" | "closed";
 
@@ -139,14 +139,20 @@ export class AttachConnection {
   }
 
   private async afterClose(reason: string): Promise<void> {
-    const state = await this.ports.state().catch(() => undefined);
+    // While the session is changing (suspending, restoring…) an attach would only be refused.
+    let state = await this.ports.state().catch(() => undefined);
+    while (!this.stopped && state !== undefined && isChanging(state)) {
+      this.listener.status("reconnecting", `the session is ${state}`);
+      await new Promise((r) => (this.timer = setTimeout(r, backoff(this.failures++))));
+      state = await this.ports.state().catch(() => undefined);
+    }
     if (this.stopped) return;
     if (state === "snapshot") {
       this.listener.status("closed", "the session was suspended");
       this.listener.suspended();
       return;
     }
-    if (state === "gone" || state === "terminated" || state === "terminating") {
+    if (state === "gone" || state === "terminated") {
       this.listener.status("closed", "the session was deleted");
       this.listener.ended("the session was deleted");
       return;
