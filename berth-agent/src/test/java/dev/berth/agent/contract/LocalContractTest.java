@@ -436,7 +436,24 @@ class LocalContractTest {
           .contains(
               "\"operations\":{\""
                   + OperationId.of(SESSION, OperationType.PROVISION, 3)
-                  + "\":\"created\"}");
+                  + "\":\"put\\ncreated\"}");
+    }
+
+    @Test
+    void aSecondCommandUnderTheSameOperationRunsAndARepeatOfEachAnswersItsOwnReply() {
+      CommandHeaders headers = headers(4, OperationType.SUSPEND);
+      contract.accept("checkpoint 1", headers, DesiredState.SUSPENDED, effect("paused"));
+
+      CommandOutcome abort =
+          contract.accept(
+              "abort checkpoint 1", headers, DesiredState.SUSPENDED, effect("continued"));
+
+      assertThat(abort.reply()).isEqualTo("continued");
+      assertThat(
+              contract
+                  .accept("abort checkpoint 1", headers, DesiredState.SUSPENDED, effect("again"))
+                  .reply())
+          .isEqualTo("continued");
     }
 
     @Test

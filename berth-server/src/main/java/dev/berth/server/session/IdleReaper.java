@@ -83,8 +83,13 @@ public final class IdleReaper implements AutoCloseable {
     do {
       Page<Session> sessions = store.list(page.map(query::after).orElse(query));
       for (Session s : sessions.items()) {
-        if (consider(s)) {
-          suspended.add(s.id());
+        try {
+          if (consider(s)) {
+            suspended.add(s.id());
+          }
+        } catch (RuntimeException e) {
+          // One session's trouble (deleted meanwhile, a store hiccup) must not spare the others.
+          LOG.warn("idle check of session {} failed; the next scan retries", s.id(), e);
         }
       }
       page = sessions.nextPageToken();
