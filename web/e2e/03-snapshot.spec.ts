@@ -104,3 +104,21 @@ test("a deleted session that was snapshotted is recovered from Recently deleted 
   await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
   await expect.poll(async () => (await page.locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ")).toMatch(/^kept-42\s*$/m);
 });
+
+test("Switch from one workspace to a snapshot session restores it and opens it", async ({ signedIn: page }) => {
+  const { url } = server();
+  const here = await createSession(page, "switch-from");
+  const there = await createSession(page, "switch-to");
+  const frozen = await page.request.post(`${url}/api/v1/sessions/${there}/snapshot`, { data: {} });
+  expect(frozen.status(), await frozen.text()).toBe(200);
+
+  await page.goto(`${url}/session/${here}`);
+  await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
+  await page.getByRole("button", { name: "Switch…" }).click();
+  const dialog = page.getByTestId("switch-dialog");
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: /switch-to/ }).click();
+  await expect(page).toHaveURL(`${url}/session/${there}`, { timeout: 120_000 });
+  await expect(page.getByTestId("ws-state")).toContainText("active");
+  await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
+});
