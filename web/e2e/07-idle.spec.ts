@@ -32,4 +32,9 @@ test("an idle session's card counts down to its suspension", async ({ page }) =>
   await card.getByTestId("card-open").click();
   await expect(page.getByTestId("idle-countdown")).toHaveText(/suspends in 9:\d\d/);
   await expect(page.getByTestId("idle-reason")).toContainText("no client access since");
+
+  // A keep-alive holds it (without counting as access).
+  await page.getByRole("button", { name: "Keep for 1 h" }).click();
+  await expect(page.getByTestId("keepalive")).toContainText("Kept from suspension until");
+  await expect(page.getByTestId("idle-countdown")).toHaveText(/suspends in (59|1:00):\d\d/);
 });

@@ -243,7 +243,9 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
       );
     }
     case "idle": {
-      const suspendAt = idle?.suspendAt ? Date.parse(idle.suspendAt) : undefined;
+      // A keep-alive postpones the suspension to its end when that is later.
+      const kept = s.activity?.keepAliveUntil ? Date.parse(s.activity.keepAliveUntil) : 0;
+      const suspendAt = idle?.suspendAt ? Math.max(Date.parse(idle.suspendAt), kept) : undefined;
       const idleAt = idle?.idleAt ? Date.parse(idle.idleAt) : undefined;
       const total = suspendAt && idleAt ? suspendAt - idleAt : undefined;
       const left = suspendAt ? suspendAt - now : undefined;

@@ -64,6 +64,23 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
     [session.id, session.pod, session.state],
   );
 
+  const [holding, setHolding] = useState(false);
+  const [keptUntil, setKeptUntil] = useState<string>();
+  // A keep-alive holds the session against suspension without counting as access (capped at 4 h).
+  const keepAlive = async () => {
+    setHolding(true);
+    try {
+      const kept = await api.keepAlive(session.id, 3600);
+      setKeptUntil(kept.activity?.keepAliveUntil);
+      setIdle(await api.idle(session.id));
+      toast(`"${session.name}" is kept from suspension for 1 h`);
+    } catch (e) {
+      setActionError(`Keep-alive failed: ${errorText(e)}`);
+    } finally {
+      setHolding(false);
+    }
+  };
+
   const snapshot = async () => {
     setBusy("snapshot");
     setActionError(undefined);
@@ -80,7 +97,12 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
   };
 
   const started = session.runtime?.startedAt ? Date.parse(session.runtime.startedAt) : undefined;
-  const suspendAt = idle?.suspendAt ? Date.parse(idle.suspendAt) : undefined;
+  // A keep-alive postpones the suspension to its end when that is later.
+  const keepAliveUntil = latest(keptUntil, session.activity?.keepAliveUntil);
+  const held = keepAliveUntil && Date.parse(keepAliveUntil) > now ? Date.parse(keepAliveUntil) : undefined;
+  const suspendAt = idle?.suspendAt
+    ? Math.max(Date.parse(idle.suspendAt), held ?? 0)
+    : undefined;
   const canSnapshot = session.state === "active" || session.state === "idle";
 
   return (
@@ -115,6 +137,16 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
               {idle.reason}
               {!idle.suspendEnabled && idle.suspendAt && ` · would suspend at ${time(idle.suspendAt)}`}
             </p>
+            {held && (
+              <p className="small" data-testid="keepalive">
+                Kept from suspension until {time(new Date(held).toISOString())} (keep-alive)
+              </p>
+            )}
+            {idle.suspendEnabled && (session.state === "active" || session.state === "idle") && (
+              <button type="button" className="btn btn-small" onClick={keepAlive} disabled={holding}>
+                {holding ? "Holding…" : "Keep for 1 h"}
+              </button>
+            )}
           </>
         ) : (
           <p className="muted">—</p>
@@ -217,6 +249,12 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
       {switching && <SwitchDialog current={session} onClose={() => setSwitching(false)} />}
     </aside>
   );
+}
+
+function latest(a?: string, b?: string): string | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  return Date.parse(a) >= Date.parse(b) ? a : b;
 }
 
 function Limit({ name, value }: { name: string; value: unknown }) {
