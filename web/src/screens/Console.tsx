@@ -167,8 +167,10 @@ export function Console() {
             const name = deleting.name;
             setDeleting(undefined);
             toast(gone ? `Session "${name}" deleted` : `Session "${name}" is being deleted`);
-            if (load.kind === "ready") {
-              setLoad({ ...load, sessions: load.sessions.filter((x) => !gone || x.id !== deleting.id) });
+            if (gone) {
+              setLoad((now) =>
+                now.kind === "ready" ? { ...now, sessions: now.sessions.filter((x) => x.id !== deleting.id) } : now,
+              );
             }
             refresh().catch(() => undefined);
           }}
