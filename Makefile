@@ -1,7 +1,8 @@
 # Berth developer entry points. The default target is `build`.
 #   make build   compile and package everything (no tests): berth-cli/target/berth-cli.jar + lib/
 #   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
-#   make test    all tests and the formatting check (./mvnw verify)
+#   make test    all tests and the formatting check (./mvnw verify), then the web UI's tests
+#                (bin/test-web: vitest, and Playwright in Chromium against the real server)
 #   make fmt     format the Java sources (spotless:apply)
 #   make clean   remove build output
 
@@ -14,9 +15,10 @@ export JAVA_HOME
 MVN := ./mvnw -B -ntp
 CLI_JAR := berth-cli/target/berth-cli.jar
 # Everything that goes into the distribution; a change to any of these rebuilds it for `make run`.
-SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o \
-	-type f \( -name '*.java' -o -name pom.xml -o -path '*/src/main/resources/*' \) -print) \
-	.mvn/wrapper/maven-wrapper.properties
+SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o -name node_modules -prune \
+	-o -path ./web/dist -prune -o -type f \( -name '*.java' -o -name pom.xml \
+	-o -path '*/src/main/resources/*' -o -path './web/src/*' \) -print) \
+	web/package-lock.json web/index.html web/vite.config.ts .mvn/wrapper/maven-wrapper.properties
 
 .DEFAULT_GOAL := build
 .PHONY: build run test fmt clean
@@ -35,6 +37,7 @@ run: $(CLI_JAR)
 test:
 	@bin/ensure-test-tools
 	$(MVN) verify
+	bin/test-web
 
 fmt:
 	$(MVN) -q spotless:apply

@@ -6,6 +6,7 @@ import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.auth.Admission;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.auth.UnauthenticatedException;
 import dev.berth.server.runtime.AgentData;
 import dev.berth.server.session.Scope;
 import dev.berth.server.session.SessionService;
@@ -37,6 +38,8 @@ public final class PublicApi {
   private final OperationRoutes operationRoutes;
   private final AdminRoutes adminRoutes;
   private final IdleRoutes idleRoutes;
+  private final RuntimeRoutes runtimeRoutes;
+  private final WebUi webUi = WebUi.fromClasspath();
   private final AttachProxy attach;
   private final OpenApiSpec spec = OpenApiSpec.load();
 
@@ -56,6 +59,7 @@ public final class PublicApi {
     this.operationRoutes = new OperationRoutes(sessions, json);
     this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
+    this.runtimeRoutes = new RuntimeRoutes(sessions, data, json);
     this.attach = new AttachProxy(sessions, this::caller);
   }
 
@@ -75,7 +79,9 @@ public final class PublicApi {
     operationRoutes.register(routes);
     adminRoutes.register(routes);
     idleRoutes.register(routes);
+    runtimeRoutes.register(routes);
     routes.ws(SessionRoutes.SESSION + "/attach", attach::configure);
+    webUi.register(config);
     routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
     routes.error(
         404,
@@ -111,10 +117,21 @@ public final class PublicApi {
     return new Caller(new Scope(principal), actor);
   }
 
-  /** The login URL printed at first start: sets the cookie, then opens the UI. */
+  /**
+   * The login URL printed at first start: sets the cookie, then opens the UI. A browser whose token
+   * is refused gets the UI's sign-in screen (still 401) instead of a JSON problem.
+   */
   private void login(Context ctx) {
     String token = ctx.queryParam("token");
-    authenticator.authenticateToken(token == null ? "" : token);
+    try {
+      authenticator.authenticateToken(token == null ? "" : token);
+    } catch (UnauthenticatedException e) {
+      if (WebUi.wantsHtml(ctx) && webUi.available()) {
+        webUi.index(ctx, 401);
+        return;
+      }
+      throw e;
+    }
     Cookie cookie = new Cookie(COOKIE, token);
     cookie.setHttpOnly(true);
     cookie.setSameSite(SameSite.STRICT);

@@ -1,0 +1,128 @@
+package dev.berth.server.api;
+
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.staticfiles.Location;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The web UI: the single-page app built from {@code web/} into the jar's {@code /web} (see
+ * bin/build-web). Its client routes ({@code /}, {@code /new}, {@code /session/:id}, {@code
+ * /agent/:id}, {@code /restore/:id}, {@code /login}) answer {@code index.html}; {@code /assets/*}
+ * are the build's content-hashed files, cached for a year. Neither is a Javalin route: the assets
+ * are static files and the pages come from the single-page fallback, which runs only after no route
+ * matched, so the API's routes (and the OpenAPI check of them) are untouched and an unknown {@code
+ * /api/} path stays a problem+json 404.
+ *
+ * <p>The page carries a Content-Security-Policy: scripts only from this server and no inline
+ * script; inline styles are allowed because the terminal (xterm.js) injects its own style sheet.
+ */
+public final class WebUi {
+
+  static final String CSP =
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'"
+          + " data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none';"
+          + " form-action 'self'; frame-ancestors 'none'";
+
+  private static final Pattern CLIENT_ROUTE =
+      Pattern.compile("/|/new|/login|/(session|agent|restore)/[^/]+/?");
+
+  private final Optional<byte[]> index;
+  private final String etag;
+
+  WebUi(Optional<byte[]> index) {
+    this.index = index;
+    this.etag = index.map(WebUi::etagOf).orElse("");
+  }
+
+  /** The UI the build put on the classpath; absent when the server was built without it. */
+  static WebUi fromClasspath() {
+    try (InputStream in = WebUi.class.getResourceAsStream("/web/index.html")) {
+      return new WebUi(in == null ? Optional.empty() : Optional.of(in.readAllBytes()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the web UI's index.html", e);
+    }
+  }
+
+  boolean available() {
+    return index.isPresent();
+  }
+
+  void register(JavalinConfig config) {
+    if (index.isPresent()) {
+      config.staticFiles.add(
+          files -> {
+            files.hostedPath = "/assets";
+            files.directory = "/web/assets";
+            files.location = Location.CLASSPATH;
+            files.headers =
+                Map.of(
+                    "Cache-Control", "public, max-age=31536000, immutable",
+                    "X-Content-Type-Options", "nosniff");
+          });
+    }
+    config.spaRoot.addHandler("/", this::fallback);
+  }
+
+  /**
+   * Runs for a GET that no route or static file answered and whose client accepts HTML. A client
+   * route gets the page; anything under {@code /api/} is left a 404 for the API's problem handler.
+   */
+  private void fallback(Context ctx) {
+    String path = ctx.path();
+    if (path.startsWith("/api/") || path.startsWith("/assets/")) {
+      ctx.status(404);
+      return;
+    }
+    if (index.isEmpty()) {
+      ctx.status(404)
+          .contentType("text/plain; charset=utf-8")
+          .result(
+              "This server was built without the web UI (web/ was not built); the API is at"
+                  + " /api/v1.\n");
+      return;
+    }
+    boolean known = CLIENT_ROUTE.matcher(path).matches();
+    // An unknown page still gets the app, which says so, but with the status a crawler expects.
+    index(ctx, known ? 200 : 404);
+  }
+
+  /** Answers the app's page with {@code status}. */
+  void index(Context ctx, int status) {
+    byte[] page = index.orElseThrow();
+    ctx.header("Content-Security-Policy", CSP);
+    ctx.header("X-Content-Type-Options", "nosniff");
+    ctx.header("X-Frame-Options", "DENY");
+    // The login URL carries a token; no page of the UI may leak its address to anyone.
+    ctx.header("Referrer-Policy", "no-referrer");
+    ctx.header("Cache-Control", "no-cache");
+    ctx.header("ETag", etag);
+    if (status == 200 && etag.equals(ctx.header("If-None-Match"))) {
+      ctx.status(304);
+      return;
+    }
+    ctx.status(status).contentType("text/html; charset=utf-8").result(page);
+  }
+
+  static boolean wantsHtml(Context ctx) {
+    String accept = ctx.header("Accept");
+    return accept != null && accept.contains("text/html");
+  }
+
+  private static String etagOf(byte[] page) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(page);
+      return "\"" + HexFormat.of().formatHex(digest, 0, 12) + "\"";
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

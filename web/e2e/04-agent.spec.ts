@@ -1,0 +1,40 @@
+import { createSession, expect, screenshot, server, test } from "./fixtures";
+
+// The agent workspace renders whatever a session produces; the agent workloads come later, so it
+// is driven here against a shell session (to which a prompt is a command line).
+test("agent workspace: the transcript streams over SSE, prompts go one at a time, executions are listed", async ({
+  signedIn: page,
+}) => {
+  const { url } = server();
+  const id = await createSession(page, "agent-view");
+  await page.goto(`${url}/agent/${id}`);
+  await expect(page.getByTestId("ws-stream-status")).toHaveText("output live");
+
+  const prompt = page.getByTestId("ws-prompt");
+  await prompt.fill("echo agent-$((3+4))");
+  await prompt.press("Enter");
+  await prompt.fill("echo '<b>not bold</b>'");
+  await prompt.press("Enter");
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript).toContainText("agent-7");
+  // Output is text: markup in it is shown, never interpreted.
+  await expect(transcript).toContainText("<b>not bold</b>");
+  await expect(transcript.locator("b")).toHaveCount(0);
+  await expect(page.getByTestId("submissions").locator(".submission-sent")).toHaveCount(2);
+  await expect(page.getByTestId("pending")).not.toContainText("pending");
+
+  // An execution beside the shell, through the public API, shows up with its state.
+  const run = await page.request.post(`${url}/api/v1/sessions/${id}/executions`, {
+    data: { command: "echo from-an-execution" },
+  });
+  expect(run.status(), await run.text()).toBe(201);
+  const executions = page.getByTestId("executions");
+  await expect(executions).toContainText("echo from-an-execution");
+  await expect(executions.locator("[data-execution-state=SUCCEEDED]")).toHaveCount(1, { timeout: 30_000 });
+  await screenshot(page, "agent-workspace");
+
+  // A reload reads the transcript again from offset 0.
+  await page.reload();
+  await expect(page.getByTestId("ws-stream-status")).toHaveText("output live");
+  await expect(transcript).toContainText("agent-7");
+});

@@ -1,0 +1,156 @@
+// The wire objects of the public API (docs/api.md). Only what the UI reads is typed; the server
+// may send more.
+
+export type SessionState =
+  | "active"
+  | "idle"
+  | "snapshot"
+  | "provisioning"
+  | "suspending"
+  | "restoring"
+  | "terminating"
+  | "terminated"
+  | "failed";
+
+export interface Checkpoint {
+  ref: string;
+  sizeBytes: number;
+  createdAt: string;
+  reclaimed?: string;
+}
+
+export interface RuntimeRef {
+  kind: string;
+  name: string;
+  incarnation: number;
+  startedAt?: string;
+  lastObservedAt?: string;
+}
+
+export interface ArchiveRef {
+  generation: number;
+  uri: string;
+  sizeBytes: number;
+  sha256: string;
+  createdAt: string;
+  contents: string[];
+}
+
+export interface Condition {
+  type: string;
+  status: "True" | "False" | "Unknown";
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+
+export interface Session {
+  id: string;
+  name: string;
+  workloadType: string;
+  state: SessionState;
+  createdAt: string;
+  lastAccess: string;
+  pod?: string;
+  model?: string;
+  checkpoint?: Checkpoint;
+  tenant?: string;
+  phase?: string;
+  intentVersion?: number;
+  intent?: { desired: string; version: number; requestedAt: string; requestedBy: string; reason: string };
+  runtime?: RuntimeRef;
+  archive?: ArchiveRef;
+  conditions?: Condition[];
+  reservation?: string;
+  activity?: { lastAccess: string; keepAliveUntil?: string };
+  failure?: { reason: string; message: string };
+  operation?: string;
+  /** While a restore streams its archive into the new runtime. */
+  restore?: RestoreProgress;
+}
+
+export interface RestoreProgress {
+  generation: number;
+  bytes: number;
+  totalBytes: number;
+  updatedAt: string;
+}
+
+export interface SessionList {
+  sessions: Session[];
+  nextPageToken?: string;
+}
+
+export interface Config {
+  workloadTypes: string[];
+  claudeCode?: { defaultModel?: string; models?: string[] };
+}
+
+export interface ReadResult {
+  session: Session;
+  path: string;
+  payload: string;
+  payloadBase64: string;
+  offset: number;
+  nextOffset: number;
+}
+
+export interface IdleView {
+  decision: "active" | "idle" | "held" | "suspend" | "not-applicable";
+  reason: string;
+  hold?: string;
+  idleAt?: string;
+  suspendAt?: string;
+  heldUntil?: string;
+  lastAccess: string;
+  suspendEnabled: boolean;
+}
+
+export interface OperationStep {
+  name: string;
+  at: string;
+  detail: string;
+}
+
+export interface Operation {
+  id: string;
+  sessionId: string;
+  type: string;
+  state: "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "SUPERSEDED";
+  intentVersion: number;
+  steps: OperationStep[];
+  attempts: number;
+  deadline: string;
+  error?: { reason: string; message: string };
+  createdAt: string;
+  finishedAt?: string;
+  progress?: RestoreProgress;
+}
+
+export interface Execution {
+  id: string;
+  command: string;
+  state: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED" | "LOST";
+  exitCode?: number;
+  submittedAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  timedOut: boolean;
+  output?: { nextOffset: number };
+}
+
+/** The agent's report on the runtime (GET /sessions/{id}/runtime). */
+export interface RuntimeStatus {
+  state?: string;
+  health?: string;
+  busy?: boolean;
+  foreground?: string;
+  lastOutputAt?: string;
+  isolation?: {
+    sandbox?: string;
+    namespaces?: string[];
+    cgroup?: string;
+    limits?: Record<string, unknown>;
+  };
+  output?: { startOffset: number; nextOffset: number };
+}

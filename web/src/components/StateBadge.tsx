@@ -1,0 +1,22 @@
+import type { SessionState } from "../api/types";
+
+const LABELS: Record<string, string> = {
+  active: "active",
+  idle: "idle",
+  snapshot: "snapshot",
+  provisioning: "provisioning",
+  suspending: "suspending",
+  restoring: "restoring",
+  terminating: "deleting",
+  terminated: "deleted",
+  failed: "failed",
+};
+
+export function StateBadge({ state, large }: { state: SessionState | string; large?: boolean }) {
+  return (
+    <span className={`badge badge-${state} ${large ? "badge-large" : ""}`} data-testid="state-badge">
+      <span className="badge-dot" aria-hidden="true" />
+      {LABELS[state] ?? state}
+    </span>
+  );
+}

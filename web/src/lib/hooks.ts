@@ -1,0 +1,53 @@
+import { useEffect, useRef, useState } from "react";
+
+/** The current time, ticking every `ms` while `enabled`. */
+export function useNow(ms = 1000, enabled = true): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!enabled) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms, enabled]);
+  return now;
+}
+
+/**
+ * Runs `task` now and every `ms` while the page is visible (and at once when it becomes visible
+ * again); a task still in flight is not started twice. The latest `task` is always the one run.
+ */
+export function usePoll(task: (signal: AbortSignal) => Promise<void>, ms: number, deps: unknown[]) {
+  const latest = useRef(task);
+  latest.current = task;
+  useEffect(() => {
+    const abort = new AbortController();
+    let busy = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      clearTimeout(timer);
+      if (abort.signal.aborted) return;
+      if (!busy && document.visibilityState === "visible") {
+        busy = true;
+        try {
+          await latest.current(abort.signal);
+        } catch {
+          // the task reports its own failures
+        } finally {
+          busy = false;
+        }
+      }
+      if (!abort.signal.aborted) timer = setTimeout(tick, ms);
+    };
+    const onVisible = () => {
+      if (document.visibilityState === "visible") void tick();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    void tick();
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [ms, ...deps]);
+}

@@ -1,0 +1,57 @@
+// The follower's and the terminal's view of the server: session state, the stream and the attach.
+
+import { api, API, ApiError, notifyUnauthenticated, problemOf } from "../api/client";
+import type { OutputPorts } from "../api/output";
+import type { SessionState } from "../api/types";
+import type { AttachPorts } from "../terminal/attach";
+
+export async function sessionState(id: string): Promise<SessionState | "gone"> {
+  try {
+    return (await api.session(id)).state;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return "gone";
+    throw e;
+  }
+}
+
+export function outputPorts(id: string): OutputPorts {
+  return {
+    async open(offset, signal) {
+      const headers: Record<string, string> = { Accept: "text/event-stream" };
+      if (offset > 0) headers["Last-Event-ID"] = String(offset);
+      const response = await fetch(`${API}/sessions/${encodeURIComponent(id)}/stream?offset=${offset}`, {
+        headers,
+        signal,
+        cache: "no-store",
+        credentials: "same-origin",
+      });
+      if (response.status === 401) notifyUnauthenticated(await problemOf(response.clone()));
+      return response;
+    },
+    readAll: () => api.read(id, 0),
+    state: () => sessionState(id),
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+export function attachPorts(id: string): AttachPorts {
+  return {
+    url(offset) {
+      const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+      return `${scheme}//${window.location.host}${API}/sessions/${encodeURIComponent(id)}/attach?offset=${offset}`;
+    },
+    state: () => sessionState(id),
+  };
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}

@@ -1,0 +1,249 @@
+// The agent workspace (`/agent/:id`): the transcript followed over SSE with the contract's client
+// obligations (api/output.ts), a prompt box whose submissions go one at a time, and the session's
+// executions. It renders whatever the session produces; any session type can be opened here.
+
+import { useEffect, useRef, useState } from "react";
+import { api } from "../api/client";
+import { OutputFollower, type StreamStatus } from "../api/output";
+import type { Execution, Session } from "../api/types";
+import { useToast } from "../components/Toasts";
+import { plainText } from "../lib/ansi";
+import { time } from "../lib/format";
+import { usePoll } from "../lib/hooks";
+import { useRouter } from "../lib/router";
+import { errorText, outputPorts } from "../lib/sessionPorts";
+import { LoadState, WorkspaceHeader } from "./Common";
+import { SessionPanel } from "./SessionPanel";
+import { useSession } from "./useSession";
+
+/** Transcripts are kept to their last 2 MiB of text in the page; the log keeps everything. */
+const MAX_TRANSCRIPT = 2 * 1024 * 1024;
+
+interface Submission {
+  id: number;
+  text: string;
+  state: "pending" | "sending" | "sent" | "failed";
+  error?: string;
+  at: number;
+}
+
+export function AgentWorkspace({ id }: { id: string }) {
+  const [load] = useSession(id);
+  const { navigate } = useRouter();
+  const toast = useToast();
+  const [transcript, setTranscript] = useState("");
+  const [stream, setStream] = useState<{ status: StreamStatus; detail?: string }>({ status: "connecting" });
+  const [submissions, setSubmissions] = useState<Submission[]>([]);
+  const [prompt, setPrompt] = useState("");
+  const [executions, setExecutions] = useState<Execution[]>([]);
+  const [ownSnapshot, setOwnSnapshot] = useState(false);
+  const [followKey, setFollowKey] = useState(0);
+  const follower = useRef<OutputFollower>(undefined);
+  const nextId = useRef(1);
+  const sending = useRef(false);
+  const pre = useRef<HTMLPreElement>(null);
+  const stick = useRef(true);
+
+  const state = load.kind === "ready" ? load.session.state : undefined;
+  const hasRuntime = load.kind === "ready" && !!load.session.pod && state !== "snapshot";
+  useEffect(() => {
+    if (state === "snapshot" && !ownSnapshot) navigate(`/restore/${encodeURIComponent(id)}`, { replace: true });
+  }, [state, id, navigate, ownSnapshot]);
+
+  useEffect(() => {
+    if (!hasRuntime) return;
+    const f = new OutputFollower(outputPorts(id), {
+      append: (text) => setTranscript((t) => trim(t + text)),
+      replace: (text) => setTranscript(trim(text)),
+      status: (status, detail) => setStream({ status, detail }),
+      suspended: () => {
+        toast("The session was suspended", "frozen");
+        navigate(`/restore/${encodeURIComponent(id)}`, { replace: true });
+      },
+      ended: (reason) => setStream({ status: "offline", detail: reason }),
+    });
+    follower.current = f;
+    void f.start();
+    return () => {
+      f.stop();
+      follower.current = undefined;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [id, hasRuntime, followKey]);
+
+  useEffect(() => {
+    const element = pre.current;
+    if (element && stick.current) element.scrollTop = element.scrollHeight;
+  }, [transcript]);
+
+  usePoll(
+    async (signal) => {
+      setExecutions(await api.executions(id, signal));
+    },
+    3000,
+    [id],
+  );
+
+  const session = load.kind === "ready" ? load.session : undefined;
+
+  // Submissions go one at a time, in order: the next is sent only once the previous was accepted.
+  useEffect(() => {
+    if (sending.current || !session) return;
+    const next = submissions.find((s) => s.state === "pending");
+    if (!next) return;
+    sending.current = true;
+    setSubmissions((all) => all.map((s) => (s.id === next.id ? { ...s, state: "sending" } : s)));
+    // A shell runs a line when it gets its newline; an agent takes the prompt as it is.
+    const payload = session.workloadType === "shell" ? `${next.text}\n` : next.text;
+    api.write(id, payload).then(
+      () => {
+        sending.current = false;
+        setSubmissions((all) => all.map((s) => (s.id === next.id ? { ...s, state: "sent" } : s)));
+      },
+      (e) => {
+        sending.current = false;
+        setSubmissions((all) =>
+          all.map((s) => (s.id === next.id ? { ...s, state: "failed", error: errorText(e) } : s)),
+        );
+      },
+    );
+  }, [submissions, id, session]);
+
+  if (load.kind !== "ready" || !session) return <LoadState load={load as Exclude<typeof load, { kind: "ready" }>} />;
+
+  const pending = submissions.filter((s) => s.state === "pending" || s.state === "sending").length;
+  const submit = (event?: React.FormEvent) => {
+    event?.preventDefault();
+    const text = prompt.trim();
+    if (!text) return;
+    setSubmissions((all) => [...all.slice(-49), { id: nextId.current++, text, state: "pending", at: Date.now() }]);
+    setPrompt("");
+  };
+
+  return (
+    <main className="workspace">
+      <div className="ws-main">
+        <WorkspaceHeader session={session} extra={`model=${session.model ?? "platform default"}`} />
+        <div className="console-bar">
+          <span className="console-label">transcript</span>
+          <span className={`tag tag-stream-${stream.status}`} data-testid="ws-stream-status" title={stream.detail}>
+            output {stream.status}
+            {stream.detail && stream.status !== "live" ? ` — ${stream.detail}` : ""}
+          </span>
+          <span className="spacer" />
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => setFollowKey((k) => k + 1)}
+            title="Read the transcript again from the start"
+          >
+            Re-read
+          </button>
+        </div>
+        <pre
+          ref={pre}
+          className="transcript"
+          data-testid="transcript"
+          tabIndex={0}
+          aria-label="Transcript"
+          aria-live="off"
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          }}
+        >
+          {transcript ? plainText(transcript) : "// ready — output streams here as the session produces it"}
+        </pre>
+        <form className="prompt" onSubmit={submit}>
+          <label htmlFor="prompt" className="sr-only">
+            Prompt
+          </label>
+          <span className="prompt-mark" aria-hidden="true">
+            ▸
+          </span>
+          <textarea
+            id="prompt"
+            data-testid="ws-prompt"
+            value={prompt}
+            rows={2}
+            placeholder={session.workloadType === "shell" ? "A command line for the shell" : "Ask the agent…"}
+            onChange={(e) => setPrompt(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                submit();
+              }
+            }}
+          />
+          <button type="submit" className="btn btn-primary" disabled={!prompt.trim()} data-testid="ws-send">
+            Send
+          </button>
+        </form>
+        <p className="muted small" aria-live="polite" data-testid="pending">
+          {pending > 0 ? `${pending} submission${pending === 1 ? "" : "s"} pending` : "Enter sends, Shift+Enter adds a line."}
+        </p>
+      </div>
+      <SessionPanel
+        session={session}
+        hooks={{
+          beforeSnapshot: () => {
+            setOwnSnapshot(true);
+            follower.current?.stop();
+          },
+          snapshotFailed: () => {
+            setOwnSnapshot(false);
+            setFollowKey((k) => k + 1);
+          },
+        }}
+      >
+        <section className="panel-section">
+          <h2 className="panel-title">Submissions</h2>
+          {submissions.length === 0 ? (
+            <p className="muted">None yet.</p>
+          ) : (
+            <ol className="submissions" data-testid="submissions">
+              {[...submissions].reverse().map((s) => (
+                <li key={s.id} className={`submission submission-${s.state}`}>
+                  <span className="mono">▸ {s.text}</span>
+                  <span className="muted small">
+                    {s.state} · {time(new Date(s.at).toISOString())}
+                  </span>
+                  {s.error && <span className="form-error small">not retried: {s.error}</span>}
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+        <section className="panel-section">
+          <h2 className="panel-title">Executions</h2>
+          {executions.length === 0 ? (
+            <p className="muted">No executions.</p>
+          ) : (
+            <ol className="executions" data-testid="executions">
+              {executions.map((x) => (
+                <li key={x.id} className="execution" data-execution-state={x.state}>
+                  <span className="mono">{x.command}</span>
+                  <span className={`exec-state exec-${x.state.toLowerCase()}`}>
+                    {x.state.toLowerCase()}
+                    {x.exitCode !== undefined ? ` · exit ${x.exitCode}` : ""}
+                    {x.timedOut ? " · timed out" : ""}
+                  </span>
+                  <span className="muted small">
+                    {time(x.submittedAt)}
+                    {x.finishedAt ? ` → ${time(x.finishedAt)}` : ""}
+                  </span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      </SessionPanel>
+    </main>
+  );
+}
+
+function trim(text: string): string {
+  return text.length > MAX_TRANSCRIPT ? text.slice(text.length - MAX_TRANSCRIPT) : text;
+}
+
+export type { Session };

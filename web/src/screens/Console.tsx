@@ -1,0 +1,388 @@
+// The sessions console (`/`): one card per session with what matters in its state, counts per
+// state, polled every 3 s while the page is visible (no full reload), delete behind a dialog.
+
+import { useCallback, useRef, useState } from "react";
+import { api } from "../api/client";
+import type { IdleView, Session } from "../api/types";
+import { ConfirmDelete } from "../components/ConfirmDelete";
+import { Menu } from "../components/Menu";
+import { StateBadge } from "../components/StateBadge";
+import { useToast } from "../components/Toasts";
+import { ago, bytes, clock, duration } from "../lib/format";
+import { useNow, usePoll } from "../lib/hooks";
+import { Link, sessionPath, useRouter } from "../lib/router";
+import { errorText } from "../lib/sessionPorts";
+
+const POLL_MS = 3000;
+
+type Load =
+  | { kind: "loading" }
+  | { kind: "ready"; sessions: Session[]; deleted: Session[]; at: number; error?: string }
+  | { kind: "failed"; error: string };
+
+export function Console() {
+  const [load, setLoad] = useState<Load>({ kind: "loading" });
+  const [idle, setIdle] = useState<Record<string, IdleView>>({});
+  const [deleting, setDeleting] = useState<Session>();
+  const toast = useToast();
+  const generation = useRef(0);
+
+  const refresh = useCallback(async (signal?: AbortSignal) => {
+    const mine = ++generation.current;
+    try {
+      // A deleted session stays readable through the API for a while: it is listed apart, under
+      // Recently deleted, where its last archive can be recovered.
+      const all = await api.sessions(signal);
+      const sessions = all.filter((s) => s.state !== "terminated");
+      const deleted = all.filter((s) => s.state === "terminated");
+      const idleOnes = sessions.filter((s) => s.state === "idle");
+      const views = await Promise.all(
+        idleOnes.map((s) => api.idle(s.id, signal).then((v) => [s.id, v] as const, () => undefined)),
+      );
+      if (mine !== generation.current) return;
+      setIdle(Object.fromEntries(views.filter((v) => v !== undefined)));
+      setLoad({ kind: "ready", sessions: sortSessions(sessions), deleted: sortSessions(deleted), at: Date.now() });
+    } catch (e) {
+      if (signal?.aborted || mine !== generation.current) return;
+      const error = errorText(e);
+      setLoad((previous) =>
+        previous.kind === "ready" ? { ...previous, error } : { kind: "failed", error },
+      );
+      throw e;
+    }
+  }, []);
+
+  usePoll((signal) => refresh(signal), POLL_MS, []);
+
+  const sessions = load.kind === "ready" ? load.sessions : [];
+  const hasIdle = sessions.some((s) => s.state === "idle");
+  const now = useNow(1000, hasIdle || sessions.some((s) => s.state === "active"));
+  const counts = countStates(sessions);
+
+  return (
+    <main className="page" aria-labelledby="console-title">
+      <header className="page-header">
+        <div>
+          <p className="eyebrow">Control plane</p>
+          <h1 id="console-title">Sessions</h1>
+          <p className="subtitle">
+            {load.kind === "ready"
+              ? `${sessions.length} session${sessions.length === 1 ? "" : "s"} · refreshed every 3 s`
+              : "Isolated shells and agents, suspended when idle, restored on access."}
+          </p>
+        </div>
+        <div className="header-actions">
+          <button
+            type="button"
+            className="btn"
+            onClick={() =>
+              refresh().then(
+                () => toast("Sessions refreshed"),
+                (e) => toast(`Refresh failed: ${errorText(e)}`, "error"),
+              )
+            }
+          >
+            Refresh
+          </button>
+          <Link to="/new" className="btn btn-primary" data-testid="new-session">
+            New session
+          </Link>
+        </div>
+      </header>
+
+      {load.kind === "ready" && sessions.length > 0 && (
+        <ul className="chips" aria-label="Sessions by state">
+          <li className="chip chip-active" data-testid="count-active">
+            <strong>{counts.active}</strong> active
+          </li>
+          <li className="chip chip-idle" data-testid="count-idle">
+            <strong>{counts.idle}</strong> idle
+          </li>
+          <li className="chip chip-snapshot" data-testid="count-snapshot">
+            <strong>{counts.snapshot}</strong> snapshot
+          </li>
+          {counts.busy > 0 && (
+            <li className="chip chip-busy">
+              <strong>{counts.busy}</strong> changing
+            </li>
+          )}
+          {counts.failed > 0 && (
+            <li className="chip chip-failed">
+              <strong>{counts.failed}</strong> failed
+            </li>
+          )}
+          {counts.archived > 0 && (
+            <li className="chip chip-reclaimed">
+              <strong>{bytes(counts.archived)}</strong> archived, runtimes reclaimed
+            </li>
+          )}
+        </ul>
+      )}
+
+      {load.kind === "ready" && load.error && (
+        <p className="banner banner-warn" role="alert">
+          Could not refresh: {load.error}. Showing the sessions as of {new Date(load.at).toLocaleTimeString()}.
+        </p>
+      )}
+
+      {load.kind === "loading" && (
+        <p className="placeholder" aria-busy="true">
+          Loading sessions…
+        </p>
+      )}
+      {load.kind === "failed" && (
+        <div className="placeholder placeholder-error" role="alert">
+          <p>Failed to load sessions: {load.error}</p>
+          <button type="button" className="btn" onClick={() => refresh().catch(() => undefined)}>
+            Try again
+          </button>
+        </div>
+      )}
+      {load.kind === "ready" && sessions.length === 0 && (
+        <div className="placeholder" data-testid="empty-state">
+          <p>No sessions yet. Create one to get started.</p>
+          <Link to="/new" className="btn btn-primary">
+            New session
+          </Link>
+        </div>
+      )}
+
+      {sessions.length > 0 && (
+        <ul className="cards" aria-label="Sessions">
+          {sessions.map((s) => (
+            <SessionCard key={s.id} session={s} idle={idle[s.id]} now={now} onDelete={() => setDeleting(s)} />
+          ))}
+        </ul>
+      )}
+
+      {load.kind === "ready" && load.deleted.length > 0 && (
+        <RecentlyDeleted sessions={load.deleted} onRecovered={() => refresh().catch(() => undefined)} />
+      )}
+
+      {deleting && (
+        <ConfirmDelete
+          session={deleting}
+          onCancel={() => setDeleting(undefined)}
+          onDeleted={(gone) => {
+            const name = deleting.name;
+            setDeleting(undefined);
+            toast(gone ? `Session "${name}" deleted` : `Session "${name}" is being deleted`);
+            if (gone) {
+              setLoad((now) =>
+                now.kind === "ready" ? { ...now, sessions: now.sessions.filter((x) => x.id !== deleting.id) } : now,
+              );
+            }
+            refresh().catch(() => undefined);
+          }}
+        />
+      )}
+    </main>
+  );
+}
+
+function SessionCard(props: { session: Session; idle?: IdleView; now: number; onDelete(): void }) {
+  const { session: s, now } = props;
+  const { navigate } = useRouter();
+  const target = sessionPath(s);
+  const open = (event: React.MouseEvent) => {
+    const interactive = (event.target as HTMLElement).closest("a, button, [role=menu]");
+    if (!interactive) navigate(target);
+  };
+  return (
+    <li
+      className={`card card-${s.state}`}
+      data-testid="session-card"
+      data-session-id={s.id}
+      data-state={s.state}
+      data-workload-type={s.workloadType}
+      onClick={open}
+    >
+      <div className="card-head">
+        <div className="card-title">
+          <Link to={target} className="card-name" data-testid="card-open">
+            {s.name}
+          </Link>
+          <code className="card-id" title={s.id}>
+            session/{s.id}
+          </code>
+        </div>
+        <StateBadge state={s.state} />
+        <Menu
+          label={`Actions for ${s.name}`}
+          testId="card-menu"
+          items={[
+            { label: s.state === "snapshot" ? "Restore…" : "Open", onSelect: () => navigate(target) },
+            { label: "Delete…", danger: true, onSelect: props.onDelete },
+          ]}
+        />
+      </div>
+      <div className="card-body">
+        <CardBody session={s} idle={props.idle} now={now} />
+      </div>
+      <div className="card-foot">
+        <span className="muted">{s.pod ? `runtime/${s.pod}` : "runtime reclaimed"}</span>
+        <span className="tag">{s.workloadType === "shell" ? "$ shell" : `◇ ${s.workloadType}`}</span>
+      </div>
+    </li>
+  );
+}
+
+function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView; now: number }) {
+  switch (s.state) {
+    case "active": {
+      const started = s.runtime?.startedAt ? Date.parse(s.runtime.startedAt) : undefined;
+      return (
+        <dl className="facts">
+          <dt>runtime</dt>
+          <dd>
+            {s.runtime ? `${s.runtime.kind} · incarnation ${s.runtime.incarnation}` : "—"}
+          </dd>
+          <dt>uptime</dt>
+          <dd data-testid="uptime">{started ? duration(now - started) : "—"}</dd>
+          <dt>last access</dt>
+          <dd>{ago(s.lastAccess, now)}</dd>
+        </dl>
+      );
+    }
+    case "idle": {
+      // A keep-alive postpones the suspension to its end when that is later.
+      const kept = s.activity?.keepAliveUntil ? Date.parse(s.activity.keepAliveUntil) : 0;
+      const suspendAt = idle?.suspendAt ? Math.max(Date.parse(idle.suspendAt), kept) : undefined;
+      const idleAt = idle?.idleAt ? Date.parse(idle.idleAt) : undefined;
+      const total = suspendAt && idleAt ? suspendAt - idleAt : undefined;
+      const left = suspendAt ? suspendAt - now : undefined;
+      const fraction = total && left !== undefined ? Math.max(0, Math.min(1, left / total)) : undefined;
+      return (
+        <div className="idle-body">
+          {fraction !== undefined && <Ring fraction={fraction} />}
+          <dl className="facts">
+            <dt>suspends in</dt>
+            <dd data-testid="suspends-in">
+              {!idle
+                ? "—"
+                : idle.decision === "held"
+                  ? `held: ${idle.reason}`
+                  : !idle.suspendEnabled
+                    ? "never (suspend is off)"
+                    : left !== undefined
+                      ? clock(left)
+                      : idle.reason}
+            </dd>
+            <dt>idle for</dt>
+            <dd>{idleAt ? duration(now - idleAt) : ago(s.lastAccess, now)}</dd>
+            <dt>runtime</dt>
+            <dd>held</dd>
+          </dl>
+        </div>
+      );
+    }
+    case "snapshot": {
+      const archive = s.checkpoint;
+      return (
+        <dl className="facts">
+          <dt>archive</dt>
+          <dd data-testid="archive-size">{archive ? bytes(archive.sizeBytes) : "—"}</dd>
+          <dt>frozen</dt>
+          <dd>{ago(archive?.createdAt ?? s.archive?.createdAt, now)}</dd>
+          <dt>reclaimed</dt>
+          <dd>{archive?.reclaimed ?? (s.pod ? "no" : "runtime released")}</dd>
+          <dd className="hint">open to restore</dd>
+        </dl>
+      );
+    }
+    case "failed":
+      return (
+        <p className="card-failure">
+          {s.failure ? `${s.failure.reason}: ${s.failure.message}` : "the session failed"}
+        </p>
+      );
+    default:
+      return (
+        <p className="muted">
+          {s.state === "terminating" ? "deleting" : s.state}… {s.intent?.reason ? `(${s.intent.reason})` : ""}
+        </p>
+      );
+  }
+}
+
+/** Deleted sessions, each recoverable from its last archive while the server keeps it. */
+function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRecovered(): void }) {
+  const [busy, setBusy] = useState<string>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { navigate } = useRouter();
+  const toast = useToast();
+  const recover = async (s: Session) => {
+    setBusy(s.id);
+    setErrors((e) => ({ ...e, [s.id]: "" }));
+    try {
+      const recovered = await api.recover(s.id);
+      toast(`Session "${recovered.name}" recovered as a snapshot`, "frozen");
+      onRecovered();
+      navigate(sessionPath(recovered));
+    } catch (e) {
+      setErrors((all) => ({ ...all, [s.id]: errorText(e) }));
+    } finally {
+      setBusy(undefined);
+    }
+  };
+  return (
+    <details className="deleted" data-testid="recently-deleted">
+      <summary>Recently deleted ({sessions.length})</summary>
+      <ul className="deleted-list">
+        {sessions.map((s) => (
+          <li key={s.id} className="deleted-item" data-session-id={s.id}>
+            <span className="deleted-name">{s.name}</span>
+            <code className="muted small">session/{s.id}</code>
+            <span className="muted small">deleted {ago(s.intent?.requestedAt, Date.now())}</span>
+            <button type="button" className="btn btn-small" onClick={() => recover(s)} disabled={busy !== undefined}>
+              {busy === s.id ? "Recovering…" : "Recover"}
+            </button>
+            {errors[s.id] && (
+              <span className="form-error small" role="alert">
+                Recover failed: {errors[s.id]}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+function Ring({ fraction }: { fraction: number }) {
+  const r = 16;
+  const c = 2 * Math.PI * r;
+  return (
+    <svg className="ring" width="40" height="40" viewBox="0 0 40 40" aria-hidden="true">
+      <circle cx="20" cy="20" r={r} className="ring-track" />
+      <circle
+        cx="20"
+        cy="20"
+        r={r}
+        className="ring-fill"
+        strokeDasharray={c}
+        strokeDashoffset={c * (1 - fraction)}
+        transform="rotate(-90 20 20)"
+      />
+    </svg>
+  );
+}
+
+function countStates(sessions: Session[]) {
+  const counts = { active: 0, idle: 0, snapshot: 0, busy: 0, failed: 0, archived: 0 };
+  for (const s of sessions) {
+    if (s.state === "active") counts.active++;
+    else if (s.state === "idle") counts.idle++;
+    else if (s.state === "snapshot") {
+      counts.snapshot++;
+      counts.archived += s.checkpoint?.sizeBytes ?? 0;
+    } else if (s.state === "failed") counts.failed++;
+    else counts.busy++;
+  }
+  return counts;
+}
+
+/** Newest first, so a session just created is at the top. */
+function sortSessions(sessions: Session[]): Session[] {
+  return [...sessions].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
