@@ -2,6 +2,7 @@ package dev.berth.core.lifecycle;
 
 import dev.berth.core.agent.AgentClient;
 import dev.berth.core.agent.AgentCommand;
+import dev.berth.core.agent.AgentRefusedException;
 import dev.berth.core.agent.AgentReply;
 import dev.berth.core.agent.AgentStatus;
 import dev.berth.core.agent.CommandContext;
@@ -256,8 +257,12 @@ public final class Reconciler {
           op = save(op.step(StepName.RESTORE_ARCHIVE, s.runtime().orElseThrow().name(), now()));
         }
         failpoints.reach("resume.restore");
-        Optional<Next> refused =
-            command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
+        Optional<Next> refused;
+        try {
+          refused = command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
+        } catch (AgentRefusedException e) {
+          return restoreRefused(s, op, archive, e);
+        }
         if (refused.isPresent()) {
           return refused.get();
         }
@@ -294,6 +299,33 @@ public final class Reconciler {
       save(s, next);
       succeed(op);
       return Next.CONTINUE;
+    }
+
+    /**
+     * The agent will not restore the archive (unsafe or corrupt): retrying cannot help, so the
+     * resume fails with the agent's reason and the session with it. The archive is kept (it may be
+     * inspected or recovered by hand); the awaiting runtime goes when the session is deleted.
+     */
+    private Next restoreRefused(
+        Session s, Operation op, ArchiveRef archive, AgentRefusedException e) {
+      FailureReason reason =
+          switch (e.reason()) {
+            case "ARCHIVE_UNSAFE" -> FailureReason.ARCHIVE_UNSAFE;
+            case "ARCHIVE_CORRUPT" -> FailureReason.ARCHIVE_CORRUPT;
+            default -> FailureReason.RUNTIME_HEALTH;
+          };
+      Failure why =
+          new Failure(
+              reason,
+              "the agent refused to restore archive generation "
+                  + archive.generation()
+                  + " ("
+                  + archive.uri()
+                  + "): "
+                  + e.getMessage());
+      save(s, s.fail(why));
+      save(op.fail(new OperationError(reason.name(), why.message()), now()));
+      return Next.CONVERGED;
     }
 
     private Next startFailed(Session s, Operation op, String detail) {

@@ -89,6 +89,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private final InMemoryArchiveStore archives;
   private boolean startInstantly = true;
   private boolean removalStuck;
+  private String restoreRefusal;
 
   public SimulatedCloud(InstantSource clock) {
     this.clock = clock;
@@ -114,6 +115,11 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     if (sim != null) {
       sim.state = State.GONE;
     }
+  }
+
+  /** The agent refuses every restore from now on with {@code reason} (e.g. ARCHIVE_CORRUPT). */
+  public synchronized void refuseRestores(String reason) {
+    restoreRefusal = reason;
   }
 
   /** The workload ends inside a runtime that still exists (the shell exited). */
@@ -274,6 +280,10 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
         yield new AgentReply.Accepted();
       }
       case AgentCommand.Restore r -> {
+        if (restoreRefusal != null) {
+          throw new dev.berth.core.agent.AgentRefusedException(
+              restoreRefusal, "the simulated agent refuses archive " + r.archive().uri());
+        }
         if (!archives.exists(r.archive().uri())) {
           throw new NotFoundException("archive " + r.archive().uri());
         }
