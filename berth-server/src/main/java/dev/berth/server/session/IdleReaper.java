@@ -116,13 +116,17 @@ public final class IdleReaper implements AutoCloseable {
     if (!(policy.decide(current, workload, now) instanceof IdleDecision.Suspend)) {
       return false;
     }
+    Instant[] basis = {current.activity().lastAccess()};
     boolean asked =
         intents
             .requestIf(
                 s.id(),
                 DesiredState.SUSPENDED,
-                fresh ->
-                    policy.decide(fresh, workload, clock.instant()) instanceof IdleDecision.Suspend,
+                fresh -> {
+                  basis[0] = fresh.activity().lastAccess();
+                  return policy.decide(fresh, workload, clock.instant())
+                      instanceof IdleDecision.Suspend;
+                },
                 IdlePolicy.ACTOR,
                 "no client access since "
                     + current.activity().lastAccess()
@@ -130,11 +134,34 @@ public final class IdleReaper implements AutoCloseable {
                     + policy.settings().suspendAfter()
                     + ") and nothing holds it")
             .isPresent();
-    if (asked) {
-      LOG.info("idle session {} asked to suspend", s.id());
-      loop.enqueue(s.id());
+    if (!asked || accessedSince(s.id(), basis[0])) {
+      return false;
     }
-    return asked;
+    LOG.info("idle session {} asked to suspend", s.id());
+    loop.enqueue(s.id());
+    return true;
+  }
+
+  /**
+   * Looks once more after the intent was written: an access counts itself before it reads the
+   * session, so one that the write's re-check did not see shows in {@code lastAccess} now, and the
+   * suspend is taken back (the access wins).
+   */
+  private boolean accessedSince(SessionId id, Instant basis) {
+    Optional<Session> now = store.get(id);
+    if (now.isEmpty() || !now.get().activity().lastAccess().isAfter(basis)) {
+      return false;
+    }
+    intents.requestIf(
+        id,
+        DesiredState.RUNNING,
+        s ->
+            s.intent().desired() == DesiredState.SUSPENDED
+                && s.intent().requestedBy().equals(IdlePolicy.ACTOR),
+        IdlePolicy.ACTOR,
+        "an access at " + now.get().activity().lastAccess() + " won over the idle suspend");
+    loop.enqueue(id);
+    return true;
   }
 
   /**

@@ -214,10 +214,7 @@ public final class SessionService {
   public Session switchTo(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
     Session current = get(scope, id);
     checkIfMatch(current, ifMatch);
-    Activation activation = activate(scope, id, "switch", actor);
-    if (activation.wasIdle()) {
-      store.touch(id, clock.instant());
-    }
+    activate(scope, id, "switch", actor);
     return get(scope, id);
   }
 
@@ -492,7 +489,6 @@ public final class SessionService {
   /** The agent of a session made active for interactive use (attach input, executions). */
   public AgentEndpoints.Endpoint active(Scope scope, SessionId id, String verb, String actor) {
     Activation activation = activate(scope, id, verb, actor);
-    store.touch(id, clock.instant());
     return endpoint(activation.session());
   }
 
@@ -542,10 +538,9 @@ public final class SessionService {
   private record Served<T>(Activation activation, T result) {}
 
   /**
-   * Makes the session active, counts the access (before the call, so that an idle suspend decided
-   * from now on sees it), then makes the call. When an idle suspend paused the runtime between the
-   * activation and the call (the agent answers 409 SUSPENDING), the access wins: it aborts the
-   * suspend and the call is made once more.
+   * Makes the session active (counting the access), then makes the call. When an idle suspend
+   * paused the runtime between the activation and the call (the agent answers 409 SUSPENDING), the
+   * access wins: it aborts the suspend and the call is made once more.
    */
   private <T> Served<T> serve(
       Scope scope,
@@ -554,7 +549,6 @@ public final class SessionService {
       String actor,
       java.util.function.Function<Session, T> call) {
     Activation activation = activate(scope, id, verb, actor);
-    store.touch(id, clock.instant());
     try {
       return new Served<>(activation, observed(id, () -> call.apply(activation.session())));
     } catch (AgentCommandFailedException e) {
@@ -566,7 +560,22 @@ public final class SessionService {
     }
   }
 
+  /**
+   * Counts the access, then makes the session active. The access is counted ({@code lastAccess})
+   * before the session is read again to decide, and the idle reaper reads {@code lastAccess} again
+   * after it wrote its intent, so one of the two always sees the other: either the reaper sees this
+   * access and takes its suspend back, or this access sees the reaper's intent and wins over it.
+   */
   private Activation activate(Scope scope, SessionId id, String verb, String actor) {
+    Session found = get(scope, id);
+    boolean wasIdle =
+        found.phase() == Phase.READY
+            && PublicState.of(found, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
+    if (found.phase() != Phase.TERMINATING
+        && found.phase() != Phase.TERMINATED
+        && found.phase() != Phase.FAILED) {
+      store.touch(id, clock.instant());
+    }
     Session s = get(scope, id);
     if (suspendedByIdlePolicy(s)) {
       // An access wins over the idle policy's suspend: the intent goes back to RUNNING, and the
@@ -577,10 +586,7 @@ public final class SessionService {
       return new Activation(ready, "idle->active->" + verb, true);
     }
     return switch (s.phase()) {
-      case READY -> {
-        boolean idle = PublicState.of(s, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
-        yield new Activation(s, idle ? "idle->active->" + verb : "active", idle);
-      }
+      case READY -> new Activation(s, wasIdle ? "idle->active->" + verb : "active", wasIdle);
       case SUSPENDED -> {
         requestIntent(id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
         yield new Activation(awaitReady(scope, id), "snapshot->restore->" + verb, false);
