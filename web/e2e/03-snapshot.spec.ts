@@ -2,9 +2,8 @@ import { createSession, expect, screenshot, server, test } from "./fixtures";
 import { attached, expectTerminalLine, typeLine } from "./terminal";
 
 // J2/J3 through the browser: snapshot from the workspace, the card frozen on the console, open it,
-// restore, the old output is back and the shell takes input again. Needs snapshots enabled on the
-// server (the lifecycle work on main); until then the snapshot answers 503 SNAPSHOT_UNAVAILABLE and
-// this test fails at that step, showing the server's message.
+// restore, the old output is back and the shell takes input again. A refused snapshot fails the
+// test at that step with the server's message.
 test("snapshot from the UI, see the card frozen, open it, restore, see the old output and type again", async ({
   signedIn: page,
 }) => {
