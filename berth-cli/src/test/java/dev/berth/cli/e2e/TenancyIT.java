@@ -101,6 +101,25 @@ class TenancyIT {
   }
 
   @Test
+  void aSnapshotGivesItsSlotBackAndItsRestoreIsAdmittedLikeACreate() {
+    Api initech = tenant("initech", "[\"shell\"]", 1);
+    String frozen = initech.create("i1");
+    Api.Answer snapshot = initech.post("/sessions/" + frozen + "/snapshot", "");
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    String live = initech.create("i2");
+
+    Api.Answer restore = initech.post("/sessions/" + frozen + "/read", "{\"offset\":0}");
+    assertThat(restore.status()).as(restore.body()).isEqualTo(429);
+    assertThat(restore.reason()).isEqualTo("QUOTA_EXCEEDED");
+    assertThat(initech.get("/sessions/" + frozen).json().path("state").asString())
+        .isEqualTo("snapshot");
+
+    assertThat(initech.post("/sessions/" + live + "/snapshot", "").status()).isEqualTo(200);
+    assertThat(initech.post("/sessions/" + frozen + "/read", "{\"offset\":0}").status())
+        .isEqualTo(200);
+  }
+
+  @Test
   void onlyTheAdministratorManagesTenants() {
     Api umbrella = tenant("umbrella", "[\"shell\"]", 1);
 

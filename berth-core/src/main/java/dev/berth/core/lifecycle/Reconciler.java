@@ -261,6 +261,9 @@ public final class Reconciler {
         try {
           refused = command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
         } catch (AgentRefusedException e) {
+          if (!e.reason().startsWith("ARCHIVE_")) {
+            throw e; // not about the archive: the next pass tries again
+          }
           return restoreRefused(s, op, archive, e);
         }
         if (refused.isPresent()) {
@@ -311,8 +314,8 @@ public final class Reconciler {
       FailureReason reason =
           switch (e.reason()) {
             case "ARCHIVE_UNSAFE" -> FailureReason.ARCHIVE_UNSAFE;
-            case "ARCHIVE_CORRUPT" -> FailureReason.ARCHIVE_CORRUPT;
-            default -> FailureReason.RUNTIME_HEALTH;
+            case "ARCHIVE_MISSING" -> FailureReason.ARCHIVE_MISSING;
+            default -> FailureReason.ARCHIVE_CORRUPT;
           };
       Failure why =
           new Failure(
@@ -507,6 +510,9 @@ public final class Reconciler {
       save(s, s.archiveCommitted(taken.archive()));
       save(op.step(StepName.COMMITTING, taken.archive().uri(), now()));
       deleteOlderArchives(s, generation);
+      // The archive this one replaces may be another session's (a recovered session starts from
+      // the deleted one's), which the listing above does not show.
+      s.archive().ifPresent(this::deleteQuietly);
       failpoints.reach("suspend.after-commit");
       return Next.CONTINUE;
     }
@@ -546,6 +552,14 @@ public final class Reconciler {
      * restore reads them again. Best effort: what a failure leaves is only storage, and the next
      * suspend tries again.
      */
+    private void deleteQuietly(ArchiveRef archive) {
+      try {
+        archives.delete(archive);
+      } catch (RuntimeException e) {
+        // only storage is left behind
+      }
+    }
+
     private void deleteOlderArchives(Session s, long generation) {
       try {
         for (ArchiveRef older : archives.list(s.id())) {
@@ -576,11 +590,39 @@ public final class Reconciler {
         save(s, s.completeSuspend(generation));
         return Next.CONTINUE;
       }
+      if (s.archive().map(ArchiveRef::generation).orElse(0L) == generation) {
+        return finishCommittedSuspend(s, generation);
+      }
       if (runtime.observe(s.runtime().get()) instanceof RuntimeObservation.Gone gone) {
         return runtimeLost(s, "during suspend: " + gone.detail());
       }
       Operation op = begin(s, SessionIntents.typeFor(s), s.intent().version());
       return abortCheckpoint(s, op, generation);
+    }
+
+    /**
+     * The intent moved on after archive G was committed: the runtime may be half removed already,
+     * so the suspend goes forward (from step 6, as the protocol says) and the session then resumes
+     * from G. Aborting here could find the runtime gone and take it for lost.
+     */
+    private Next finishCommittedSuspend(Session s, long generation) {
+      RuntimeRef ref = s.runtime().orElseThrow();
+      return switch (runtime.remove(ref)) {
+        case RemovalResult.Confirmed c -> {
+          save(
+              s,
+              s.runtimeGone(
+                      now(),
+                      "Suspended",
+                      "runtime removed after archive generation "
+                          + generation
+                          + " was committed; the session resumes from it")
+                  .completeSuspend(generation));
+          yield Next.CONTINUE;
+        }
+        case RemovalResult.InProgress p -> Next.WAITING;
+        case RemovalResult.Unconfirmed u -> unreachable(s, u.detail());
+      };
     }
 
     // ---- TERMINATED -------------------------------------------------------------------------

@@ -160,12 +160,27 @@ public final class Admission {
    * quota limits. Pages through every session of the tenant.
    */
   public static int held(SessionStore store, TenantId tenant) {
+    return heldBy(store, tenant);
+  }
+
+  /**
+   * A snapshot asked to run again holds its slot already: its reservation is taken only when the
+   * reconciler starts the restore, and two resumes admitted in between must not both fit.
+   */
+  private static boolean resumeRequested(Session s) {
+    return s.phase() == dev.berth.core.session.Phase.SUSPENDED
+        && s.intent().desired() == dev.berth.core.session.DesiredState.RUNNING;
+  }
+
+  private static int heldBy(SessionStore store, TenantId tenant) {
     SessionQuery query = SessionQuery.all(COUNT_PAGE).forTenant(tenant);
     int held = 0;
     while (true) {
       Page<Session> page = store.list(query);
       for (Session s : page.items()) {
-        if (s.reservation() == Reservation.HELD || s.reservation() == Reservation.UNCERTAIN) {
+        if (s.reservation() == Reservation.HELD
+            || s.reservation() == Reservation.UNCERTAIN
+            || resumeRequested(s)) {
           held++;
         }
       }

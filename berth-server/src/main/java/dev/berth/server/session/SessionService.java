@@ -319,6 +319,9 @@ public final class SessionService {
                             + id.value()
                             + " was never suspended, so no archive of it exists; a session is"
                             + " recoverable from its last snapshot only"));
+    // The recovered session is a snapshot: it holds no slot until it is restored (which is
+    // admitted then), but the tenant must still be granted its workload type.
+    admission.checkMayCreate(scope.principal(), deleted.workloadType(), deleted.tenant(), 0);
     handOver(deleted, archive, heir);
     Instant now = clock.instant();
     Session recovered = store.create(Session.recovered(heir, deleted, archive, now, actor));
@@ -450,6 +453,8 @@ public final class SessionService {
   public record WriteResult(Session session, String path) {}
 
   public WriteResult write(Scope scope, SessionId id, byte[] payload, String actor) {
+    // Where the input got to: a retry after an idle suspend was aborted sends only the rest.
+    int[] delivered = {0};
     Served<Integer> served =
         serve(
             scope,
@@ -459,9 +464,10 @@ public final class SessionService {
             session -> {
               AgentEndpoints.Endpoint agent = endpoint(session);
               // The agent takes input in pieces of at most 1 MiB; the PTY sees one stream.
-              for (int from = 0; from < payload.length; from += MAX_INPUT_SLICE) {
-                int to = Math.min(payload.length, from + MAX_INPUT_SLICE);
-                data.input(agent, java.util.Arrays.copyOfRange(payload, from, to));
+              while (delivered[0] < payload.length) {
+                int to = Math.min(payload.length, delivered[0] + MAX_INPUT_SLICE);
+                data.input(agent, java.util.Arrays.copyOfRange(payload, delivered[0], to));
+                delivered[0] = to;
               }
               return payload.length;
             });
@@ -579,16 +585,38 @@ public final class SessionService {
     Session s = get(scope, id);
     if (suspendedByIdlePolicy(s)) {
       // An access wins over the idle policy's suspend: the intent goes back to RUNNING, and the
-      // reconciler aborts the checkpoint (or, when the runtime is already gone, restores).
-      requestIntent(
-          id, DesiredState.RUNNING, OptionalLong.empty(), actor, "access on " + verb + " won");
-      Session ready = awaitReady(scope, id);
-      return new Activation(ready, "idle->active->" + verb, true);
+      // reconciler aborts the checkpoint (or, once the archive is committed, finishes the suspend
+      // and restores). Only over the idle policy's: a snapshot someone asked for meanwhile stays.
+      boolean won =
+          intents
+              .requestIf(
+                  id,
+                  DesiredState.RUNNING,
+                  SessionService::suspendedByIdlePolicy,
+                  actor,
+                  "access on " + verb + " won over the idle suspend")
+              .isPresent();
+      loop.enqueue(id);
+      if (won) {
+        Session ready = awaitReady(scope, id);
+        return new Activation(ready, "idle->active->" + verb, true);
+      }
+      s = get(scope, id);
     }
     return switch (s.phase()) {
       case READY -> new Activation(s, wasIdle ? "idle->active->" + verb : "active", wasIdle);
       case SUSPENDED -> {
-        requestIntent(id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
+        // A restore takes a runtime again: the tenant's grants and quota apply as at creation.
+        admission.admit(
+            scope.principal(),
+            s.workloadType(),
+            s.tenant(),
+            store,
+            () -> {
+              requestIntent(
+                  id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
+              return null;
+            });
         yield new Activation(awaitReady(scope, id), "snapshot->restore->" + verb, false);
       }
       case REQUESTED, PROVISIONING, RESUMING -> {
