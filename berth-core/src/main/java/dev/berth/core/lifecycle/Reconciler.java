@@ -743,13 +743,24 @@ public final class Reconciler {
       if (retained.isEmpty()) {
         return Next.CONVERGED;
       }
-      s.archive().ifPresent(archives::delete);
+      String resource = retained.get().resource();
+      Session deleting = s;
+      if (retained.get().state() == ObligationState.RETAINED) {
+        // Recorded before the file goes: a recovery that took the archive over meanwhile makes
+        // this write fail, and nothing is deleted under it (it accepts only a RETAINED archive).
+        save(
+            s,
+            s.withObligation(
+                ObligationAction.RETAIN_ARCHIVE,
+                resource,
+                o -> o.retry("recovery window ended; deleting the archive")));
+        deleting = store.get(s.id()).orElseThrow();
+      }
+      deleting.archive().ifPresent(archives::delete);
       save(
-          s,
-          s.withObligation(
-              ObligationAction.RETAIN_ARCHIVE,
-              retained.get().resource(),
-              o -> o.retry("recovery window ended").complete("archive deleted")));
+          deleting,
+          deleting.withObligation(
+              ObligationAction.RETAIN_ARCHIVE, resource, o -> o.complete("archive deleted")));
       return Next.CONVERGED;
     }
 

@@ -38,4 +38,17 @@ class RestoreRefusalTest {
     assertThat(resume.state()).isEqualTo(OperationState.FAILED);
     assertThat(resume.error().orElseThrow().reason()).isEqualTo("ARCHIVE_CORRUPT");
   }
+
+  @Test
+  void anArchiveMissingFromTheStoreFailsTheResumeAsMissingInsteadOfRetryingForever() {
+    Session ready = f.ready();
+    Session suspended =
+        f.requestAndReconcile(ready.id(), DesiredState.SUSPENDED, p -> p == Phase.SUSPENDED);
+    f.cloud.delete(suspended.archive().orElseThrow());
+
+    Session failed =
+        f.requestAndReconcile(suspended.id(), DesiredState.RUNNING, p -> p == Phase.FAILED);
+
+    assertThat(failed.failure().orElseThrow().reason()).isEqualTo(FailureReason.ARCHIVE_MISSING);
+  }
 }

@@ -9,7 +9,6 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.archive.ArchiveUpload;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.DeadlineExceededException;
-import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
@@ -285,7 +284,9 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
               restoreRefusal, "the simulated agent refuses archive " + r.archive().uri());
         }
         if (!archives.exists(r.archive().uri())) {
-          throw new NotFoundException("archive " + r.archive().uri());
+          // As the server's archive transfer reports a store that lacks the archive.
+          throw new dev.berth.core.agent.AgentRefusedException(
+              "ARCHIVE_MISSING", "archive " + r.archive().uri() + " is not in the archive store");
         }
         c.desired = DesiredState.RUNNING;
         yield new AgentReply.Accepted();

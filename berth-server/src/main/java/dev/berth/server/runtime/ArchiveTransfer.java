@@ -84,6 +84,20 @@ public final class ArchiveTransfer {
       CommandContext context,
       ArchiveRef archive,
       ArchiveStore store) {
+    // Opened before the request: a missing archive is a fact about the store, reported as such
+    // (the restore fails with ARCHIVE_MISSING), not a broken upload the reconciler would retry.
+    InputStream source;
+    try {
+      source = store.open(archive);
+    } catch (dev.berth.core.error.NotFoundException e) {
+      throw new dev.berth.core.agent.AgentRefusedException(
+          "ARCHIVE_MISSING",
+          "archive generation "
+              + archive.generation()
+              + " ("
+              + archive.uri()
+              + ") is not in the archive store; the session cannot be restored from it");
+    }
     HttpRequest request =
         withContext(
                 HttpRequest.newBuilder(
@@ -100,19 +114,16 @@ public final class ArchiveTransfer {
                 HttpRequest.BodyPublishers.ofInputStream(
                     () ->
                         progress.counting(
-                            context.session(),
-                            archive.generation(),
-                            archive.sizeBytes(),
-                            store.open(archive))))
+                            context.session(), archive.generation(), archive.sizeBytes(), source)))
             .build();
-    try {
+    try (source) {
       HttpResponse<InputStream> response = send(agent, request);
       failOnProblem(agent, response, context);
       try (InputStream body = response.body()) {
         body.readAllBytes();
-      } catch (IOException e) {
-        throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
       }
+    } catch (IOException e) {
+      throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
     } finally {
       progress.finished(context.session());
     }
