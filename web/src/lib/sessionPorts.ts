@@ -28,7 +28,7 @@ export function outputPorts(id: string): OutputPorts {
       if (response.status === 401) notifyUnauthenticated(await problemOf(response.clone()));
       return response;
     },
-    readAll: () => api.read(id, 0),
+    read: (offset) => api.read(id, offset),
     state: () => sessionState(id),
     sleep: (ms, signal) =>
       new Promise((resolve) => {
