@@ -94,3 +94,15 @@ export function pollVisible(task: (signal: AbortSignal) => Promise<boolean | voi
     document.removeEventListener("visibilitychange", onVisible);
   };
 }
+
+/** A ref that is true while the component is mounted: work finishing later checks it first. */
+export function useMounted(): { readonly current: boolean } {
+  const mounted = useRef(false);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  return mounted;
+}

@@ -32,11 +32,16 @@ export function outputPorts(id: string): OutputPorts {
     state: () => sessionState(id),
     sleep: (ms, signal) =>
       new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener("abort", () => {
+        if (signal.aborted) return resolve();
+        const onAbort = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        }, ms);
+        signal.addEventListener("abort", onAbort, { once: true });
       }),
   };
 }

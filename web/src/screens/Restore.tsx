@@ -9,7 +9,7 @@ import { ConfirmDelete } from "../components/ConfirmDelete";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { bytes, dateTime, stepLabel, time } from "../lib/format";
-import { pollVisible } from "../lib/hooks";
+import { pollVisible, useMounted } from "../lib/hooks";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { Step } from "./NewSession";
@@ -21,6 +21,7 @@ const RESUME_STEPS = ["PLAN_RUNTIME", "CREATE_RUNTIME", "RESTORE_ARCHIVE", "AWAI
 export function Restore({ id }: { id: string }) {
   const [load, setSession] = useSession(id);
   const { navigate } = useRouter();
+  const mounted = useMounted();
   const toast = useToast();
   const [restoring, setRestoring] = useState(false);
   const [error, setError] = useState<string>();
@@ -65,7 +66,7 @@ export function Restore({ id }: { id: string }) {
     try {
       const active = await api.switchTo(id);
       toast(`Session "${active.name}" restored`);
-      navigate(sessionPath(active), { replace: true });
+      if (mounted.current) navigate(sessionPath(active), { replace: true });
     } catch (e) {
       setError(`Restore failed: ${errorText(e)}`);
       setRestoring(false);
