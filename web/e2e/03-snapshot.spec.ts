@@ -18,7 +18,6 @@ test("snapshot from the UI, see the card frozen, open it, restore, see the old o
   await expectTerminalLine(page, /^mark-42\s*$/m);
 
   await page.getByTestId("snapshot-now").click();
-  await expect(page.getByTestId("snapshot-now")).toHaveText(/Snapshotting…|Snapshot now/);
   const failure = page.getByRole("alert").filter({ hasText: "Snapshot failed" });
   await expect(page.getByTestId("toast").or(failure).first()).toBeVisible({ timeout: 120_000 });
   expect(await failure.allInnerTexts(), "the snapshot was refused").toEqual([]);

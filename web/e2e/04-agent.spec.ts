@@ -33,8 +33,22 @@ test("agent workspace: the transcript streams over SSE, prompts go one at a time
   await expect(executions.locator("[data-execution-state=SUCCEEDED]")).toHaveCount(1, { timeout: 30_000 });
   await screenshot(page, "agent-workspace");
 
+  // Re-read follows the transcript again from offset 0: it replaces what was shown, never adds
+  // to it. Output produced after the Re-read comes after the whole backlog on the stream, so once
+  // it is shown the backlog is too, and each line must be there exactly once.
+  const count = async (needle: string) => ((await transcript.textContent()) ?? "").split(needle).length - 1;
+  expect(await count("agent-7")).toBe(1);
+  await page.getByRole("button", { name: "Re-read" }).click();
+  await expect(page.getByTestId("ws-stream-status")).toHaveText("output live");
+  await prompt.fill("echo after-$((40+2))");
+  await prompt.press("Enter");
+  await expect(transcript).toContainText("after-42");
+  expect(await count("agent-7")).toBe(1);
+  expect(await count("after-42")).toBe(1);
+
   // A reload reads the transcript again from offset 0.
   await page.reload();
   await expect(page.getByTestId("ws-stream-status")).toHaveText("output live");
-  await expect(transcript).toContainText("agent-7");
+  await expect(transcript).toContainText("after-42");
+  expect(await count("agent-7")).toBe(1);
 });

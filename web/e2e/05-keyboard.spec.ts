@@ -53,12 +53,19 @@ test("keyboard only: open the new-session dialog, cancel it, then delete a sessi
   await expect(cancel).toBeFocused();
   await page.keyboard.press("Shift+Tab");
   await expect(confirm).toBeFocused();
+  // With focus gone from the dialog (a blur), Tab brings it back inside and Escape still cancels.
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press("Tab");
+  await expect(cancel).toBeFocused();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
   await expect(card).toBeVisible();
+  // Focus returns to the menu button the dialog was opened from.
+  await expect(menuButton).toBeFocused();
 
   // And this time through to the end.
-  await tabTo(page, menuButton);
+  await expect(menuButton).toBeFocused();
   await page.keyboard.press("Enter");
   await page.keyboard.press("End");
   await page.keyboard.press("Enter");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoff, OutputFollower, type OutputListener, type OutputPorts } from "./output";
+import { backoff, OutputFollower, partialTail, type OutputListener, type OutputPorts } from "./output";
 import { SseParser } from "./sse";
 import type { SessionState } from "./types";
 
@@ -32,17 +32,23 @@ interface Script {
   /** One response per connection, given the offset it was opened at. */
   opens: Array<(offset: number) => Response>;
   states?: Array<SessionState | "gone">;
-  readAll?: { offset: number; nextOffset: number; payload: string; payloadBase64: string };
+  /** The log POST read serves: each read answers at most `page` bytes from its offset. */
+  log?: Uint8Array;
+  page?: number;
+  /** Options for the follower (the stream's idle timeout). */
+  idleTimeoutMs?: number;
 }
 
 function run(script: Script) {
   const log = {
     text: "",
     statuses: [] as string[],
+    details: [] as Array<string | undefined>,
     opened: [] as number[],
     suspended: false,
     ended: "",
     reads: 0,
+    readAt: [] as number[],
     sleeps: [] as number[],
   };
   let follower: OutputFollower;
@@ -56,10 +62,13 @@ function run(script: Script) {
       }
       return next(offset);
     },
-    async readAll() {
+    async read(offset) {
       log.reads++;
-      if (!script.readAll) throw new Error("no read scripted");
-      return script.readAll;
+      log.readAt.push(offset);
+      if (!script.log) throw new Error("no read scripted");
+      const start = Math.min(offset, script.log.length);
+      const bytes = script.log.subarray(start, start + (script.page ?? 8 << 20));
+      return { offset: start, nextOffset: start + bytes.length, payload: "", payloadBase64: b64(bytes) };
     },
     async state() {
       return script.states?.shift() ?? "active";
@@ -71,11 +80,14 @@ function run(script: Script) {
   const listener: OutputListener = {
     append: (t) => (log.text += t),
     replace: (t) => (log.text = t),
-    status: (s) => log.statuses.push(s),
+    status: (s, d) => {
+      log.statuses.push(s);
+      log.details.push(d);
+    },
     suspended: () => (log.suspended = true),
     ended: (r) => (log.ended = r),
   };
-  follower = new OutputFollower(ports, listener);
+  follower = new OutputFollower(ports, listener, { idleTimeoutMs: script.idleTimeoutMs });
   return { follower, log, done: follower.start() };
 }
 
@@ -139,10 +151,10 @@ describe("OutputFollower", () => {
         () => stream([output(0, enc.encode("stale")), "id: 13\nevent: reset\ndata: {\"nextOffset\":13}\n\n"]),
         () => stream([output(13, enc.encode("!"))]),
       ],
-      readAll: { offset: 0, nextOffset: 13, payload: "the whole log", payloadBase64: b64(whole) },
+      log: whole,
     });
     await done;
-    expect(log.reads).toBe(1);
+    expect(log.readAt).toEqual([0, 13]);
     expect(log.text).toBe("the whole log!");
     expect(log.opened.slice(0, 2)).toEqual([0, 13]);
   });
@@ -151,7 +163,7 @@ describe("OutputFollower", () => {
     const invalid = new Uint8Array([0x61, 0xff, 0x62]);
     const { log, done } = run({
       opens: [() => stream([output(0, invalid)])],
-      readAll: { offset: 0, nextOffset: 3, payload: "a\uFFFDb", payloadBase64: b64(invalid) },
+      log: invalid,
     });
     await done;
     expect(log.text).toBe("a\uFFFDb");
@@ -197,6 +209,110 @@ describe("OutputFollower", () => {
     const { log, done } = run({ opens: [failing, failing, failing] });
     await done;
     expect(log.sleeps).toEqual([250, 500, 1000]);
+  });
+});
+
+describe("OutputFollower reconnects", () => {
+  it("re-reads page by page, carrying a character cut by a page's end, and resumes after it", async () => {
+    const whole = enc.encode("ab€€"); // 8 bytes: pages of 3 cut both euros
+    const { log, done } = run({
+      opens: [() => stream([output(0, new Uint8Array([0xff]))]), () => stream([output(8, enc.encode("!"))])],
+      log: whole,
+      page: 3,
+    });
+    await done;
+    expect(log.readAt).toEqual([0, 3, 6, 8]);
+    expect(log.text).toBe("ab€€!");
+    expect(log.opened.slice(0, 2)).toEqual([0, 8]);
+  });
+
+  it("stops the cursor before a character the log has not finished, and the stream completes it", async () => {
+    const head = new Uint8Array([0x6f, 0x6b, 0xe2, 0x82]); // "ok" and two thirds of a euro
+    const { log, done } = run({
+      opens: [
+        () => stream(["id: 4\nevent: reset\ndata: {}\n\n"]),
+        (offset) => stream([output(offset, new Uint8Array([0xe2, 0x82, 0xac, 0x21]))]),
+      ],
+      log: head,
+    });
+    await done;
+    expect(log.opened.slice(0, 2)).toEqual([0, 2]);
+    expect(log.text).toBe("ok€!");
+  });
+
+  it("backs off when a re-read made no progress instead of reading again at once", async () => {
+    const bad = () => stream([output(0, new Uint8Array([0xff]))]);
+    const again = (offset: number) => stream([output(offset, new Uint8Array([0xff]))]);
+    const { log, done } = run({ opens: [bad, again, again, again], log: new Uint8Array([0xff]), page: 1 });
+    await done;
+    // The first re-read is at once; every later one, with nothing new since, waits longer.
+    expect(log.sleeps.slice(0, 3)).toEqual([250, 500, 1000]);
+    expect(log.text).toBe("\uFFFD");
+  });
+
+  it("backs off on a gap that made no progress", async () => {
+    const gap = () => stream([output(5, enc.encode("zz"))]);
+    const { log, done } = run({ opens: [gap, gap, gap] });
+    await done;
+    expect(log.sleeps).toEqual([250, 500, 1000]);
+    expect(log.opened).toEqual([0, 0, 0, 0]);
+  });
+
+  it("starts the backoff again after a good connection", async () => {
+    const failing = () => new Response("{}", { status: 503 });
+    const good = (offset: number) => stream([output(offset, enc.encode("ok"))]);
+    const { log, done } = run({ opens: [failing, failing, failing, good, failing] });
+    await done;
+    expect(log.sleeps).toEqual([250, 500, 1000, 250, 500]);
+  });
+
+  it("aborts a stream that has been silent too long and reconnects", async () => {
+    const { log, done } = run({
+      opens: [() => stream([output(0, enc.encode("x"))], true), (offset) => stream([output(offset, enc.encode("y"))])],
+      idleTimeoutMs: 30,
+    });
+    await done;
+    expect(log.text).toBe("xy");
+    expect(log.details).toContain("no data for 0 s");
+    expect(log.opened.slice(0, 2)).toEqual([0, 1]);
+  });
+
+  it("keeps a stream that sends keepalives", async () => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let sent = 0;
+    const keepalive = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(enc.encode(output(0, enc.encode("x"))));
+            timer = setInterval(() => {
+              if (++sent === 8) {
+                clearInterval(timer);
+                controller.close();
+              } else controller.enqueue(enc.encode(": keepalive\n\n"));
+            }, 10);
+          },
+        }),
+        { status: 200 },
+      );
+    const { log, done } = run({ opens: [keepalive], idleTimeoutMs: 40 });
+    await done;
+    expect(log.details).toContain("the stream ended");
+    expect(log.details).not.toContain("no data for 0 s");
+  });
+});
+
+describe("partialTail", () => {
+  it("finds the valid start of an unfinished character at the end", () => {
+    const euro = [0xe2, 0x82, 0xac];
+    expect(partialTail(new Uint8Array([0x61]))).toBe(0);
+    expect(partialTail(new Uint8Array([0x61, ...euro]))).toBe(0);
+    expect(partialTail(new Uint8Array([0x61, 0xe2]))).toBe(1);
+    expect(partialTail(new Uint8Array([0x61, 0xe2, 0x82]))).toBe(2);
+    expect(partialTail(new Uint8Array([0xf0, 0x9f, 0x98]))).toBe(3);
+    expect(partialTail(new Uint8Array([0xe0, 0x80]))).toBe(0); // overlong: malformed, not partial
+    expect(partialTail(new Uint8Array([0x61, 0xff]))).toBe(0);
+    expect(partialTail(new Uint8Array([0x82, 0xac]))).toBe(0);
   });
 });
 

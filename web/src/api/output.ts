@@ -5,12 +5,17 @@
 //  - an event that starts after the local cursor is a gap: reconnect from the local cursor;
 //  - text is decoded with a fatal UTF-8 decoder, whose state survives reconnects (the byte stream
 //    is contiguous) and is discarded on reset;
-//  - reset: close, discard the decoder, read from offset 0 (POST read, which is access), replace
-//    the whole transcript, continue from that read's nextOffset;
+//  - reset: close, discard the decoder, read from offset 0 page by page (POST read, which is
+//    access), replace the whole transcript, continue from the end of its last whole character;
 //  - a transport error or an ended stream: close, look at the session; a snapshot goes to Restore
-//    (never restored from here), otherwise reconnect after min(250 ms * 2^min(n,5), 5000 ms).
+//    (never restored from here), otherwise reconnect after min(250 ms * 2^min(n,5), 5000 ms);
+//  - every reconnect that made no progress (a gap or a re-read with nothing new since the last
+//    one) backs off the same way; the count starts again once a connection has proved good
+//    (it advanced the cursor or stayed open past the first chunk);
+//  - a stream that sends nothing for 45 s (the server's keepalive comes every 15 s) is taken as a
+//    silently dropped connection: it is aborted and reconnected like any other failure.
 // Bytes that are not UTF-8 are never shown substituted from the stream: the follower re-reads the
-// transcript through POST read, whose `payload` the server decodes with visible replacements.
+// transcript through POST read and decodes it with visible replacements (U+FFFD).
 
 import type { SessionState } from "./types";
 import { SseParser, type SseEvent } from "./sse";
@@ -33,8 +38,8 @@ export interface OutputListener {
 export interface OutputPorts {
   /** Opens the stream at a cursor: the response, or throws on a network failure. */
   open(offset: number, signal: AbortSignal): Promise<Response>;
-  /** POST read {offset:0}. */
-  readAll(): Promise<{ offset: number; nextOffset: number; payload: string; payloadBase64: string }>;
+  /** POST read {offset}: at most a page of the log (the server caps a read), from offset or its head. */
+  read(offset: number): Promise<{ offset: number; nextOffset: number; payload: string; payloadBase64: string }>;
   /** The session's state, or "gone" when it no longer exists for this caller. */
   state(): Promise<SessionState | "gone">;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -62,6 +67,36 @@ export function isChanging(state: SessionState | "gone"): boolean {
   );
 }
 
+/** How long a stream may stay silent before it is taken for dropped (keepalives come every 15 s). */
+export const STREAM_IDLE_TIMEOUT_MS = 45_000;
+
+/** A re-read stops after this many pages; the stream carries on from wherever it got to. */
+const MAX_RECONCILE_PAGES = 64;
+
+/**
+ * How many bytes at the end of `bytes` are the valid start of a UTF-8 character that is not
+ * complete yet (0 when the bytes end on a character boundary or in something malformed, which a
+ * decoder replaces rather than waits on).
+ */
+export function partialTail(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const start = bytes.length - back;
+    const lead = bytes[start];
+    if ((lead & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const need = lead >= 0xf0 && lead <= 0xf4 ? 4 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 1;
+    if (need <= back) return 0;
+    if (back >= 2) {
+      // The second byte's range depends on the lead (no overlongs, surrogates or > U+10FFFF).
+      const second = bytes[start + 1];
+      const [lo, hi] =
+        lead === 0xe0 ? [0xa0, 0xbf] : lead === 0xed ? [0x80, 0x9f] : lead === 0xf0 ? [0x90, 0xbf] : lead === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+      if (second < lo || second > hi) return 0;
+    }
+    return back;
+  }
+  return 0;
+}
+
 function isCursor(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
@@ -74,16 +109,25 @@ type Outcome =
   | { kind: "failed"; detail: string }
   | { kind: "stopped" };
 
+export interface FollowerOptions {
+  /** How long a stream may send nothing before it is aborted and reconnected. */
+  idleTimeoutMs?: number;
+}
+
 export class OutputFollower {
   private cursor = 0;
   private decoder = new TextDecoder("utf-8", { fatal: true });
   private readonly abort = new AbortController();
+  private readonly idleTimeoutMs: number;
   private running = false;
 
   constructor(
     private readonly ports: OutputPorts,
     private readonly listener: OutputListener,
-  ) {}
+    options: FollowerOptions = {},
+  ) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS;
+  }
 
   /** The byte offset up to which output has been shown. */
   get offset(): number {
@@ -96,21 +140,37 @@ export class OutputFollower {
     this.running = true;
     let failures = 0;
     let first = true;
+    /** The cursor right after the last re-read: a re-read again from there made no progress. */
+    let reconciledAt: number | undefined;
     const signal = this.abort.signal;
+    const pause = async (detail?: string) => {
+      this.listener.status("reconnecting", detail);
+      await this.ports.sleep(backoff(failures), signal).catch(() => undefined);
+      failures++;
+    };
     while (!signal.aborted) {
       this.listener.status(first ? "connecting" : "reconnecting");
       first = false;
-      const outcome = await this.connect(signal);
+      const before = this.cursor;
+      const { outcome, proved } = await this.connect(signal);
       if (signal.aborted || outcome.kind === "stopped") break;
+      const progressed = this.cursor !== before;
+      // A connection that delivered output or stayed up past its first chunk was a good one.
+      if (progressed || proved) failures = 0;
       if (outcome.kind === "reset" || outcome.kind === "undecodable") {
-        const done = await this.reconcile();
+        // Nothing new since the last re-read: reading again at once would only loop.
+        if (reconciledAt === this.cursor) await pause();
+        if (signal.aborted) break;
+        const done = await this.reconcile(signal);
         if (done === "continue") {
-          failures = 0;
+          reconciledAt = this.cursor;
           continue;
         }
         if (done === "stop") break;
       } else if (outcome.kind === "gap") {
-        continue; // reconnect from the local cursor at once
+        // Reconnect from the local cursor: at once when this connection moved it, else back off.
+        if (!progressed) await pause("the stream skipped ahead");
+        continue;
       }
       // A failure (or a stream that ended): what became of the session decides. While it is
       // changing (suspending, restoring…) the stream would only be refused, so wait it out.
@@ -138,12 +198,7 @@ export class OutputFollower {
         this.listener.ended("the session failed");
         break;
       }
-      if (!waited) {
-        const detail = outcome.kind === "failed" ? outcome.detail : undefined;
-        this.listener.status("reconnecting", detail);
-        await this.ports.sleep(backoff(failures), signal).catch(() => undefined);
-        failures++;
-      }
+      if (!waited) await pause(outcome.kind === "failed" ? outcome.detail : undefined);
     }
     this.running = false;
   }
@@ -152,39 +207,71 @@ export class OutputFollower {
     this.abort.abort();
   }
 
-  private async connect(signal: AbortSignal): Promise<Outcome> {
+  private async connect(signal: AbortSignal): Promise<{ outcome: Outcome; proved: boolean }> {
     const connection = new AbortController();
-    const onAbort = () => connection.abort();
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    // Aborting the fetch errors its body; cancelling the reader as well ends a read on any body.
+    const close = () => {
+      connection.abort();
+      reader?.cancel().catch(() => undefined);
+    };
+    const onAbort = close;
     signal.addEventListener("abort", onAbort);
+    // The watchdog: no bytes at all (not even a keepalive comment) for a while is a dead connection.
+    let silent = false;
+    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        silent = true;
+        close();
+      }, this.idleTimeoutMs);
+    };
+    // Chunks taken in whole without ending the connection: past the first, the connection is good.
+    let chunks = 0;
+    const result = (outcome: Outcome) => ({ outcome, proved: chunks > 1 });
+    const lost = () =>
+      signal.aborted
+        ? { kind: "stopped" as const }
+        : {
+            kind: "failed" as const,
+            detail: silent ? `no data for ${Math.round(this.idleTimeoutMs / 1000)} s` : "connection lost",
+          };
+    arm();
     try {
       let response: Response;
       try {
         response = await this.ports.open(this.cursor, connection.signal);
       } catch {
-        return signal.aborted ? { kind: "stopped" } : { kind: "failed", detail: "network error" };
+        return result(signal.aborted ? { kind: "stopped" } : silent ? lost() : { kind: "failed", detail: "network error" });
       }
       if (!response.ok || !response.body) {
+        clearTimeout(watchdog);
         const detail = await problemDetail(response);
-        return { kind: "failed", detail };
+        return result({ kind: "failed", detail });
       }
       this.listener.status("live");
-      const reader = response.body.getReader();
+      reader = response.body.getReader();
+      if (silent || signal.aborted) close();
       const parser = new SseParser();
       try {
         for (;;) {
+          arm();
           const { value, done } = await reader.read();
-          if (done) return { kind: "failed", detail: "the stream ended" };
+          if (done) return result(silent || signal.aborted ? lost() : { kind: "failed", detail: "the stream ended" });
           for (const event of parser.push(value)) {
             const outcome = this.apply(event);
-            if (outcome) return outcome;
+            if (outcome) return result(outcome);
           }
+          chunks++;
         }
       } catch {
-        return signal.aborted ? { kind: "stopped" } : { kind: "failed", detail: "connection lost" };
+        return result(lost());
       } finally {
-        connection.abort();
+        close();
       }
     } finally {
+      clearTimeout(watchdog);
       signal.removeEventListener("abort", onAbort);
     }
   }
@@ -235,10 +322,14 @@ export class OutputFollower {
   }
 
   /**
-   * After a reset (or bytes that are not UTF-8): the whole transcript again from a read at 0.
-   * A session found suspended is sent to Restore instead, since the read would restore it.
+   * After a reset (or bytes that are not UTF-8): the whole transcript again, read page by page
+   * from offset 0 (malformed bytes visibly replaced). A read is capped without regard to UTF-8,
+   * so a character cut at the end of a page is carried into the next one; the cursor only ever
+   * moves past whole characters, and the stream resumes at the start of one that is still
+   * incomplete. A session found suspended is sent to Restore instead, since the read would
+   * restore it.
    */
-  private async reconcile(): Promise<"continue" | "stop" | "failed"> {
+  private async reconcile(signal: AbortSignal): Promise<"continue" | "stop" | "failed"> {
     this.decoder = new TextDecoder("utf-8", { fatal: true });
     try {
       const state = await this.ports.state();
@@ -247,21 +338,40 @@ export class OutputFollower {
         this.listener.suspended();
         return "stop";
       }
-      const read = await this.ports.readAll();
-      if (!isCursor(read.offset) || !isCursor(read.nextOffset) || read.nextOffset < read.offset) {
-        throw new Error("invalid output cursor returned by read");
+      let decoder = new TextDecoder("utf-8"); // replaces malformed bytes with U+FFFD
+      let text = "";
+      let carry: Uint8Array<ArrayBufferLike> = new Uint8Array(0); // an incomplete character's bytes so far
+      let at = 0; // where the next page is asked from (past the carried bytes)
+      for (let page = 0; page < MAX_RECONCILE_PAGES; page++) {
+        if (signal.aborted) return "stop";
+        const read = await this.ports.read(at);
+        if (!isCursor(read.offset) || !isCursor(read.nextOffset) || read.nextOffset < read.offset) {
+          throw new Error("invalid output cursor returned by read");
+        }
+        const bytes = base64Bytes(read.payloadBase64);
+        if (bytes.length !== read.nextOffset - read.offset) {
+          throw new Error("invalid output cursor returned by read");
+        }
+        if (page > 0 && read.offset !== at) {
+          // The log's head moved past what was read so far: what is left starts over.
+          decoder = new TextDecoder("utf-8");
+          text = "";
+          carry = new Uint8Array(0);
+        }
+        if (bytes.length === 0) {
+          at = read.nextOffset; // a cursor past the end answers the end
+          break;
+        }
+        const joined = new Uint8Array(carry.length + bytes.length);
+        joined.set(carry);
+        joined.set(bytes, carry.length);
+        const tail = partialTail(joined);
+        text += decoder.decode(joined.subarray(0, joined.length - tail), { stream: true });
+        carry = joined.slice(joined.length - tail);
+        at = read.nextOffset;
       }
-      const bytes = base64Bytes(read.payloadBase64);
-      if (bytes.length !== read.nextOffset - read.offset) {
-        throw new Error("invalid output cursor returned by read");
-      }
-      let text: string;
-      try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      } catch {
-        text = read.payload; // the server's decoding, malformed bytes visibly replaced
-      }
-      this.cursor = read.nextOffset;
+      text += decoder.decode();
+      this.cursor = at - carry.length;
       this.listener.replace(text);
       return "continue";
     } catch (e) {

@@ -31,34 +31,55 @@ export function Dialog(props: {
     const previous = document.activeElement as HTMLElement | null;
     const root = document.getElementById("root");
     root?.setAttribute("inert", "");
-    const target = props.initialFocus?.current ?? box.current?.querySelector<HTMLElement>(FOCUSABLE);
+    const focusables = () => Array.from(box.current?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? []);
+    const target = props.initialFocus?.current ?? focusables()[0];
     target?.focus();
+
+    // Keys are handled at the document while the dialog is open, so Escape and the Tab trap work
+    // even when focus has left it (a click on the overlay, a blur, a toast).
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === "Escape") {
+        event.preventDefault();
+        event.stopPropagation();
+        if (!busyRef.current) cancel.current();
+        return;
+      }
+      if (event.key !== "Tab" || !box.current) return;
+      const items = focusables();
+      if (items.length === 0) {
+        event.preventDefault();
+        return;
+      }
+      const first = items[0];
+      const last = items[items.length - 1];
+      const active = document.activeElement;
+      if (!box.current.contains(active)) {
+        event.preventDefault();
+        (event.shiftKey ? last : first).focus();
+      } else if (event.shiftKey && active === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && active === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    };
+    // Focus that lands outside the dialog (anything not inert: another portal) is pulled back.
+    const onFocusIn = (event: FocusEvent) => {
+      const element = event.target as Node | null;
+      if (!box.current || (element && box.current.contains(element))) return;
+      (focusables()[0] ?? box.current).focus();
+    };
+    document.addEventListener("keydown", onKeyDown, true);
+    document.addEventListener("focusin", onFocusIn);
     return () => {
+      document.removeEventListener("keydown", onKeyDown, true);
+      document.removeEventListener("focusin", onFocusIn);
       root?.removeAttribute("inert");
-      if (previous && document.contains(previous)) previous.focus();
+      if (previous && previous !== document.body && document.contains(previous)) previous.focus();
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
-
-  const onKeyDown = (event: React.KeyboardEvent) => {
-    if (event.key === "Escape") {
-      event.stopPropagation();
-      if (!busyRef.current) cancel.current();
-      return;
-    }
-    if (event.key !== "Tab" || !box.current) return;
-    const items = Array.from(box.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    if (items.length === 0) return;
-    const first = items[0];
-    const last = items[items.length - 1];
-    if (event.shiftKey && document.activeElement === first) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
-  };
 
   return createPortal(
     <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && !busy && onCancel()}>
@@ -70,7 +91,7 @@ export function Dialog(props: {
         aria-labelledby={titleId}
         aria-describedby={props.describedBy}
         data-testid={props.testId}
-        onKeyDown={onKeyDown}
+        tabIndex={-1}
       >
         <h2 id={titleId} className="dialog-title">
           {props.title}

@@ -100,6 +100,9 @@ export function Menu(props: { label: string; items: MenuItem[]; testId?: string 
               className={`menu-item ${item.danger ? "danger" : ""}`}
               onClick={(e) => {
                 e.stopPropagation();
+                // Focus goes back to the button before the item (and the focus it had) unmounts,
+                // so a dialog the item opens finds the button to return focus to.
+                button.current?.focus();
                 setOpen(false);
                 item.onSelect();
               }}

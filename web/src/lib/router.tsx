@@ -18,7 +18,12 @@ export function parse(path: string): Route {
   if (path === "/login") return { screen: "login" };
   const match = /^\/(session|agent|restore)\/([^/]+)\/?$/.exec(path);
   if (match) {
-    const id = decodeURIComponent(match[2]);
+    let id: string;
+    try {
+      id = decodeURIComponent(match[2]);
+    } catch {
+      return { screen: "missing", path }; // a malformed escape (/session/%E0) names no session
+    }
     return { screen: match[1] as "session" | "agent" | "restore", id };
   }
   return { screen: "missing", path };

@@ -28,15 +28,20 @@ export function outputPorts(id: string): OutputPorts {
       if (response.status === 401) notifyUnauthenticated(await problemOf(response.clone()));
       return response;
     },
-    readAll: () => api.read(id, 0),
+    read: (offset) => api.read(id, offset),
     state: () => sessionState(id),
     sleep: (ms, signal) =>
       new Promise((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        signal.addEventListener("abort", () => {
+        if (signal.aborted) return resolve();
+        const onAbort = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        const timer = setTimeout(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        }, ms);
+        signal.addEventListener("abort", onAbort, { once: true });
       }),
   };
 }

@@ -52,19 +52,25 @@ export function AgentWorkspace({ id }: { id: string }) {
 
   useEffect(() => {
     if (!hasRuntime) return;
+    // A new follower reads from offset 0: what an earlier one showed goes, or it would be shown
+    // twice. Whatever a stopped follower still delivers is dropped for the same reason.
+    setTranscript("");
+    let current = true;
     const f = new OutputFollower(outputPorts(id), {
-      append: (text) => setTranscript((t) => trim(t + text)),
-      replace: (text) => setTranscript(trim(text)),
-      status: (status, detail) => setStream({ status, detail }),
+      append: (text) => current && setTranscript((t) => trim(t + text)),
+      replace: (text) => current && setTranscript(trim(text)),
+      status: (status, detail) => current && setStream({ status, detail }),
       suspended: () => {
+        if (!current) return;
         toast("The session was suspended", "frozen");
         navigate(`/restore/${encodeURIComponent(id)}`, { replace: true });
       },
-      ended: (reason) => setStream({ status: "offline", detail: reason }),
+      ended: (reason) => current && setStream({ status: "offline", detail: reason }),
     });
     follower.current = f;
     void f.start();
     return () => {
+      current = false;
       f.stop();
       follower.current = undefined;
     };

@@ -9,7 +9,7 @@ import { Menu } from "../components/Menu";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { ago, bytes, clock, duration } from "../lib/format";
-import { useNow, usePoll } from "../lib/hooks";
+import { useMounted, useNow, usePoll } from "../lib/hooks";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 
@@ -310,6 +310,7 @@ function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRec
   const [busy, setBusy] = useState<string>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { navigate } = useRouter();
+  const mounted = useMounted();
   const toast = useToast();
   const recover = async (s: Session) => {
     setBusy(s.id);
@@ -317,6 +318,7 @@ function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRec
     try {
       const recovered = await api.recover(s.id);
       toast(`Session "${recovered.name}" recovered as a snapshot`, "frozen");
+      if (!mounted.current) return; // the user went elsewhere meanwhile
       onRecovered();
       navigate(sessionPath(recovered));
     } catch (e) {

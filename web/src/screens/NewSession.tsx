@@ -3,10 +3,11 @@
 // provisioning operation step by step and opens the workspace when the session is active.
 
 import { useEffect, useRef, useState } from "react";
-import { api } from "../api/client";
+import { api, ApiError } from "../api/client";
 import type { Config, Operation, Session } from "../api/types";
 import { Dialog } from "../components/Dialog";
 import { stepLabel, time } from "../lib/format";
+import { pollVisible } from "../lib/hooks";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 
@@ -174,36 +175,48 @@ export function Provisioning(props: {
 
   useEffect(() => {
     let stopped = false;
-    const tick = async () => {
+    // Only while the page is visible; errors back off; a session that is gone, terminated or
+    // failed ends it.
+    const stop = pollVisible(async (signal) => {
+      let current: Session;
+      let operations: Operation[];
       try {
-        const [current, operations] = await Promise.all([
-          api.session(props.session.id),
-          api.operations(props.session.id),
+        [current, operations] = await Promise.all([
+          api.session(props.session.id, signal),
+          api.operations(props.session.id, signal),
         ]);
-        if (stopped) return;
-        setSession(current);
-        setOperation(operations.find((o) => o.type === "PROVISION"));
-        setError(undefined);
-        if (current.state === "active" || current.state === "idle") {
-          setTimeout(() => !stopped && handlers.current.onActive(current), 300);
-          return;
-        }
-        if (current.state === "failed") {
-          handlers.current.onFailed(
-            `Provisioning failed: ${current.failure?.message ?? current.failure?.reason ?? "unknown reason"}`,
-          );
-          return;
-        }
       } catch (e) {
-        if (stopped) return;
+        if (stopped || signal.aborted) return true;
+        if (e instanceof ApiError && e.status === 404) {
+          handlers.current.onFailed("Provisioning failed: the session no longer exists");
+          return true;
+        }
         setError(errorText(e));
+        throw e;
       }
-      if (!stopped) timer = setTimeout(tick, 400);
-    };
-    let timer = setTimeout(tick, 0);
+      if (stopped) return true;
+      setSession(current);
+      setOperation(operations.find((o) => o.type === "PROVISION"));
+      setError(undefined);
+      if (current.state === "active" || current.state === "idle") {
+        setTimeout(() => !stopped && handlers.current.onActive(current), 300);
+        return true;
+      }
+      if (current.state === "failed") {
+        handlers.current.onFailed(
+          `Provisioning failed: ${current.failure?.message ?? current.failure?.reason ?? "unknown reason"}`,
+        );
+        return true;
+      }
+      if (current.state === "terminated" || current.state === "terminating") {
+        handlers.current.onFailed("Provisioning failed: the session was deleted");
+        return true;
+      }
+      return false;
+    }, 400);
     return () => {
       stopped = true;
-      clearTimeout(timer);
+      stop();
     };
   }, [props.session.id]);
 

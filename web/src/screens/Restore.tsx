@@ -3,12 +3,13 @@
 // shown as they are reached; the workspace opens once the session is active.
 
 import { useEffect, useRef, useState } from "react";
-import { api } from "../api/client";
-import type { Operation, RestoreProgress } from "../api/types";
+import { api, ApiError } from "../api/client";
+import type { Operation, RestoreProgress, Session } from "../api/types";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { bytes, dateTime, stepLabel, time } from "../lib/format";
+import { pollVisible, useMounted } from "../lib/hooks";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { Step } from "./NewSession";
@@ -20,6 +21,7 @@ const RESUME_STEPS = ["PLAN_RUNTIME", "CREATE_RUNTIME", "RESTORE_ARCHIVE", "AWAI
 export function Restore({ id }: { id: string }) {
   const [load, setSession] = useSession(id);
   const { navigate } = useRouter();
+  const mounted = useMounted();
   const toast = useToast();
   const [restoring, setRestoring] = useState(false);
   const [error, setError] = useState<string>();
@@ -30,27 +32,25 @@ export function Restore({ id }: { id: string }) {
   // While the restore runs, its operation is polled for the steps it has reached.
   useEffect(() => {
     if (!restoring) return;
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout>;
-    const tick = async () => {
+    // Only while the page is visible; errors back off (the switch request reports failures); a
+    // session that is gone or terminated ends it.
+    return pollVisible(async (signal) => {
+      let ops: Operation[];
+      let current: Session;
       try {
-        const [ops, current] = await Promise.all([api.operations(id), api.session(id)]);
-        if (stopped) return;
-        setSession(current);
-        // The newest resume is the one this restore started (or joined).
-        setOperation(
-          ops.filter((o) => o.type === "RESUME").sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0],
-        );
-      } catch {
-        // the switch request reports failures
+        [ops, current] = await Promise.all([api.operations(id, signal), api.session(id, signal)]);
+      } catch (e) {
+        if (signal.aborted || (e instanceof ApiError && e.status === 404)) return true;
+        throw e;
       }
-      if (!stopped) timer = setTimeout(tick, 400);
-    };
-    timer = setTimeout(tick, 0);
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
+      if (signal.aborted) return true;
+      setSession(current);
+      // The newest resume is the one this restore started (or joined).
+      setOperation(
+        ops.filter((o) => o.type === "RESUME").sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0],
+      );
+      return current.state === "terminated" || current.state === "failed";
+    }, 400);
   }, [restoring, id, setSession]);
 
   useEffect(() => {
@@ -66,7 +66,7 @@ export function Restore({ id }: { id: string }) {
     try {
       const active = await api.switchTo(id);
       toast(`Session "${active.name}" restored`);
-      navigate(sessionPath(active), { replace: true });
+      if (mounted.current) navigate(sessionPath(active), { replace: true });
     } catch (e) {
       setError(`Restore failed: ${errorText(e)}`);
       setRestoring(false);

@@ -9,7 +9,7 @@ import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { clock, duration, stepLabel, time } from "../lib/format";
-import { useNow, usePoll } from "../lib/hooks";
+import { useMounted, useNow, usePoll } from "../lib/hooks";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 
@@ -31,6 +31,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
   const [deleting, setDeleting] = useState(false);
   const [switching, setSwitching] = useState(false);
   const { navigate } = useRouter();
+  const mounted = useMounted();
   const toast = useToast();
   const now = useNow(1000);
 
@@ -88,7 +89,8 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
     try {
       await api.snapshot(session.id, session.intentVersion);
       toast(`Session "${session.name}" snapshotted — runtime reclaimed`, "frozen");
-      navigate("/");
+      // Only from the workspace it was taken in: a user who went elsewhere meanwhile stays there.
+      if (mounted.current) navigate("/");
     } catch (e) {
       setActionError(`Snapshot failed: ${errorText(e)}`);
       props.hooks.snapshotFailed();
@@ -301,6 +303,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState<string>();
   const { navigate } = useRouter();
+  const mounted = useMounted();
   const toast = useToast();
 
   usePoll(
@@ -322,6 +325,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
     try {
       const active = await api.switchTo(target.id);
       toast(`Switched to "${active.name}" (${active.state})`);
+      if (!mounted.current) return; // closed meanwhile: the user went elsewhere
       onClose();
       navigate(sessionPath(active));
     } catch (e) {

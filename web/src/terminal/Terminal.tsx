@@ -44,21 +44,28 @@ export function Terminal(props: {
     const fit = new FitAddon();
     term.loadAddon(fit);
     term.open(element);
+    // Keystrokes the connection could neither send nor keep (a long outage) are said to be lost,
+    // once per outage, rather than vanishing.
+    let warned = false;
     const connection = new AttachConnection(attachPorts(props.sessionId), {
       output: (bytes) => term.write(bytes),
-      status: (s, d) => callbacks.current.onStatus(s, d),
+      status: (s, d) => {
+        if (s === "attached") warned = false;
+        callbacks.current.onStatus(s, d);
+      },
       reset: () => term.write("\r\n\x1b[2m[berth] earlier output was dropped from the log\x1b[0m\r\n"),
       refused: (message) => term.write(`\r\n\x1b[33m[berth] ${message.replace(/[\x00-\x1f]/g, " ")}\x1b[0m\r\n`),
       suspended: () => callbacks.current.onSuspended(),
       ended: (reason) => callbacks.current.onEnded(reason),
     });
-    const input = term.onData((data) => {
-      connection.send(data);
-    });
+    const sent = (ok: boolean) => {
+      if (ok || warned) return;
+      warned = true;
+      term.write("\r\n\x1b[33m[berth] not connected: keystrokes are being dropped\x1b[0m\r\n");
+    };
+    const input = term.onData((data) => sent(connection.send(data)));
     // Binary strings (some mouse reports) carry one byte per character, not UTF-16 text.
-    const binary = term.onBinary((data) => {
-      connection.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
-    });
+    const binary = term.onBinary((data) => sent(connection.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff))));
     let frame = 0;
     const refit = () => {
       cancelAnimationFrame(frame);

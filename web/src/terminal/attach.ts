@@ -31,6 +31,9 @@ export interface AttachPorts {
 /** Input frames are at most 64 KiB (the agent's limit); a larger paste goes in pieces. */
 const MAX_FRAME = 64 * 1024;
 
+/** Keystrokes typed while (re)connecting are kept up to this many bytes and sent once attached. */
+const MAX_PENDING = 4 * 1024;
+
 export class AttachConnection {
   private socket: WebSocket | undefined;
   private cursor = 0;
@@ -38,6 +41,10 @@ export class AttachConnection {
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private size: { cols: number; rows: number } | undefined;
+  private pending: Uint8Array<ArrayBuffer>[] = [];
+  private pendingBytes = 0;
+  /** Ends a wait in afterClose at once (stop() calls it, so the wait never hangs). */
+  private wake: (() => void) | undefined;
   private readonly encoder = new TextEncoder();
 
   constructor(
@@ -57,15 +64,31 @@ export class AttachConnection {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.wake?.();
     this.socket?.close(1000, "left the workspace");
     this.socket = undefined;
+    this.pending = [];
+    this.pendingBytes = 0;
   }
 
-  /** Sends keystrokes; answers false when there is no open connection to take them. */
+  /**
+   * Sends keystrokes. Without an attached connection (while reconnecting) a little is kept and
+   * sent once attached; answers false when it could be neither sent nor kept.
+   */
   send(data: string | Uint8Array<ArrayBuffer>): boolean {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
     const bytes = typeof data === "string" ? this.encoder.encode(data) : data;
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || this.pending.length > 0) {
+      if (this.stopped || this.pendingBytes + bytes.length > MAX_PENDING) return false;
+      this.pending.push(bytes);
+      this.pendingBytes += bytes.length;
+      return true;
+    }
+    this.write(socket, bytes);
+    return true;
+  }
+
+  private write(socket: WebSocket, bytes: Uint8Array<ArrayBuffer>) {
     for (let at = 0; at < bytes.length; at += MAX_FRAME) {
       socket.send(bytes.subarray(at, Math.min(at + MAX_FRAME, bytes.length)));
     }
@@ -123,6 +146,7 @@ export class AttachConnection {
         this.failures = 0;
         if (typeof frame.offset === "number") this.cursor = frame.offset;
         this.listener.status("attached");
+        this.flush();
         break;
       case "reset":
         if (typeof frame.nextOffset === "number") {
@@ -138,12 +162,26 @@ export class AttachConnection {
     }
   }
 
+  /** Sends what was typed while there was no connection, in order. */
+  private flush(): void {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    const pending = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (const bytes of pending) this.write(socket, bytes);
+  }
+
   private async afterClose(reason: string): Promise<void> {
     // While the session is changing (suspending, restoring…) an attach would only be refused.
     let state = await this.ports.state().catch(() => undefined);
     while (!this.stopped && state !== undefined && isChanging(state)) {
       this.listener.status("reconnecting", `the session is ${state}`);
-      await new Promise((r) => (this.timer = setTimeout(r, backoff(this.failures++))));
+      await new Promise<void>((r) => {
+        this.wake = r;
+        this.timer = setTimeout(r, backoff(this.failures++));
+      });
+      this.wake = undefined;
       state = await this.ports.state().catch(() => undefined);
     }
     if (this.stopped) return;
