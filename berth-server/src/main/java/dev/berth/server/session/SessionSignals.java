@@ -18,15 +18,26 @@ public final class SessionSignals {
   private static final long POLL_MILLIS = 250;
 
   private final SessionStore store;
-  private final ConcurrentHashMap<SessionId, Object> monitors = new ConcurrentHashMap<>();
+
+  /** One monitor per session someone waits on now; the last waiter to leave removes it. */
+  private final ConcurrentHashMap<SessionId, Monitor> monitors = new ConcurrentHashMap<>();
+
+  private static final class Monitor {
+    private int waiters;
+  }
 
   public SessionSignals(SessionStore store) {
     this.store = store;
   }
 
+  /** How many sessions are waited on now. */
+  int watched() {
+    return monitors.size();
+  }
+
   /** Called after each pass over {@code id}. */
   public void changed(SessionId id) {
-    Object monitor = monitors.get(id);
+    Monitor monitor = monitors.get(id);
     if (monitor != null) {
       synchronized (monitor) {
         monitor.notifyAll();
@@ -39,8 +50,24 @@ public final class SessionSignals {
    * (or the session vanished).
    */
   public Optional<Session> await(SessionId id, Predicate<Session> until, Duration timeout) {
+    Monitor monitor =
+        monitors.compute(
+            id,
+            (k, m) -> {
+              Monitor joined = m == null ? new Monitor() : m;
+              joined.waiters++;
+              return joined;
+            });
+    try {
+      return awaitOn(monitor, id, until, timeout);
+    } finally {
+      monitors.computeIfPresent(id, (k, m) -> --m.waiters == 0 ? null : m);
+    }
+  }
+
+  private Optional<Session> awaitOn(
+      Monitor monitor, SessionId id, Predicate<Session> until, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    Object monitor = monitors.computeIfAbsent(id, k -> new Object());
     while (true) {
       Optional<Session> current = store.get(id);
       if (current.isEmpty()) {
