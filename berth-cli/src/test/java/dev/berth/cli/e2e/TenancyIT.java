@@ -115,8 +115,15 @@ class TenancyIT {
         .isEqualTo("snapshot");
 
     assertThat(initech.post("/sessions/" + live + "/snapshot", "").status()).isEqualTo(200);
-    assertThat(initech.post("/sessions/" + frozen + "/read", "{\"offset\":0}").status())
-        .isEqualTo(200);
+    // Two reads of the snapshot at once: one restore is admitted, and both are served by it.
+    var first =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> initech.post("/sessions/" + frozen + "/read", "{\"offset\":0}"));
+    var second =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> initech.post("/sessions/" + frozen + "/read", "{\"offset\":0}"));
+    assertThat(first.join().status()).as(first.join().body()).isEqualTo(200);
+    assertThat(second.join().status()).as(second.join().body()).isEqualTo(200);
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.slf4j.Logger;
@@ -31,12 +32,19 @@ import org.slf4j.LoggerFactory;
 final class AttachProxy {
 
   private static final Logger LOG = LoggerFactory.getLogger(AttachProxy.class);
+  private static final java.time.Duration CONNECT_TIMEOUT = java.time.Duration.ofSeconds(30);
 
   private final SessionService sessions;
   private final BiFunction<String, String, Caller> authenticate;
   private final HttpClient client =
       HttpClient.newBuilder().executor(Executors.newVirtualThreadPerTaskExecutor()).build();
-  private final Map<String, WebSocket> upstreams = new ConcurrentHashMap<>();
+
+  /**
+   * The agent connection of each client connection, registered before it is opened: a client that
+   * types at once (the CLI sends its first keystrokes with the upgrade) has its frames wait for the
+   * connection instead of finding none and losing them.
+   */
+  private final Map<String, CompletableFuture<WebSocket>> upstreams = new ConcurrentHashMap<>();
 
   /**
    * @param authenticate the caller from the Authorization header and the session cookie
@@ -49,25 +57,40 @@ final class AttachProxy {
   void configure(WsConfig ws) {
     ws.onConnect(this::connect);
     ws.onBinaryMessage(
-        ctx -> {
-          WebSocket upstream = upstreams.get(ctx.sessionId());
-          if (upstream != null) {
-            sessions.touch(new SessionId(ctx.pathParam("id")));
-            upstream.sendBinary(ctx.data(), true).join();
-          }
-        });
+        ctx ->
+            upstream(ctx.sessionId())
+                .ifPresent(
+                    upstream -> {
+                      sessions.touch(new SessionId(ctx.pathParam("id")));
+                      upstream.sendBinary(ctx.data(), true).join();
+                    }));
     ws.onMessage(
-        ctx -> {
-          WebSocket upstream = upstreams.get(ctx.sessionId());
-          if (upstream != null) {
-            upstream.sendText(ctx.message(), true).join();
-          }
-        });
+        ctx ->
+            upstream(ctx.sessionId())
+                .ifPresent(upstream -> upstream.sendText(ctx.message(), true).join()));
     ws.onClose(ctx -> close(ctx.sessionId()));
     ws.onError(ctx -> close(ctx.sessionId()));
   }
 
+  /** The connection's agent side, once it is open; empty when it could not be opened. */
+  private java.util.Optional<WebSocket> upstream(String connection) {
+    CompletableFuture<WebSocket> pending = upstreams.get(connection);
+    if (pending == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(pending.get(CONNECT_TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return java.util.Optional.empty();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
   private void connect(WsConnectContext ctx) {
+    CompletableFuture<WebSocket> pending = new CompletableFuture<>();
+    upstreams.put(ctx.sessionId(), pending);
     AgentEndpoints.Endpoint agent;
     String url;
     try {
@@ -84,6 +107,8 @@ final class AttachProxy {
       }
       url = agent.url("/attach", query).replaceFirst("^http", "ws");
     } catch (RuntimeException e) {
+      pending.completeExceptionally(e);
+      upstreams.remove(ctx.sessionId());
       ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, shorten(e.getMessage()));
       return;
     }
@@ -97,17 +122,20 @@ final class AttachProxy {
               .header("Authorization", "Bearer " + agent.token())
               .buildAsync(URI.create(url), new Relay(ctx))
               .join();
-      upstreams.put(ctx.sessionId(), upstream);
+      pending.complete(upstream);
     } catch (RuntimeException e) {
+      pending.completeExceptionally(e);
+      upstreams.remove(ctx.sessionId());
       LOG.debug("attach to {} failed", agent.runtimeName(), e);
       ctx.closeSession(WsCloseStatus.SERVER_ERROR, "the session's agent cannot be reached");
     }
   }
 
   private void close(String id) {
-    WebSocket upstream = upstreams.remove(id);
-    if (upstream != null) {
-      upstream.abort();
+    CompletableFuture<WebSocket> pending = upstreams.remove(id);
+    if (pending != null) {
+      // Aborted once it is open, if it is still opening.
+      pending.thenAccept(WebSocket::abort);
     }
   }
 
