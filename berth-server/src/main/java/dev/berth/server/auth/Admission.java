@@ -6,6 +6,7 @@ import dev.berth.core.error.QuotaExceededException;
 import dev.berth.core.error.WorkloadNotAllowedException;
 import dev.berth.core.session.Reservation;
 import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.Page;
@@ -141,6 +142,31 @@ public final class Admission {
       TenantId target,
       SessionStore store,
       Supplier<T> create) {
+    return admit(principal, type, target, store, Optional.empty(), create);
+  }
+
+  /**
+   * As {@link #admit(Principal, WorkloadType, TenantId, SessionStore, Supplier)} for the restore of
+   * snapshot {@code resumed}: the slot it asks for is not counted against it (two requests that
+   * restore one snapshot at once take one slot, not two).
+   */
+  public <T> T admitResume(
+      Principal principal,
+      WorkloadType type,
+      TenantId target,
+      SessionStore store,
+      SessionId resumed,
+      Supplier<T> resume) {
+    return admit(principal, type, target, store, Optional.of(resumed), resume);
+  }
+
+  private <T> T admit(
+      Principal principal,
+      WorkloadType type,
+      TenantId target,
+      SessionStore store,
+      Optional<SessionId> excluded,
+      Supplier<T> create) {
     Optional<Tenant> limited = grantsFor(principal, type, target);
     if (limited.isEmpty()) {
       return create.get();
@@ -148,7 +174,7 @@ public final class Admission {
     ReentrantLock lock = createLocks.computeIfAbsent(target, t -> new ReentrantLock());
     lock.lock();
     try {
-      checkQuota(limited.get(), held(store, target));
+      checkQuota(limited.get(), heldBy(store, target, excluded));
       return create.get();
     } finally {
       lock.unlock();
@@ -160,7 +186,7 @@ public final class Admission {
    * quota limits. Pages through every session of the tenant.
    */
   public static int held(SessionStore store, TenantId tenant) {
-    return heldBy(store, tenant);
+    return heldBy(store, tenant, Optional.empty());
   }
 
   /**
@@ -172,12 +198,15 @@ public final class Admission {
         && s.intent().desired() == dev.berth.core.session.DesiredState.RUNNING;
   }
 
-  private static int heldBy(SessionStore store, TenantId tenant) {
+  private static int heldBy(SessionStore store, TenantId tenant, Optional<SessionId> excluded) {
     SessionQuery query = SessionQuery.all(COUNT_PAGE).forTenant(tenant);
     int held = 0;
     while (true) {
       Page<Session> page = store.list(query);
       for (Session s : page.items()) {
+        if (excluded.filter(s.id()::equals).isPresent()) {
+          continue;
+        }
         if (s.reservation() == Reservation.HELD
             || s.reservation() == Reservation.UNCERTAIN
             || resumeRequested(s)) {

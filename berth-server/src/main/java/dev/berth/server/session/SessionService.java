@@ -606,22 +606,19 @@ public final class SessionService {
     return switch (s.phase()) {
       case READY -> new Activation(s, wasIdle ? "idle->active->" + verb : "active", wasIdle);
       case SUSPENDED -> {
-        if (s.intent().desired() == DesiredState.RUNNING) {
-          // Another request asked for the restore (and was admitted): this one waits for it.
-          loop.enqueue(id);
-        } else {
-          // A restore takes a runtime again: the tenant's grants and quota apply as at creation.
-          admission.admit(
-              scope.principal(),
-              s.workloadType(),
-              s.tenant(),
-              store,
-              () -> {
-                requestIntent(
-                    id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
-                return null;
-              });
-        }
+        // A restore takes a runtime again: the tenant's grants and quota apply as at creation
+        // (a request that finds the restore asked for already takes no second slot).
+        admission.admitResume(
+            scope.principal(),
+            s.workloadType(),
+            s.tenant(),
+            store,
+            id,
+            () -> {
+              requestIntent(
+                  id, DesiredState.RUNNING, OptionalLong.empty(), actor, "restore on " + verb);
+              return null;
+            });
         yield new Activation(awaitReady(scope, id), "snapshot->restore->" + verb, false);
       }
       case REQUESTED, PROVISIONING, RESUMING -> {
