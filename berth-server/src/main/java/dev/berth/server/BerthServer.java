@@ -203,10 +203,8 @@ public final class BerthServer implements AutoCloseable {
   }
 
   /**
-   * Runs one pass of the idle policy now, as the periodic scan does (tests move the clock, then
-   * call this instead of waiting for the next scan).
-   *
-   * @return the sessions asked to suspend
+   * Looks at every session now, as the periodic resync does: the live ones, and the deleted ones
+   * whose recovery window ended (tests move the clock, then call this instead of waiting).
    */
   public synchronized void resync() {
     if (state != State.STARTED) {
@@ -215,6 +213,12 @@ public final class BerthServer implements AutoCloseable {
     loop.resync();
   }
 
+  /**
+   * Runs one pass of the idle policy now, as the periodic scan does (tests move the clock, then
+   * call this instead of waiting for the next scan).
+   *
+   * @return the sessions asked to suspend
+   */
   public synchronized java.util.List<dev.berth.core.session.SessionId> scanIdle() {
     if (state != State.STARTED) {
       throw new IllegalStateException("server cannot scan: it is " + state);

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,17 +35,8 @@ class CrashRecoveryIT {
   void aServerKilledWhileProvisioningFinishesTheSessionAfterARestart(String failpoint) {
     dataDir = work.resolve("data");
     ServerProcess dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
-    Api api = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            api.post("/sessions?wait=false", "{\"name\":\"crash\"}");
-          } catch (RuntimeException connectionDroppedByTheCrash) {
-            // the server may halt before it answers
-          }
-        });
-    dying.awaitExit();
-    assertThat(dying.process().exitValue()).isEqualTo(137);
+    CrashSteps.crashDuring(
+        dying, failpoint, api -> api.post("/sessions?wait=false", "{\"name\":\"crash\"}"));
 
     try (ServerProcess restarted = ServerProcess.start(dataDir, Map.of())) {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);
@@ -77,17 +67,7 @@ class CrashRecoveryIT {
       id = new Api(first.baseUrl(), ServerProcess.ADMIN_TOKEN).create("doomed");
     }
     ServerProcess dying = ServerProcess.start(dataDir, Map.of("BERTH_FAILPOINTS", failpoint));
-    Api api = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            api.delete("/sessions/" + id);
-          } catch (RuntimeException connectionDroppedByTheCrash) {
-            // expected: the server halts mid-request
-          }
-        });
-    dying.awaitExit();
-    assertThat(dying.process().exitValue()).isEqualTo(137);
+    CrashSteps.crashDuring(dying, failpoint, api -> api.delete("/sessions/" + id));
 
     try (ServerProcess restarted = ServerProcess.start(dataDir, Map.of())) {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);

@@ -163,6 +163,37 @@ class IdlePolicyIT {
     await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("still-42"));
   }
 
+  @Test
+  void aDeletedSessionsArchiveIsDeletedWhenTheRecoveryWindowEndsAndCannotBeRecoveredThen() {
+    String id = api.create("expiring");
+    Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "");
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    String uri = snapshot.json().path("archive").path("uri").asString();
+    assertThat(api.delete("/sessions/" + id).status()).isEqualTo(204);
+
+    clock.advance(Duration.ofDays(7));
+    server.resync();
+
+    await()
+        .atMost(CONVERGE)
+        .until(
+            () ->
+                api.get("/sessions/" + id)
+                    .json()
+                    .path("obligations")
+                    .toString()
+                    .contains("archive deleted"));
+    assertThat(
+            java.nio.file.Files.exists(
+                work.resolve("data/archives")
+                    .resolve(uri.substring("archive://".length()) + ".tar.zst")))
+        .as("the archive file of %s", uri)
+        .isFalse();
+    Api.Answer recover = api.post("/sessions/" + id + "/recover", "");
+    assertThat(recover.status()).isEqualTo(410);
+    assertThat(recover.reason()).isEqualTo("RECOVERY_WINDOW_ENDED");
+  }
+
   private Instant lastAccess(String id) {
     return Instant.parse(api.get("/sessions/" + id).json().path("lastAccess").asString());
   }

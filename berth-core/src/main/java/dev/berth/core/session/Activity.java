@@ -21,6 +21,16 @@ public record Activity(
     return new Activity(now, Optional.empty(), Optional.empty());
   }
 
+  /** This activity held against suspension until {@code until} (a keep-alive). */
+  public Activity keptAliveUntil(Instant until) {
+    return new Activity(lastAccess, Optional.of(until), busySince);
+  }
+
+  /** This activity with the runtime seen busy since {@code since}, or quiet when empty. */
+  public Activity busySince(Optional<Instant> since) {
+    return new Activity(lastAccess, keepAliveUntil, since);
+  }
+
   /** This activity with {@code lastAccess} moved to {@code at} unless it is already newer. */
   public Activity touchedAt(Instant at) {
     return at.isAfter(lastAccess) ? new Activity(at, keepAliveUntil, busySince) : this;

@@ -174,9 +174,7 @@ public final class IdleReaper implements AutoCloseable {
     if (busy == a.busySince().isPresent()) {
       return s;
     }
-    Activity next =
-        new Activity(
-            a.lastAccess(), a.keepAliveUntil(), busy ? Optional.of(now) : Optional.empty());
+    Activity next = a.busySince(busy ? Optional.of(now) : Optional.empty());
     try {
       return store.compareAndSet(s.withActivity(next), s.version());
     } catch (VersionConflictException | NotFoundException e) {

@@ -11,7 +11,6 @@ import dev.berth.core.idle.WorkloadActivity;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
-import dev.berth.core.session.Activity;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.ObligationAction;
@@ -420,11 +419,8 @@ public final class SessionService {
     Duration wanted = hold.map(h -> h.compareTo(max) > 0 ? max : h).orElse(max);
     for (int attempt = 1; ; attempt++) {
       Session current = get(scope, id);
-      Activity a = current.activity();
       Session next =
-          current.withActivity(
-              new Activity(
-                  a.lastAccess(), Optional.of(clock.instant().plus(wanted)), a.busySince()));
+          current.withActivity(current.activity().keptAliveUntil(clock.instant().plus(wanted)));
       try {
         return store.compareAndSet(next, current.version());
       } catch (dev.berth.core.error.VersionConflictException e) {
