@@ -13,6 +13,7 @@ import dev.berth.core.session.SessionId;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Durable state of sessions, their operations and executions, and the audit log. Every write of a
@@ -37,6 +38,19 @@ public interface SessionStore {
 
   /** A page of sessions ordered by creation time, then id. */
   Page<Session> list(SessionQuery query);
+
+  /** Every session {@code query} selects, page after page (for scans, not for API answers). */
+  default void forEach(SessionQuery query, Consumer<Session> action) {
+    SessionQuery page = query;
+    while (true) {
+      Page<Session> sessions = list(page);
+      sessions.items().forEach(action);
+      if (sessions.nextPageToken().isEmpty()) {
+        return;
+      }
+      page = query.after(sessions.nextPageToken().get());
+    }
+  }
 
   /**
    * Replaces the session if the store still holds {@code expectedVersion}; the stored copy gets

@@ -353,6 +353,20 @@ public abstract class SessionStoreContract {
   }
 
   @Test
+  void forEachVisitsEverySelectedSessionOnceAcrossPages() {
+    List<SessionId> created = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      created.add(stored().id());
+      clock.advance(Duration.ofMillis(1));
+    }
+    List<SessionId> visited = new ArrayList<>();
+
+    store.forEach(SessionQuery.all(3), s -> visited.add(s.id()));
+
+    assertThat(visited).containsExactlyElementsOf(created);
+  }
+
+  @Test
   void pagingIsStableWhileSessionsAreCreatedAndChangedBetweenPages() {
     List<SessionId> before = new ArrayList<>();
     for (int i = 0; i < 9; i++) {

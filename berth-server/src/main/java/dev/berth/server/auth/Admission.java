@@ -9,7 +9,6 @@ import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
-import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Principal;
@@ -199,25 +198,19 @@ public final class Admission {
   }
 
   private static int heldBy(SessionStore store, TenantId tenant, Optional<SessionId> excluded) {
-    SessionQuery query = SessionQuery.all(COUNT_PAGE).forTenant(tenant);
-    int held = 0;
-    while (true) {
-      Page<Session> page = store.list(query);
-      for (Session s : page.items()) {
-        if (excluded.filter(s.id()::equals).isPresent()) {
-          continue;
-        }
-        if (s.reservation() == Reservation.HELD
-            || s.reservation() == Reservation.UNCERTAIN
-            || resumeRequested(s)) {
-          held++;
-        }
-      }
-      if (page.nextPageToken().isEmpty()) {
-        return held;
-      }
-      query = query.after(page.nextPageToken().get());
-    }
+    int[] held = {0};
+    store.forEach(
+        SessionQuery.all(COUNT_PAGE).forTenant(tenant),
+        s -> {
+          boolean holds =
+              s.reservation() == Reservation.HELD
+                  || s.reservation() == Reservation.UNCERTAIN
+                  || resumeRequested(s);
+          if (holds && excluded.filter(s.id()::equals).isEmpty()) {
+            held[0]++;
+          }
+        });
+    return held[0];
   }
 
   /** The tenant whose grants and quota bind this create, or empty when none do (the admin). */

@@ -6,7 +6,6 @@ import dev.berth.core.session.ObligationAction;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
-import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
 import java.time.Duration;
@@ -139,12 +138,13 @@ public final class ReconcileLoop implements AutoCloseable {
   }
 
   private void enqueueAll(SessionQuery query, java.util.function.Predicate<Session> due) {
-    Optional<String> token = Optional.empty();
-    do {
-      Page<Session> page = store.list(token.map(query::after).orElse(query));
-      page.items().stream().filter(due).forEach(s -> enqueue(s.id()));
-      token = page.nextPageToken();
-    } while (token.isPresent());
+    store.forEach(
+        query,
+        s -> {
+          if (due.test(s)) {
+            enqueue(s.id());
+          }
+        });
   }
 
   private boolean retentionEnded(Session s) {

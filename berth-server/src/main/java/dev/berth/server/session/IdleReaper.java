@@ -11,7 +11,6 @@ import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
-import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
 import dev.berth.server.reconcile.ReconcileLoop;
@@ -78,22 +77,18 @@ public final class IdleReaper implements AutoCloseable {
   /** One pass over every ready session. */
   public List<SessionId> scan() {
     List<SessionId> suspended = new ArrayList<>();
-    SessionQuery query = SessionQuery.all(PAGE).inPhases(Set.of(Phase.READY));
-    Optional<String> page = Optional.empty();
-    do {
-      Page<Session> sessions = store.list(page.map(query::after).orElse(query));
-      for (Session s : sessions.items()) {
-        try {
-          if (consider(s)) {
-            suspended.add(s.id());
+    store.forEach(
+        SessionQuery.all(PAGE).inPhases(Set.of(Phase.READY)),
+        s -> {
+          try {
+            if (consider(s)) {
+              suspended.add(s.id());
+            }
+          } catch (RuntimeException e) {
+            // One session's trouble (deleted meanwhile, a store hiccup) must not spare the others.
+            LOG.warn("idle check of session {} failed; the next scan retries", s.id(), e);
           }
-        } catch (RuntimeException e) {
-          // One session's trouble (deleted meanwhile, a store hiccup) must not spare the others.
-          LOG.warn("idle check of session {} failed; the next scan retries", s.id(), e);
-        }
-      }
-      page = sessions.nextPageToken();
-    } while (page.isPresent());
+        });
     return suspended;
   }
 
