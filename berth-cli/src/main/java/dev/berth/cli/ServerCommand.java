@@ -1,5 +1,7 @@
 package dev.berth.cli;
 
+import dev.berth.agent.isolation.NetworkMode;
+import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
@@ -8,6 +10,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -97,6 +101,43 @@ final class ServerCommand implements Callable<Integer> {
           "Never suspend sessions: snapshots answer 503 and idle sessions keep their runtimes.")
   private boolean noSuspend;
 
+  @Option(
+      names = "--network",
+      paramLabel = "MODE",
+      description =
+          "What a session's own network namespace reaches: none (loopback only) or egress"
+              + " (outbound connections through slirp4netns; the host's loopback, its own"
+              + " addresses and link-local addresses stay unreachable). Default: egress where"
+              + " slirp4netns works, else none.")
+  private String network;
+
+  @Option(
+      names = "--sandbox-bind",
+      paramLabel = "SRC[:DST][:ro]",
+      description = "Adds a host path to every session's view, read-write unless :ro (repeatable).")
+  private List<String> sandboxBinds = new ArrayList<>();
+
+  @Option(
+      names = "--sandbox-mask",
+      paramLabel = "PATH",
+      description =
+          "Hides a path of the host's /etc (or any path in the view) from sessions, besides the"
+              + " built-in masks (repeatable).")
+  private List<String> sandboxMasks = new ArrayList<>();
+
+  @Option(
+      names = "--cpu",
+      paramLabel = "CPUS",
+      description = "The CPU each session may use, in CPUs (0.5, 1, 2). Default: 1.")
+  private String cpu;
+
+  @Option(
+      names = "--require-isolation",
+      description =
+          "Refuse to create sessions (503 ISOLATION_UNAVAILABLE) when the node cannot give them"
+              + " user, mount, PID and network namespaces and a cgroup.")
+  private boolean requireIsolation;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     Files.createDirectories(dataDir);
@@ -105,7 +146,8 @@ final class ServerCommand implements Callable<Integer> {
             new ServerConfig(listen.host(), listen.port(), dataDir)
                 .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
                 .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), ""))
-                .withLifecycle(lifecycle()));
+                .withLifecycle(lifecycle())
+                .withIsolation(isolation()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -122,9 +164,50 @@ final class ServerCommand implements Callable<Integer> {
     out.println("Open the web UI (this URL logs you in as the administrator):");
     out.println("  " + base + "/login?token=" + server.adminToken());
     out.println("The admin token is also in " + dataDir.resolve("admin.token"));
+    server.isolationTable().forEach(out::println);
     out.flush();
     stopped.await();
     return 0;
+  }
+
+  private ServerConfig.Isolation isolation() {
+    List<String> arguments = new ArrayList<>();
+    try {
+      if (network != null) {
+        arguments.addAll(List.of("--network", NetworkMode.parse(network).wireName()));
+      }
+      for (String bind : sandboxBinds) {
+        arguments.addAll(List.of("--sandbox-bind", SandboxBind.parse(bind).spec()));
+      }
+      for (String mask : sandboxMasks) {
+        if (!mask.startsWith("/")) {
+          throw new IllegalArgumentException(
+              "--sandbox-mask must be an absolute path, was \"" + mask + "\"");
+        }
+        arguments.addAll(List.of("--sandbox-mask", mask));
+      }
+      if (cpu != null) {
+        arguments.addAll(List.of("--cpu", Integer.toString(cpuMillis(cpu))));
+      }
+    } catch (RuntimeException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    return new ServerConfig.Isolation(arguments, requireIsolation);
+  }
+
+  private static int cpuMillis(String cpus) {
+    double value;
+    try {
+      value = Double.parseDouble(cpus);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "--cpu must be a number of CPUs such as 0.5, 1 or 2, was \"" + cpus + "\"");
+    }
+    if (!(value >= 0.01 && value <= 1000)) {
+      throw new IllegalArgumentException(
+          "--cpu must be between 0.01 and 1000 CPUs, was \"" + cpus + "\"");
+    }
+    return (int) Math.round(value * 1000);
   }
 
   private ServerConfig.Lifecycle lifecycle() {

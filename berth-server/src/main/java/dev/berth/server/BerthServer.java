@@ -18,6 +18,7 @@ import dev.berth.server.runtime.RestoreProgress;
 import dev.berth.server.runtime.local.LocalAgentClient;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
+import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.SessionService;
 import dev.berth.server.session.SessionSignals;
@@ -68,6 +69,7 @@ public final class BerthServer implements AutoCloseable {
   private IdleReaper idleReaper;
   private ReconcileLoop loop;
   private String adminToken;
+  private NodeIsolation isolation;
 
   public BerthServer(ServerConfig config) {
     this(config, Clock.systemUTC(), ProcessFailpoints.from(config.failpoints()));
@@ -117,7 +119,8 @@ public final class BerthServer implements AutoCloseable {
     String installation = Installation.loadOrCreate(config.dataDir());
     LocalNode node =
         new LocalNode(
-            config.dataDir().resolve("node"), config.nodeCommand(), Duration.ofSeconds(60));
+            config.dataDir().resolve("node"), config.nodeLaunchCommand(), Duration.ofSeconds(60));
+    isolation = new NodeIsolation(node, config.isolation().required());
     LocalRuntime runtime = new LocalRuntime(node, installation);
     FilesystemArchiveStore archives =
         new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
@@ -157,7 +160,8 @@ public final class BerthServer implements AutoCloseable {
                 .withIdle(lifecycle.idle())
                 .withSuspendEnabled(lifecycle.suspendEnabled()),
             new SecureRandom(),
-            restores);
+            restores,
+            isolation::requireForNewSession);
     idleReaper =
         new IdleReaper(
             store,
@@ -285,6 +289,14 @@ public final class BerthServer implements AutoCloseable {
       }
     }
     return routes;
+  }
+
+  /** What the node can enforce, as the table printed at start (it starts the node if none runs). */
+  public synchronized List<String> isolationTable() {
+    if (state != State.STARTED) {
+      throw new IllegalStateException("server has no node: it is " + state);
+    }
+    return isolation.table();
   }
 
   /** The admin token in force (from the environment, or the data directory's). */

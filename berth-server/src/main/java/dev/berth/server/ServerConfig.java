@@ -28,7 +28,8 @@ public record ServerConfig(
     Optional<String> adminToken,
     List<String> nodeCommand,
     String failpoints,
-    Lifecycle lifecycle) {
+    Lifecycle lifecycle,
+    Isolation isolation) {
 
   public static final int MAX_PORT = 65_535;
 
@@ -39,6 +40,7 @@ public record ServerConfig(
     nodeCommand = List.copyOf(nodeCommand);
     Objects.requireNonNull(failpoints, "failpoints must not be null");
     Objects.requireNonNull(lifecycle, "lifecycle must not be null");
+    Objects.requireNonNull(isolation, "isolation must not be null");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank, got '" + host + "'");
     }
@@ -57,19 +59,52 @@ public record ServerConfig(
         Optional.empty(),
         LocalNode.javaLaunchCommand(),
         "",
-        Lifecycle.defaults());
+        Lifecycle.defaults(),
+        Isolation.defaults());
   }
 
   public ServerConfig withAdminToken(Optional<String> token) {
-    return new ServerConfig(host, port, dataDir, token, nodeCommand, failpoints, lifecycle);
+    return new ServerConfig(
+        host, port, dataDir, token, nodeCommand, failpoints, lifecycle, isolation);
   }
 
   public ServerConfig withFailpoints(String names) {
-    return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, names, lifecycle);
+    return new ServerConfig(
+        host, port, dataDir, adminToken, nodeCommand, names, lifecycle, isolation);
   }
 
   public ServerConfig withLifecycle(Lifecycle settings) {
-    return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, failpoints, settings);
+    return new ServerConfig(
+        host, port, dataDir, adminToken, nodeCommand, failpoints, settings, isolation);
+  }
+
+  public ServerConfig withIsolation(Isolation settings) {
+    return new ServerConfig(
+        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, settings);
+  }
+
+  /** The command that starts the node: {@link #nodeCommand()} with the sandbox's options. */
+  public List<String> nodeLaunchCommand() {
+    List<String> command = new java.util.ArrayList<>(nodeCommand);
+    command.addAll(isolation.nodeArguments());
+    return List.copyOf(command);
+  }
+
+  /**
+   * The sessions' sandbox.
+   *
+   * @param nodeArguments the node's sandbox options ({@code --network}, {@code --sandbox-bind},
+   *     {@code --sandbox-mask}, {@code --cpu}), passed on as they are
+   * @param required whether sessions are refused on a node that cannot isolate them
+   */
+  public record Isolation(List<String> nodeArguments, boolean required) {
+    public Isolation {
+      nodeArguments = List.copyOf(nodeArguments);
+    }
+
+    public static Isolation defaults() {
+      return new Isolation(List.of(), false);
+    }
   }
 
   /**

@@ -269,10 +269,13 @@ public final class ExecutionRunner implements AutoCloseable {
   }
 
   private Process spawn(ExecutionId id, String command) {
-    List<String> argv = plan.wrap(List.of(setsid().toString(), "-w", "/bin/bash", "-c", command));
+    List<String> argv =
+        plan.wrap(
+            List.of(setsid().toString(), "-w", "/bin/bash", "-c", command),
+            environment.workingDirectory());
     ProcessBuilder builder =
         new ProcessBuilder(argv)
-            .directory(environment.workingDirectory().toFile())
+            .directory(plan.spawnDirectory(environment.workingDirectory()).toFile())
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
             .redirectErrorStream(true);
     builder.environment().clear();

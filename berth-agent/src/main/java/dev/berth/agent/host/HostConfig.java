@@ -2,6 +2,7 @@ package dev.berth.agent.host;
 
 import dev.berth.agent.contract.DisconnectPolicy;
 import dev.berth.agent.isolation.ResourceLimits;
+import dev.berth.agent.isolation.SandboxSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.Optional;
  * @param maxLifetime a hard bound on every runtime's life, enforced here whatever the control plane
  *     says
  * @param limits the resource limits of each runtime
+ * @param sandbox what the operator asks of each runtime's sandbox (network, binds, masks)
  */
 public record HostConfig(
     Path root,
@@ -30,7 +32,8 @@ public record HostConfig(
     DisconnectPolicy disconnectPolicy,
     Duration disconnectGrace,
     Optional<Duration> maxLifetime,
-    ResourceLimits limits) {
+    ResourceLimits limits,
+    SandboxSettings sandbox) {
 
   /** 64 MiB: the shell output cap the issue asks for. */
   public static final long DEFAULT_OUTPUT_CAP = 64L << 20;
@@ -43,6 +46,7 @@ public record HostConfig(
     Objects.requireNonNull(disconnectGrace, "disconnectGrace");
     Objects.requireNonNull(maxLifetime, "maxLifetime");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(sandbox, "sandbox");
     if (token.length() < 32) {
       throw new IllegalArgumentException(
           "host token must have at least 32 characters, had " + token.length());
@@ -67,7 +71,8 @@ public record HostConfig(
         DisconnectPolicy.CONTINUE,
         Duration.ofMinutes(15),
         Optional.empty(),
-        ResourceLimits.defaults());
+        ResourceLimits.defaults(),
+        SandboxSettings.defaults());
   }
 
   public HostConfig withShell(String command) {
@@ -80,7 +85,8 @@ public record HostConfig(
         disconnectPolicy,
         disconnectGrace,
         maxLifetime,
-        limits);
+        limits,
+        sandbox);
   }
 
   public HostConfig withOutputCap(long capBytes) {
@@ -93,7 +99,8 @@ public record HostConfig(
         disconnectPolicy,
         disconnectGrace,
         maxLifetime,
-        limits);
+        limits,
+        sandbox);
   }
 
   public HostConfig withDisconnect(
@@ -107,7 +114,38 @@ public record HostConfig(
         policy,
         grace,
         lifetime,
-        limits);
+        limits,
+        sandbox);
+  }
+
+  /** This config with {@code settings} for every runtime's sandbox. */
+  public HostConfig withSandbox(SandboxSettings settings) {
+    return new HostConfig(
+        root,
+        token,
+        shell,
+        outputCapBytes,
+        executionOutputCapBytes,
+        disconnectPolicy,
+        disconnectGrace,
+        maxLifetime,
+        limits,
+        settings);
+  }
+
+  /** This config with {@code newLimits} for every runtime. */
+  public HostConfig withLimits(ResourceLimits newLimits) {
+    return new HostConfig(
+        root,
+        token,
+        shell,
+        outputCapBytes,
+        executionOutputCapBytes,
+        disconnectPolicy,
+        disconnectGrace,
+        maxLifetime,
+        newLimits,
+        sandbox);
   }
 
   /** Where a session's contract and runtimes live. */

@@ -5,6 +5,7 @@ import dev.berth.agent.contract.CommandHeaders;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.core.error.NotFoundException;
@@ -81,10 +82,20 @@ public final class SessionHost implements AutoCloseable {
 
   private static SessionHost open(HostConfig config, Clock clock, Optional<SessionId> only) {
     SessionHost host =
-        new SessionHost(config, clock, Sandbox.detect(Path.of("/sys/fs/cgroup")), only);
+        new SessionHost(
+            config,
+            clock,
+            Sandbox.detect(
+                Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids")),
+            only);
     host.reload();
     host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
     return host;
+  }
+
+  /** What a runtime provisioned now would run under: the host's sandbox with its limits. */
+  public Isolation isolation() {
+    return sandbox.isolation(config.limits());
   }
 
   public Instant now() {

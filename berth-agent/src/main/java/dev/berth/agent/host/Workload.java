@@ -4,6 +4,7 @@ import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.SessionUser;
 import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.shell.ShellProcess;
@@ -21,6 +22,12 @@ import java.util.random.RandomGenerator;
  * and plan is ever visible.
  */
 sealed interface Workload {
+
+  /** The session's home as a sandboxed workload sees it. */
+  Path SANDBOX_HOME = Path.of("/home/berth");
+
+  /** Where a sandboxed workload sees its runtime directory's other parts (the shell state). */
+  Path SANDBOX_ROOT = Path.of("/run/berth");
 
   /**
    * Provisioned to receive an archive: nothing runs and not even the output log is open, because
@@ -63,18 +70,31 @@ sealed interface Workload {
       long outputStart = output.nextOffset();
       LaunchPlan plan = null;
       try {
-        ShellState shellState =
-            ShellState.prepare(state, ShellSpec.defaults(state.resolve("home"), config.shell()));
-        ShellSpec spec = shellState.spec();
+        Path home = state.resolve("home");
+        Path shellStateDirectory = state.resolve(ShellState.DIRECTORY);
         // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
-        // workload cannot touch its own output log.
-        plan =
-            sandbox.plan(
-                planName,
-                spec.command(),
-                WritablePaths.of(state.resolve("home"), shellState.directory())
-                    .withTmp(state.resolve("tmp")),
-                config.limits());
+        // workload cannot touch its own output log. Inside it they have fixed paths, the same in
+        // every incarnation, so that absolute paths written before a snapshot hold after it.
+        WritablePaths writable =
+            WritablePaths.of(home, shellStateDirectory)
+                .withTmp(state.resolve("tmp"))
+                .withTarget(home, SANDBOX_HOME)
+                .withTarget(shellStateDirectory, SANDBOX_ROOT.resolve(ShellState.DIRECTORY));
+        boolean confined = sandbox.confines();
+        ShellSpec defaults = ShellSpec.defaults(confined ? SANDBOX_HOME : home, config.shell());
+        if (confined) {
+          defaults =
+              defaults
+                  .withVariable("USER", SessionUser.INSIDE_NAME)
+                  .withVariable("LOGNAME", SessionUser.INSIDE_NAME);
+        }
+        ShellState shellState =
+            confined
+                ? ShellState.prepare(
+                    state, SANDBOX_ROOT, SANDBOX_ROOT.resolve(ShellState.DIRECTORY), defaults)
+                : ShellState.prepare(state, defaults);
+        ShellSpec spec = shellState.spec();
+        plan = sandbox.plan(planName, spec.command(), writable, config.limits());
         ShellProcess shell = ShellProcess.start(spec, plan, output);
         ExecutionRunner executions =
             new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());

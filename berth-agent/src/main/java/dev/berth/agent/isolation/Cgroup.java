@@ -22,6 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class Cgroup {
   private static final Duration KILL_DEADLINE = Duration.ofSeconds(5);
+  private static final long CPU_PERIOD_MICROS = 100_000;
 
   private final CgroupLayout layout;
   private final List<Path> directories;
@@ -59,16 +60,26 @@ final class Cgroup {
   }
 
   private void writeLimits(ResourceLimits limits) throws IOException {
+    // CFS bandwidth: the quota of CPU time per period; 1000 millis is one period per period.
+    long quota = limits.cpuMillis() * (CPU_PERIOD_MICROS / 1000);
     if (layout.version().equals("v2")) {
       Path dir = directories.get(0);
       Files.writeString(dir.resolve("pids.max"), Integer.toString(limits.maxProcesses()));
       Files.writeString(dir.resolve("memory.max"), Long.toString(limits.maxMemoryBytes()));
+      if (layout.cpu()) {
+        Files.writeString(dir.resolve("cpu.max"), quota + " " + CPU_PERIOD_MICROS);
+      }
     } else {
       Files.writeString(
           directories.get(0).resolve("pids.max"), Integer.toString(limits.maxProcesses()));
       Files.writeString(
           directories.get(1).resolve("memory.limit_in_bytes"),
           Long.toString(limits.maxMemoryBytes()));
+      if (layout.cpu()) {
+        Files.writeString(
+            directories.get(2).resolve("cpu.cfs_period_us"), Long.toString(CPU_PERIOD_MICROS));
+        Files.writeString(directories.get(2).resolve("cpu.cfs_quota_us"), Long.toString(quota));
+      }
     }
   }
 

@@ -28,10 +28,21 @@ final class CgroupLayout {
 
   private final String version;
   private final List<Path> parents;
+  private final boolean cpu;
 
-  private CgroupLayout(String version, List<Path> parents) {
+  /**
+   * @param parents pids first, memory next on v1; then the cpu hierarchy's when {@code cpu}
+   * @param cpu whether the cpu controller is there to cap a session's CPU time
+   */
+  private CgroupLayout(String version, List<Path> parents, boolean cpu) {
     this.version = version;
     this.parents = List.copyOf(parents);
+    this.cpu = cpu;
+  }
+
+  /** Whether session cgroups get a CPU limit. */
+  boolean cpu() {
+    return cpu;
   }
 
   /** {@code v2} or {@code v1}. */
@@ -47,7 +58,7 @@ final class CgroupLayout {
       for (Path parent : parents) {
         Files.createDirectories(parent);
         if (version.equals("v2")) {
-          enableControllers(parent);
+          enableControllers(parent, cpu);
         }
         children.add(Files.createDirectories(parent.resolve(name)));
       }
@@ -99,7 +110,7 @@ final class CgroupLayout {
           throw new IOException(parent + " is not a cgroup");
         }
         if (version.equals("v2")) {
-          enableControllers(parent);
+          enableControllers(parent, cpu);
         }
       }
     } finally {
@@ -116,17 +127,23 @@ final class CgroupLayout {
     }
     Path base = within(root, own.get());
     String available = Files.readString(base.resolve("cgroup.controllers"));
-    if (!available.contains("pids") || !available.contains("memory")) {
+    List<String> controllers = List.of(available.trim().split("\\s+"));
+    if (!controllers.contains("pids") || !controllers.contains("memory")) {
       return Optional.empty();
     }
-    enableControllers(base);
-    return Optional.of(new CgroupLayout("v2", List.of(base.resolve(DIRECTORY))));
+    boolean cpu = controllers.contains("cpu");
+    enableControllers(base, cpu);
+    return Optional.of(new CgroupLayout("v2", List.of(base.resolve(DIRECTORY)), cpu));
   }
 
-  private static void enableControllers(Path cgroup) throws IOException {
-    String enabled = Files.readString(cgroup.resolve("cgroup.subtree_control"));
-    if (!enabled.contains("pids") || !enabled.contains("memory")) {
-      Files.writeString(cgroup.resolve("cgroup.subtree_control"), "+pids +memory");
+  private static void enableControllers(Path cgroup, boolean cpu) throws IOException {
+    List<String> enabled =
+        List.of(Files.readString(cgroup.resolve("cgroup.subtree_control")).trim().split("\\s+"));
+    List<String> wanted = cpu ? List.of("pids", "memory", "cpu") : List.of("pids", "memory");
+    if (!enabled.containsAll(wanted)) {
+      Files.writeString(
+          cgroup.resolve("cgroup.subtree_control"),
+          String.join(" ", wanted.stream().map(c -> "+" + c).toList()));
     }
   }
 
@@ -137,10 +154,22 @@ final class CgroupLayout {
       if (!Files.exists(mount.resolve("cgroup.procs"))) {
         return Optional.empty();
       }
-      Path base = ownPath(selfCgroup, controller).map(own -> within(mount, own)).orElse(mount);
-      parents.add(base.resolve(DIRECTORY));
+      parents.add(v1Base(mount, selfCgroup, controller));
     }
-    return Optional.of(new CgroupLayout("v1", parents));
+    // The cpu hierarchy is optional: without it sessions run uncapped in CPU, and say so.
+    Path cpuMount = root.resolve("cpu");
+    boolean cpu =
+        Files.exists(cpuMount.resolve("cgroup.procs"))
+            && Files.exists(cpuMount.resolve("cpu.cfs_quota_us"));
+    if (cpu) {
+      parents.add(v1Base(cpuMount, selfCgroup, "cpu"));
+    }
+    return Optional.of(new CgroupLayout("v1", parents, cpu));
+  }
+
+  private static Path v1Base(Path mount, List<String> selfCgroup, String controller) {
+    Path base = ownPath(selfCgroup, controller).map(own -> within(mount, own)).orElse(mount);
+    return base.resolve(DIRECTORY);
   }
 
   /**

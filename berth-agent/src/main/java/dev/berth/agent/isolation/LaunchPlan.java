@@ -1,5 +1,6 @@
 package dev.berth.agent.isolation;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,19 +15,30 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * One session's confinement: the argv that starts a command inside it, and the means to kill
  * everything inside it and to remove it. The shell and every execution of a session share one plan
- * (one cgroup, one process budget); each launch gets its own bwrap instance.
+ * (one cgroup, one process budget, one network namespace, one host uid); each launch gets its own
+ * bwrap instance.
  *
  * <h2>How a process gets in</h2>
  *
  * <p>The argv starts with a tiny POSIX {@code sh} script that sets RLIMIT_FSIZE, writes its own pid
  * into the cgroup's {@code cgroup.procs} files and then {@code exec}s the rest: the process is in
- * the cgroup before the workload's first instruction, so no fork can escape it. Next comes bwrap
- * (when in force), whose argv puts the whole filesystem read-only, the plan's {@link WritablePaths}
- * writable, a private {@code /tmp} (the plan's own directory, shared by the shell and its
- * executions and kept with the state; or else a tmpfs per launch, counted against the memory
- * limit), a minimal {@code /dev}, and new mount, PID and IPC namespaces. It keeps the session and
- * controlling terminal (no {@code --new-session}): the shell's job control needs the PTY as its
- * controlling terminal, and bwrap makes it visible inside as {@code /dev/console}.
+ * the cgroup before the workload's first instruction, so no fork can escape it. With a {@link
+ * Confinement}, the script then opens the seccomp program as fd 3, joins the session's network
+ * namespace under {@code egress} ({@code nsenter}), drops to the session's host uid when the agent
+ * is root ({@code setpriv}) and {@code exec}s bwrap, which makes a user namespace (uid 1000 {@code
+ * berth} inside, no capabilities, {@code no_new_privs}, no further user namespaces), mount, PID,
+ * IPC, UTS and cgroup namespaces (and the network namespace under {@code none}), mounts the {@link
+ * FilesystemView} and installs the seccomp filter right before it executes the workload. bwrap
+ * keeps the session and controlling terminal (no {@code --new-session}): the shell's job control
+ * needs the PTY as its controlling terminal, and bwrap makes it visible inside as {@code
+ * /dev/console}. That PTY is the session's own, so what a workload can do with it (inject input
+ * with {@code TIOCSTI}) reaches only its own shell.
+ *
+ * <p>A root agent's private directories ({@code 0700}) are closed to the session's uid, so bwrap
+ * could not open its own state to bind it. The script therefore runs in a mount namespace of its
+ * own ({@code unshare --mount}), mounts a small tmpfs over {@code /run} there and binds the
+ * session's directories into it before it drops to the session's uid: bwrap finds them at those
+ * staged paths, and nothing else of the host's private directories becomes reachable.
  *
  * <h2>Finding the processes again</h2>
  *
@@ -40,13 +52,37 @@ public final class LaunchPlan implements AutoCloseable {
   public static final String MARKER_VARIABLE = "BERTH_RUNTIME";
 
   private static final long KILL_DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(5);
+  private static final String STAGE = "/run/berth-stage";
+  private static final int SECCOMP_FD = 3;
+
+  /**
+   * What bwrap builds around a workload, when bwrap is in force.
+   *
+   * @param tools the programs to build it with
+   * @param view the filesystem view
+   * @param files the plan's private files (the sandbox's /etc files, the seccomp program)
+   * @param seccomp the seccomp program, when this machine has a filter
+   * @param user who the workload runs as
+   * @param network the session's network namespace
+   * @param asRoot whether the agent is root (it stages the binds and drops to the host uid)
+   * @param onClose what to give back when the plan closes (the host uid's claim)
+   */
+  record Confinement(
+      SandboxTools tools,
+      FilesystemView view,
+      Path files,
+      Optional<Path> seccomp,
+      SessionUser user,
+      SessionNetwork network,
+      boolean asRoot,
+      Runnable onClose) {}
 
   private final String name;
   private final List<String> command;
   private final WritablePaths writable;
   private final Isolation isolation;
   private final Optional<Cgroup> cgroup;
-  private final Optional<Path> bwrap;
+  private final Optional<Confinement> confinement;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   LaunchPlan(
@@ -55,20 +91,20 @@ public final class LaunchPlan implements AutoCloseable {
       WritablePaths writable,
       Isolation isolation,
       Optional<Cgroup> cgroup,
-      Optional<Path> bwrap) {
+      Optional<Confinement> confinement) {
     this.name = name;
     this.command = List.copyOf(command);
     this.writable = writable;
     this.isolation = isolation;
     this.cgroup = cgroup;
-    this.bwrap = bwrap;
+    this.confinement = confinement;
   }
 
   public String name() {
     return name;
   }
 
-  /** The command this plan was made for; {@link #argv()} runs it. */
+  /** The command this plan was made for; {@link #argv(Path)} runs it. */
   public List<String> command() {
     return command;
   }
@@ -88,28 +124,59 @@ public final class LaunchPlan implements AutoCloseable {
     return isolation;
   }
 
-  /** The argv that runs {@link #command()} confined. */
+  /** Whether the workload sees the sandbox's view (its paths are {@link WritablePaths#inside}). */
+  public boolean confined() {
+    return confinement.isPresent();
+  }
+
+  /** Where a workload launched in {@code workingDirectory} sees {@code hostPath}. */
+  public Path inside(Path hostPath) {
+    return confined() ? writable.inside(hostPath) : hostPath;
+  }
+
+  /** The argv that runs {@link #command()} confined, starting in its home. */
   public List<String> argv() {
-    return wrap(command);
+    return wrap(command, writable.targetOf(writable.stateDir()));
+  }
+
+  /** The argv that runs {@link #command()} confined, starting in {@code workingDirectory}. */
+  public List<String> argv(Path workingDirectory) {
+    return wrap(command, workingDirectory);
   }
 
   /**
-   * The argv that runs {@code other} under this plan's confinement: the same cgroup, limits and
-   * writable paths, and a bwrap instance of its own (its own PID namespace; its own {@code /tmp}
-   * too unless the plan binds a directory there).
+   * The directory to spawn a launch in: the working directory itself without a sandbox (the
+   * workload starts there), the host's {@code /} with one (bwrap changes into the working directory
+   * inside the view, which may not exist on the host).
    */
-  public List<String> wrap(List<String> other) {
+  public Path spawnDirectory(Path workingDirectory) {
+    return confined() ? Path.of("/") : workingDirectory;
+  }
+
+  /**
+   * The argv that runs {@code other} under this plan's confinement: the same cgroup, limits,
+   * writable paths, network and host uid, and a bwrap instance of its own (its own PID namespace;
+   * its own {@code /tmp} too unless the plan binds a directory there).
+   *
+   * @param workingDirectory where it starts, as the workload sees it
+   */
+  public List<String> wrap(List<String> other, Path workingDirectory) {
     if (other.isEmpty()) {
       throw new IllegalArgumentException("plan " + name + ": nothing to run");
     }
-    List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", enterScript(), "berth-enter"));
-    bwrap.ifPresent(
-        path -> {
-          argv.addAll(bwrapArguments(path, writable));
-          argv.add("--");
-        });
+    List<String> argv = new ArrayList<>();
+    if (confinement.isPresent() && confinement.get().asRoot()) {
+      argv.addAll(
+          List.of(confinement.get().tools().unshare(), "--mount", "--propagation", "private"));
+    }
+    argv.addAll(List.of("/bin/sh", "-c", enterScript(workingDirectory), "berth-enter"));
     argv.addAll(other);
     return List.copyOf(argv);
+  }
+
+  /** {@link #wrap(List, Path)} starting in the workload's home. */
+  public List<String> wrap(List<String> other) {
+    return wrap(other, writable.targetOf(writable.stateDir()));
   }
 
   /** Variables to add to every launched process's environment (the plan's tag). */
@@ -123,7 +190,7 @@ public final class LaunchPlan implements AutoCloseable {
    * launcher {@code exec}s the workload and it is the spawned process itself.
    */
   public int workloadDepth() {
-    return bwrap.isPresent() ? 2 : 0;
+    return confinement.isPresent() ? 2 : 0;
   }
 
   /** Every process of this plan still running: the cgroup's members and every tagged process. */
@@ -149,7 +216,7 @@ public final class LaunchPlan implements AutoCloseable {
     }
   }
 
-  /** Kills whatever is left and removes the cgroup. Idempotent. */
+  /** Kills whatever is left, removes the cgroup and ends the network. Idempotent. */
   @Override
   public void close() {
     if (closed.getAndSet(true)) {
@@ -157,6 +224,12 @@ public final class LaunchPlan implements AutoCloseable {
     }
     killAll();
     cgroup.ifPresent(Cgroup::remove);
+    confinement.ifPresent(
+        c -> {
+          c.network().close();
+          c.onClose().run();
+          ScratchDirectories.delete(c.files());
+        });
   }
 
   /** The cgroup's directories (one on v2; pids then memory on v1), empty without cgroups. */
@@ -164,7 +237,7 @@ public final class LaunchPlan implements AutoCloseable {
     return cgroup.map(Cgroup::directories).orElse(List.of());
   }
 
-  private String enterScript() {
+  private String enterScript(Path workingDirectory) {
     StringBuilder script = new StringBuilder();
     long blocks = Math.max(1, isolation.limits().maxFileSizeBytes() / 512);
     script.append("ulimit -f ").append(blocks).append(" || exit 125\n");
@@ -177,32 +250,89 @@ public final class LaunchPlan implements AutoCloseable {
                             .append("echo $$ > ")
                             .append(quote(procs.toString()))
                             .append(" || exit 125\n")));
-    return script.append("exec \"$@\"\n").toString();
-  }
-
-  /**
-   * bwrap's flags for a workload that may write {@code writable}. {@code /tmp} comes before the
-   * other directories: bound after them, it would hide any of them that lies under {@code /tmp}.
-   * (bwrap then creates such a directory's mount point inside the session's {@code /tmp}: empty
-   * directories named like the host's path, which only a state kept under {@code /tmp} shows.)
-   */
-  static List<String> bwrapArguments(Path bwrap, WritablePaths writable) {
-    List<String> argv = new ArrayList<>(List.of(bwrap.toString()));
-    argv.addAll(List.of("--ro-bind", "/", "/"));
-    argv.addAll(List.of("--dev", "/dev", "--proc", "/proc"));
-    writable
-        .tmp()
-        .ifPresentOrElse(
-            tmp -> argv.addAll(List.of("--bind", tmp.toString(), "/tmp")),
-            () -> argv.addAll(List.of("--tmpfs", "/tmp")));
-    for (Path dir : writable.directories()) {
-      argv.addAll(List.of("--bind", dir.toString(), dir.toString()));
+    if (confinement.isEmpty()) {
+      return script.append("exec \"$@\"\n").toString();
     }
-    argv.addAll(List.of("--unshare-pid", "--unshare-ipc", "--die-with-parent"));
-    return List.copyOf(argv);
+    Confinement c = confinement.get();
+    List<Path> staged = c.asRoot() ? c.view().stagedSources(c.files()) : List.of();
+    if (!staged.isEmpty()) {
+      script.append("mount -t tmpfs -o mode=0755,size=64k berth-stage /run || exit 125\n");
+      for (int i = 0; i < staged.size(); i++) {
+        String target = STAGE + "/" + i;
+        // A mount point of the source's kind: a directory for a directory, an empty file else.
+        script.append(
+            Files.isDirectory(staged.get(i))
+                ? "mkdir -p " + quote(target)
+                : "mkdir -p " + STAGE + " && : > " + quote(target));
+        script
+            .append(" && mount --bind ")
+            .append(quote(staged.get(i).toString()))
+            .append(' ')
+            .append(quote(target))
+            .append(" || exit 125\n");
+      }
+    }
+    c.seccomp()
+        .ifPresent(
+            file ->
+                script
+                    .append("exec ")
+                    .append(SECCOMP_FD)
+                    .append("< ")
+                    .append(quote(file.toString()))
+                    .append(" || exit 125\n"));
+    List<String> exec = new ArrayList<>(c.network().enterPrefix(c.tools()));
+    if (c.asRoot()) {
+      exec.addAll(
+          List.of(
+              c.tools().setpriv(),
+              "--reuid",
+              Long.toString(c.user().hostUid()),
+              "--regid",
+              Long.toString(c.user().hostGid()),
+              "--clear-groups"));
+    }
+    exec.addAll(bwrapArguments(c, staged, workingDirectory));
+    script.append("exec");
+    exec.forEach(arg -> script.append(' ').append(quote(arg)));
+    return script.append(" -- \"$@\"\n").toString();
   }
 
-  private static String quote(String value) {
+  private List<String> bwrapArguments(Confinement c, List<Path> staged, Path workingDirectory) {
+    List<String> argv = new ArrayList<>(List.of(c.tools().bwrap().orElseThrow()));
+    argv.addAll(
+        List.of(
+            "--unshare-user",
+            "--disable-userns",
+            "--uid",
+            Integer.toString(c.user().uid()),
+            "--gid",
+            Integer.toString(c.user().uid()),
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "berth",
+            "--die-with-parent"));
+    argv.addAll(c.network().bwrapFlags());
+    c.seccomp().ifPresent(file -> argv.addAll(List.of("--seccomp", Integer.toString(SECCOMP_FD))));
+    argv.addAll(c.view().bwrapArguments(c.files(), path -> stagedPath(staged, path)));
+    argv.addAll(List.of("--chdir", workingDirectory.toString()));
+    return argv;
+  }
+
+  /** Where bwrap finds {@code path}: under its staged copy when the agent staged one. */
+  private static Path stagedPath(List<Path> staged, Path path) {
+    for (int i = 0; i < staged.size(); i++) {
+      if (path.startsWith(staged.get(i))) {
+        return Path.of(STAGE, Integer.toString(i)).resolve(staged.get(i).relativize(path));
+      }
+    }
+    return path;
+  }
+
+  static String quote(String value) {
     return "'" + value.replace("'", "'\\''") + "'";
   }
 }

@@ -15,8 +15,13 @@ import dev.berth.core.error.InvalidValueException;
  *     memory} cgroup controller
  * @param maxFileSizeBytes the largest file any process may write, enforced by RLIMIT_FSIZE (rounded
  *     down to whole 512-byte blocks, at least one)
+ * @param cpuMillis the CPU time the session may use per wall-clock second, in thousandths of a CPU
+ *     (1000 = one whole CPU), enforced by the {@code cpu} cgroup controller ({@code cpu.max} on v2,
+ *     {@code cpu.cfs_quota_us} on v1): a busy loop in one session leaves the other cores to the
+ *     rest
  */
-public record ResourceLimits(int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes) {
+public record ResourceLimits(
+    int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes, int cpuMillis) {
   private static final long MIB = 1024L * 1024;
   private static final long GIB = 1024L * MIB;
 
@@ -29,14 +34,31 @@ public record ResourceLimits(int maxProcesses, long maxMemoryBytes, long maxFile
       throw new InvalidValueException(
           "maxMemoryBytes must be at least 16 MiB (16777216), was " + maxMemoryBytes);
     }
+    if (cpuMillis < 10 || cpuMillis > 1_000_000) {
+      throw new InvalidValueException(
+          "cpuMillis must be between 10 (a hundredth of a CPU) and 1000000, was " + cpuMillis);
+    }
     if (maxFileSizeBytes < 512) {
       throw new InvalidValueException(
           "maxFileSizeBytes must be at least one 512-byte block, was " + maxFileSizeBytes);
     }
   }
 
-  /** 512 processes, 2 GiB of memory, 8 GiB per file. */
+  /** These limits with one whole CPU: the default share. */
+  public ResourceLimits(int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes) {
+    this(maxProcesses, maxMemoryBytes, maxFileSizeBytes, DEFAULT_CPU_MILLIS);
+  }
+
+  /** One whole CPU. */
+  public static final int DEFAULT_CPU_MILLIS = 1000;
+
+  /** 512 processes, 2 GiB of memory, 8 GiB per file, one CPU. */
   public static ResourceLimits defaults() {
-    return new ResourceLimits(512, 2 * GIB, 8 * GIB);
+    return new ResourceLimits(512, 2 * GIB, 8 * GIB, DEFAULT_CPU_MILLIS);
+  }
+
+  /** These limits with {@code millis} thousandths of a CPU. */
+  public ResourceLimits withCpuMillis(int millis) {
+    return new ResourceLimits(maxProcesses, maxMemoryBytes, maxFileSizeBytes, millis);
   }
 }

@@ -1,10 +1,14 @@
 package dev.berth.agent.isolation;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -18,48 +22,145 @@ import org.slf4j.LoggerFactory;
  * The confinement mechanisms this host offers, detected once at start, and the factory of each
  * session's {@link LaunchPlan}.
  *
- * <p>Detection is by trying, not by looking: a cgroup directory is created, and bwrap is run once
- * with the flags every session will use. A container without the privilege for either gets {@code
- * none} and sessions still run, limited only by RLIMIT_FSIZE; {@link #isolation()} says so.
+ * <p>Detection is by trying, not by looking: a cgroup directory is created, a whole launch (user,
+ * mount, PID and network namespaces, the filesystem view, the seccomp filter, the drop to a session
+ * uid) runs {@code /bin/true} once, and an {@code egress} network is brought up and torn down. What
+ * fails is reported as not in force ({@link Isolation#weaknesses()}), and sessions still run; the
+ * control plane's {@code --require-isolation} refuses them instead.
  */
 public final class Sandbox {
-  static final List<String> BWRAP_NAMESPACES = List.of("mount", "pid", "ipc");
   private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+  private static final List<String> NAMESPACES =
+      List.of("user", "mount", "pid", "ipc", "uts", "cgroup", "net");
 
   private final Optional<CgroupLayout> cgroups;
-  private final Optional<Path> bwrap;
+  private final SandboxTools tools;
+  private final boolean confines;
+  private final Optional<SeccompFilter> seccomp;
+  private final NetworkMode network;
+  private final SandboxSettings settings;
+  private final Identity identity;
+  private final UidClaims claims;
 
-  private Sandbox(Optional<CgroupLayout> cgroups, Optional<Path> bwrap) {
+  /** The agent's own uid and gid, and whether it is root. */
+  record Identity(long uid, long gid) {
+    boolean root() {
+      return uid == 0;
+    }
+
+    static Identity ofThisProcess() {
+      try {
+        long uid = -1;
+        long gid = -1;
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+          if (line.startsWith("Uid:")) {
+            uid = Long.parseLong(line.split("\\s+")[2]);
+          } else if (line.startsWith("Gid:")) {
+            gid = Long.parseLong(line.split("\\s+")[2]);
+          }
+        }
+        return new Identity(uid, gid);
+      } catch (IOException | RuntimeException e) {
+        return new Identity(-1, -1);
+      }
+    }
+  }
+
+  private Sandbox(
+      Optional<CgroupLayout> cgroups,
+      SandboxTools tools,
+      boolean confines,
+      Optional<SeccompFilter> seccomp,
+      NetworkMode network,
+      SandboxSettings settings,
+      Identity identity,
+      UidClaims claims) {
     this.cgroups = cgroups;
-    this.bwrap = bwrap;
+    this.tools = tools;
+    this.confines = confines;
+    this.seccomp = seccomp;
+    this.network = network;
+    this.settings = settings;
+    this.identity = identity;
+    this.claims = claims;
+  }
+
+  /** Detects what this host can enforce with the default settings (tests). */
+  public static Sandbox detect(Path cgroupRoot) {
+    return detect(
+        cgroupRoot,
+        SandboxSettings.defaults(),
+        Path.of(System.getProperty("java.io.tmpdir"), "berth-uids"));
   }
 
   /**
    * Detects what this host can enforce.
    *
    * @param cgroupRoot where the cgroup filesystems are mounted, usually {@code /sys/fs/cgroup}
+   * @param settings what the operator asks for
+   * @param uidClaims where a root agent records which host uid each session has
+   * @throws IllegalStateException when {@code egress} was asked for explicitly and cannot work
    */
-  public static Sandbox detect(Path cgroupRoot) {
+  public static Sandbox detect(Path cgroupRoot, SandboxSettings settings, Path uidClaims) {
     List<String> self;
     try {
       self = Files.readAllLines(Path.of("/proc/self/cgroup"));
     } catch (IOException e) {
       self = List.of();
     }
-    Sandbox sandbox = new Sandbox(CgroupLayout.detect(cgroupRoot, self), findWorkingBwrap());
+    Identity identity = Identity.ofThisProcess();
+    SandboxTools tools = SandboxTools.find();
+    Optional<CgroupLayout> cgroups = CgroupLayout.detect(cgroupRoot, self);
+    UidClaims claims = new UidClaims(uidClaims);
+    Optional<SeccompFilter> seccomp = SeccompFilter.forThisMachine();
+    Sandbox candidate =
+        new Sandbox(cgroups, tools, true, seccomp, NetworkMode.NONE, settings, identity, claims);
+    boolean confines = tools.bwrap().isPresent() && candidate.launchWorks();
+    NetworkMode network = NetworkMode.NONE;
+    if (confines) {
+      network = candidate.chooseNetwork(settings.network());
+    } else if (settings.network().isPresent()) {
+      LOG.warn(
+          "--network {} asked for, but this host cannot sandbox sessions (see the isolation"
+              + " table): sessions run on the host's network",
+          settings.network().get().wireName());
+    }
+    Sandbox sandbox =
+        new Sandbox(cgroups, tools, confines, seccomp, network, settings, identity, claims);
     LOG.info("session isolation on this host: {}", sandbox.isolation());
     return sandbox;
   }
 
   /** No cgroup and no namespaces: only the file size limit applies. */
   public static Sandbox none() {
-    return new Sandbox(Optional.empty(), Optional.empty());
+    return new Sandbox(
+        Optional.empty(),
+        SandboxTools.find().withoutBwrap(),
+        false,
+        Optional.empty(),
+        NetworkMode.NONE,
+        SandboxSettings.defaults(),
+        Identity.ofThisProcess(),
+        new UidClaims(Path.of(System.getProperty("java.io.tmpdir"), "berth-uids")));
   }
 
   /** The same host without bwrap: cgroups (if any) but no namespaces. */
   public Sandbox withoutNamespaces() {
-    return new Sandbox(cgroups, Optional.empty());
+    return new Sandbox(
+        cgroups,
+        tools.withoutBwrap(),
+        false,
+        Optional.empty(),
+        NetworkMode.NONE,
+        settings,
+        identity,
+        claims);
+  }
+
+  /** Whether sessions run in the sandbox's own view (and their paths are in-sandbox paths). */
+  public boolean confines() {
+    return confines;
   }
 
   /** What a session launched now would run under, with the default limits. */
@@ -69,11 +170,56 @@ public final class Sandbox {
 
   /** What a session launched now with {@code limits} would run under. */
   public Isolation isolation(ResourceLimits limits) {
+    boolean cpu = cgroups.map(CgroupLayout::cpu).orElse(false);
+    SessionUser user =
+        confines
+            ? SessionUser.mappedTo(
+                identity.root() ? -1 : identity.uid(),
+                identity.root() ? -1 : identity.gid(),
+                identity.root())
+            : new SessionUser(
+                (int) identity.uid(), "(the agent's user)", identity.uid(), identity.gid(), false);
+    List<String> filesystem =
+        confines
+            ? new FilesystemView(
+                    WritablePaths.of(Path.of("/home/berth")).withTmp(Path.of("/tmp")),
+                    settings.binds(),
+                    settings.masks())
+                .report()
+            : List.of();
     return new Isolation(
-        bwrap.isPresent() ? "bwrap" : "none",
-        bwrap.isPresent() ? BWRAP_NAMESPACES : List.of(),
+        confines ? "bwrap" : "none",
+        confines ? NAMESPACES : List.of(),
         cgroups.map(CgroupLayout::version).orElse("none"),
-        limits);
+        limits,
+        cpu,
+        filesystem,
+        user,
+        new Isolation.Network(confines ? network.wireName() : "host", List.of()),
+        new Isolation.Seccomp(
+            confines && seccomp.isPresent() ? "filter" : "none",
+            confines ? seccomp.map(SeccompFilter::denied).orElse(List.of()) : List.of()),
+        weaknesses(cpu));
+  }
+
+  private List<String> weaknesses(boolean cpu) {
+    List<String> weak = new ArrayList<>();
+    if (!confines) {
+      weak.add(
+          tools.bwrap().isEmpty()
+              ? "no sandbox (bubblewrap is not installed): sessions see the host's files,"
+                  + " processes and network as the agent's user"
+              : "no sandbox (user namespaces do not work here): sessions see the host's files,"
+                  + " processes and network as the agent's user");
+    } else if (seccomp.isEmpty()) {
+      weak.add("no seccomp filter for " + System.getProperty("os.arch"));
+    }
+    if (cgroups.isEmpty()) {
+      weak.add("no writable cgroup: process, memory and CPU limits are not enforced");
+    } else if (!cpu) {
+      weak.add("no cpu cgroup controller: CPU use is not limited");
+    }
+    return weak;
   }
 
   /**
@@ -118,48 +264,197 @@ public final class Sandbox {
       }
     }
     Optional<Cgroup> cgroup = cgroups.map(layout -> Cgroup.create(layout, name, limits));
-    return new LaunchPlan(name, command, writable, isolation(limits), cgroup, bwrap);
+    if (!confines) {
+      return new LaunchPlan(name, command, writable, isolation(limits), cgroup, Optional.empty());
+    }
+    try {
+      LaunchPlan.Confinement confinement = confine(name, writable, network);
+      Isolation isolation =
+          new Isolation(
+              "bwrap",
+              NAMESPACES,
+              cgroups.map(CgroupLayout::version).orElse("none"),
+              limits,
+              cgroups.map(CgroupLayout::cpu).orElse(false),
+              confinement.view().report(),
+              confinement.user(),
+              new Isolation.Network(network.wireName(), confinement.network().blocked()),
+              isolation(limits).seccomp(),
+              isolation(limits).weaknesses());
+      return new LaunchPlan(name, command, writable, isolation, cgroup, Optional.of(confinement));
+    } catch (RuntimeException e) {
+      cgroup.ifPresent(Cgroup::remove);
+      throw e;
+    }
+  }
+
+  private LaunchPlan.Confinement confine(String name, WritablePaths writable, NetworkMode mode) {
+    Path files;
+    try {
+      files = Files.createTempDirectory("berth-sandbox-");
+      // The session's uid reads these (its /etc files) through the staged bind: nothing secret.
+      Files.setPosixFilePermissions(files, PosixFilePermissions.fromString("rwxr-xr-x"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the sandbox files of " + name, e);
+    }
+    FilesystemView.writeFiles(files, mode);
+    Optional<Path> program = seccomp.map(filter -> filter.writeTo(files.resolve("seccomp.bpf")));
+    SessionUser user;
+    Runnable release;
+    if (identity.root()) {
+      long uid = claims.claim(name);
+      user = SessionUser.mappedTo(uid, uid, true);
+      release = () -> claims.release(name, uid);
+      for (Path dir : writable.all()) {
+        chownTree(dir, uid);
+      }
+    } else {
+      user = SessionUser.mappedTo(identity.uid(), identity.gid(), false);
+      release = () -> {};
+    }
+    SessionNetwork sessionNetwork;
+    try {
+      sessionNetwork =
+          mode == NetworkMode.EGRESS
+              ? SessionNetwork.egress(name, tools, identity.root(), List.of())
+              : SessionNetwork.none();
+    } catch (RuntimeException e) {
+      release.run();
+      throw e;
+    }
+    return new LaunchPlan.Confinement(
+        tools,
+        new FilesystemView(writable, settings.binds(), settings.masks()),
+        files,
+        program,
+        user,
+        sessionNetwork,
+        identity.root(),
+        release);
+  }
+
+  /**
+   * Gives the session's uid its own files (a root agent wrote them, restoring an archive, or a
+   * previous incarnation had another uid). Symlinks are changed themselves, never followed: the
+   * tree was written by the workload.
+   */
+  private static void chownTree(Path root, long uid) {
+    try {
+      Files.walkFileTree(
+          root,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+                throws IOException {
+              chown(dir, uid);
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                throws IOException {
+              chown(file, uid);
+              return FileVisitResult.CONTINUE;
+            }
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot give " + root + " to the session's uid " + uid, e);
+    }
+  }
+
+  private static void chown(Path path, long uid) throws IOException {
+    Files.setAttribute(path, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
+    Files.setAttribute(path, "unix:gid", (int) uid, LinkOption.NOFOLLOW_LINKS);
   }
 
   @Override
   public String toString() {
     Isolation isolation = isolation();
-    return "Sandbox[sandbox=" + isolation.sandbox() + ", cgroup=" + isolation.cgroup() + "]";
+    return "Sandbox[sandbox="
+        + isolation.sandbox()
+        + ", cgroup="
+        + isolation.cgroup()
+        + ", network="
+        + isolation.network().mode()
+        + "]";
   }
 
-  private static Optional<Path> findWorkingBwrap() {
-    String path = Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin");
-    for (String entry : path.split(File.pathSeparator)) {
-      Path candidate = Path.of(entry.isEmpty() ? "." : entry, "bwrap");
-      if (Files.isExecutable(candidate) && bwrapRuns(candidate)) {
-        return Optional.of(candidate);
-      }
+  private NetworkMode chooseNetwork(Optional<NetworkMode> asked) {
+    if (asked.equals(Optional.of(NetworkMode.NONE))) {
+      return NetworkMode.NONE;
     }
-    return Optional.empty();
+    Optional<String> failure = egressFailure();
+    if (failure.isEmpty()) {
+      return NetworkMode.EGRESS;
+    }
+    if (asked.isPresent()) {
+      throw new IllegalStateException(
+          "--network egress was asked for, but this host cannot give a session outbound"
+              + " network: "
+              + failure.get()
+              + "; install slirp4netns (and iproute2), or start with --network none");
+    }
+    LOG.info("sessions get no outbound network (network none): {}", failure.get());
+    return NetworkMode.NONE;
   }
 
-  /** bwrap may be installed yet unusable (no namespaces allowed, seccomp, a read-only /proc). */
-  private static boolean bwrapRuns(Path bwrap) {
-    Path scratch = Path.of(System.getProperty("java.io.tmpdir"));
-    List<String> argv =
-        new ArrayList<>(LaunchPlan.bwrapArguments(bwrap, WritablePaths.of(scratch)));
-    argv.addAll(List.of("--", "/bin/true"));
+  private Optional<String> egressFailure() {
+    if (!tools.canEgress()) {
+      return Optional.of("slirp4netns, ip, unshare or nsenter is not installed");
+    }
     try {
+      SessionNetwork.egress(
+              "berth-probe-" + ProcessHandle.current().pid(), tools, identity.root(), List.of())
+          .close();
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      return Optional.of(String.valueOf(e.getMessage()));
+    }
+  }
+
+  /** Runs {@code /bin/true} through a whole launch, as a session would. */
+  private boolean launchWorks() {
+    String probe = "berth-probe-" + ProcessHandle.current().pid();
+    Path scratch;
+    try {
+      scratch = Files.createTempDirectory("berth-probe-");
+    } catch (IOException e) {
+      return false;
+    }
+    try (LaunchPlan plan =
+        plan(
+            probe,
+            List.of("/bin/true"),
+            WritablePaths.of(scratch.resolve("home"))
+                .withTarget(scratch.resolve("home"), Path.of("/home/berth")),
+            ResourceLimits.defaults())) {
       Process process =
-          new ProcessBuilder(argv)
+          new ProcessBuilder(plan.argv())
+              .directory(plan.spawnDirectory(Path.of("/")).toFile())
               .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .start();
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly();
+        LOG.warn("the sandbox probe did not finish within 10 s: sessions run unsandboxed");
         return false;
       }
-      return process.exitValue() == 0;
-    } catch (IOException e) {
+      String output = new String(process.getInputStream().readAllBytes()).strip();
+      if (process.exitValue() != 0) {
+        LOG.warn(
+            "the sandbox probe failed ({}): sessions run unsandboxed: {}",
+            process.exitValue(),
+            output);
+        return false;
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("the sandbox probe failed: sessions run unsandboxed", e);
       return false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
+    } finally {
+      ScratchDirectories.delete(scratch);
     }
   }
 }

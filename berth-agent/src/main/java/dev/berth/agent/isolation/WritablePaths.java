@@ -2,7 +2,10 @@ package dev.berth.agent.isolation;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -16,7 +19,7 @@ import java.util.Optional;
  * @param directories at least one; the first is the workload's state directory
  * @param tmp the directory to bind as {@code /tmp}, or empty for a private tmpfs
  */
-public record WritablePaths(List<Path> directories, Optional<Path> tmp) {
+public record WritablePaths(List<Path> directories, Optional<Path> tmp, Map<Path, Path> targets) {
 
   public WritablePaths {
     directories = directories.stream().map(WritablePaths::normalized).toList();
@@ -24,6 +27,46 @@ public record WritablePaths(List<Path> directories, Optional<Path> tmp) {
       throw new IllegalArgumentException("a workload needs at least one writable directory");
     }
     tmp = tmp.map(WritablePaths::normalized);
+    Map<Path, Path> normalizedTargets = new LinkedHashMap<>();
+    targets.forEach((host, inside) -> normalizedTargets.put(normalized(host), normalized(inside)));
+    targets = Collections.unmodifiableMap(normalizedTargets);
+  }
+
+  public WritablePaths(List<Path> directories, Optional<Path> tmp) {
+    this(directories, tmp, Map.of());
+  }
+
+  /**
+   * These paths with {@code directory} seen at {@code inside} by a sandboxed workload (its home at
+   * {@code /home/berth}, say) instead of at its host path. Without a sandbox nothing moves.
+   */
+  public WritablePaths withTarget(Path directory, Path inside) {
+    Map<Path, Path> more = new LinkedHashMap<>(targets);
+    more.put(directory, inside);
+    return new WritablePaths(directories, tmp, more);
+  }
+
+  /** Where a sandboxed workload sees {@code directory}: its target, or its own path. */
+  public Path targetOf(Path directory) {
+    Path normalized = normalized(directory);
+    return targets.getOrDefault(normalized, normalized);
+  }
+
+  /**
+   * Where a sandboxed workload sees the host path {@code path}: moved with the writable directory
+   * (or {@code /tmp}) it lies under, unchanged when it lies under none.
+   */
+  public Path inside(Path path) {
+    Path normalized = path.toAbsolutePath().normalize();
+    if (tmp.isPresent() && normalized.startsWith(tmp.get())) {
+      return Path.of("/tmp").resolve(tmp.get().relativize(normalized));
+    }
+    for (Path directory : directories) {
+      if (normalized.startsWith(directory)) {
+        return targetOf(directory).resolve(directory.relativize(normalized));
+      }
+    }
+    return normalized;
   }
 
   /** {@code first} and {@code more} writable, {@code /tmp} a private tmpfs. */
@@ -35,7 +78,7 @@ public record WritablePaths(List<Path> directories, Optional<Path> tmp) {
 
   /** These paths with {@code directory} bound as {@code /tmp}. */
   public WritablePaths withTmp(Path directory) {
-    return new WritablePaths(directories, Optional.of(directory));
+    return new WritablePaths(directories, Optional.of(directory), targets);
   }
 
   /** The first directory: where the workload starts and what it calls its state. */

@@ -2,7 +2,14 @@ package dev.berth.agent.node;
 
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.isolation.NetworkMode;
+import dev.berth.agent.isolation.SandboxBind;
+import dev.berth.agent.isolation.SandboxSettings;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 
@@ -16,16 +23,60 @@ public final class NodeMain {
   private NodeMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    if (args.length != 1) {
-      System.err.println("usage: NodeMain <state-dir>");
+    UnaryOperator<HostConfig> configure;
+    try {
+      configure = sandboxOptions(List.of(args).subList(0, Math.max(0, args.length - 1)));
+    } catch (RuntimeException e) {
+      System.err.println(e.getMessage());
+      configure = null;
+    }
+    if (args.length < 1 || configure == null) {
+      System.err.println(
+          "usage: NodeMain [--network none|egress] [--sandbox-bind SRC[:DST][:ro]]..."
+              + " [--sandbox-mask PATH]... [--cpu MILLIS] <state-dir>");
       System.exit(2);
     }
     try {
-      run(Path.of(args[0]), AgentHttpServer.Settings.loopback(0), config -> config);
+      run(Path.of(args[args.length - 1]), AgentHttpServer.Settings.loopback(0), configure);
     } catch (NodeAlreadyRunningException e) {
       System.err.println(e.getMessage());
       System.exit(3);
     }
+  }
+
+  /**
+   * The sandbox options the control plane passes on ({@code --network}, {@code --sandbox-bind},
+   * {@code --sandbox-mask}, {@code --cpu}), as a change to the host's config.
+   *
+   * @throws IllegalArgumentException when an option is unknown or its value is bad
+   */
+  static UnaryOperator<HostConfig> sandboxOptions(List<String> options) {
+    Optional<NetworkMode> network = Optional.empty();
+    List<SandboxBind> binds = new ArrayList<>();
+    List<Path> masks = new ArrayList<>();
+    OptionalInt cpu = OptionalInt.empty();
+    for (int i = 0; i < options.size(); i += 2) {
+      String name = options.get(i);
+      if (i + 1 >= options.size()) {
+        throw new IllegalArgumentException("option " + name + " needs a value");
+      }
+      String value = options.get(i + 1);
+      switch (name) {
+        case "--network" -> network = Optional.of(NetworkMode.parse(value));
+        case "--sandbox-bind" -> binds.add(SandboxBind.parse(value));
+        case "--sandbox-mask" -> masks.add(Path.of(value));
+        case "--cpu" -> cpu = OptionalInt.of(Integer.parseInt(value));
+        default -> throw new IllegalArgumentException("unknown option " + name);
+      }
+    }
+    SandboxSettings settings = new SandboxSettings(network, binds, masks);
+    OptionalInt cpuMillis = cpu;
+    return config -> {
+      HostConfig sandboxed = config.withSandbox(settings);
+      return cpuMillis.isPresent()
+          ? sandboxed.withLimits(sandboxed.limits().withCpuMillis(cpuMillis.getAsInt()))
+          : sandboxed;
+    };
   }
 
   /** Starts a node and blocks until the process is asked to stop. */

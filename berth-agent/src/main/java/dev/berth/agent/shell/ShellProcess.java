@@ -99,9 +99,9 @@ public final class ShellProcess implements AutoCloseable {
     PtyProcess process;
     try {
       process =
-          new PtyProcessBuilder(plan.argv().toArray(String[]::new))
+          new PtyProcessBuilder(plan.argv(spec.workingDirectory()).toArray(String[]::new))
               .setEnvironment(environment)
-              .setDirectory(spec.workingDirectory().toString())
+              .setDirectory(plan.spawnDirectory(spec.workingDirectory()).toString())
               .setInitialColumns(spec.columns())
               .setInitialRows(spec.rows())
               .setRedirectErrorStream(true)

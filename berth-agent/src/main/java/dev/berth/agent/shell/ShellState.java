@@ -125,6 +125,18 @@ public final class ShellState {
    */
   public static ShellState prepare(Path runtimeDirectory, ShellSpec shell) {
     Path root = runtimeDirectory.toAbsolutePath().normalize();
+    return prepare(root, root, root.resolve(DIRECTORY), shell);
+  }
+
+  /**
+   * Like {@link #prepare(Path, ShellSpec)} for a shell that sees its files at other paths (inside a
+   * sandbox): the rcfile names {@code insideRoot} and {@code insideDirectory}, which are where the
+   * shell finds the runtime directory and {@code shell-state/}. Inside a sandbox they never change
+   * from one incarnation to the next, so a restored state needs no path moved.
+   */
+  public static ShellState prepare(
+      Path runtimeDirectory, Path insideRoot, Path insideDirectory, ShellSpec shell) {
+    Path root = runtimeDirectory.toAbsolutePath().normalize();
     Path directory = root.resolve(DIRECTORY);
     if (!isBash(shell.command())) {
       return new ShellState(directory, shell, false, false);
@@ -134,12 +146,13 @@ public final class ShellState {
       Files.createDirectories(directory);
       Path rc = directory.resolve(RC_FILE);
       Path temp = directory.resolve(RC_FILE + ".tmp");
-      Files.writeString(temp, rcFile(directory, root, restoring), StandardCharsets.UTF_8);
+      Files.writeString(
+          temp, rcFile(insideDirectory, insideRoot, restoring), StandardCharsets.UTF_8);
       move(temp, rc);
       List<String> command = new ArrayList<>();
       command.add(shell.command().get(0));
       command.add("--rcfile");
-      command.add(rc.toString());
+      command.add(insideDirectory.resolve(RC_FILE).toString());
       command.addAll(shell.command().subList(1, shell.command().size()));
       ShellState state = new ShellState(directory, shell.withCommand(command), true, restoring);
       if (restoring) {

@@ -3,7 +3,6 @@ package dev.berth.agent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.berth.agent.contract.DisconnectPolicy;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.isolation.ResourceLimits;
@@ -14,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
@@ -42,7 +40,9 @@ class IsolationReportTest {
 
   /** Namespace names as reported, and as {@code /proc/<pid>/ns} names them. */
   private static final Map<String, String> NAMESPACES =
-      Map.of("mount", "mnt", "pid", "pid", "ipc", "ipc", "net", "net", "uts", "uts");
+      Map.of(
+          "user", "user", "mount", "mnt", "pid", "pid", "ipc", "ipc", "net", "net", "uts", "uts",
+          "cgroup", "cgroup");
 
   @TempDir Path root;
   private HostConfig config;
@@ -54,17 +54,7 @@ class IsolationReportTest {
 
   @BeforeEach
   void startHost() {
-    config =
-        new HostConfig(
-            root,
-            TOKEN,
-            "/bin/bash",
-            HostConfig.DEFAULT_OUTPUT_CAP,
-            16 * MIB,
-            DisconnectPolicy.CONTINUE,
-            Duration.ofMinutes(15),
-            Optional.empty(),
-            LIMITS);
+    config = HostConfig.defaults(root, TOKEN).withLimits(LIMITS);
     open();
     AgentApi.Answer provisioned = api.provision(A, 1);
     assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);

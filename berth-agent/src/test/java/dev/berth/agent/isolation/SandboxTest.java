@@ -2,7 +2,6 @@ package dev.berth.agent.isolation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.berth.core.error.InvalidValueException;
 import java.io.IOException;
@@ -18,8 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The limits are in force where the sandbox reports them. Checks of a mechanism this host lacks are
- * skipped, not failed: {@link #reportsWhatThisHostEnforces()} shows what was found.
+ * The limits are in force where the sandbox reports them. A check of a mechanism this host lacks
+ * fails with what to install, never skips: {@code make test} installs every tool the sandbox uses
+ * ({@code bin/ensure-test-tools}), and the suite runs as root, which may create cgroups.
  */
 class SandboxTest {
   private static final long MIB = 1024 * 1024;
@@ -39,6 +39,20 @@ class SandboxTest {
       plan.close();
       assertThat(plan.processes()).as("processes left by the test").isEmpty();
     }
+  }
+
+  private static void requireSandbox() {
+    assertThat(host.isolation().sandbox())
+        .as(
+            "bubblewrap (Debian package bubblewrap) must be installed and work here: "
+                + host.isolation().weaknesses())
+        .isEqualTo("bwrap");
+  }
+
+  private static void requireCgroups() {
+    assertThat(host.isolation().cgroup())
+        .as("the suite needs writable cgroups (run it as root): " + host.isolation().weaknesses())
+        .isNotEqualTo("none");
   }
 
   private LaunchPlan plan(Sandbox sandbox, ResourceLimits limits) {
@@ -85,17 +99,34 @@ class SandboxTest {
 
   @Test
   void putsEveryProcessInTheSessionCgroupBeforeItRuns() throws Exception {
-    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    requireCgroups();
     plan(host, ResourceLimits.defaults());
+    ProcessBuilder builder = new ProcessBuilder(plan.wrap(List.of("/bin/sleep", "30")));
+    builder.environment().putAll(plan.environment());
+    Process process = builder.start();
 
-    String output = run("cat /proc/self/cgroup");
+    // Inside, the cgroup namespace shows its own root; from outside, every hierarchy holds it.
+    org.awaitility.Awaitility.await()
+        .until(
+            () ->
+                plan.cgroupDirectories().stream()
+                    .allMatch(dir -> procs(dir).size() >= 1 + plan.workloadDepth()));
+    process.destroyForcibly();
+  }
 
-    assertThat(output).contains("/berth/" + plan.name());
+  private static List<String> procs(Path cgroup) {
+    try {
+      return Files.readAllLines(cgroup.resolve("cgroup.procs")).stream()
+          .filter(line -> !line.isBlank())
+          .toList();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
   void capsTheNumberOfProcessesAtTheLimit() throws Exception {
-    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    requireCgroups();
     plan(host, new ResourceLimits(8, 256 * MIB, 64 * MIB));
 
     String output =
@@ -110,17 +141,18 @@ class SandboxTest {
 
   @Test
   void writesTheMemoryLimit() throws Exception {
-    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    requireCgroups();
     plan(host, new ResourceLimits(8, 256 * MIB, 64 * MIB));
 
-    Path memory = plan.cgroupDirectories().get(plan.cgroupDirectories().size() - 1);
-    String file = host.isolation().cgroup().equals("v2") ? "memory.max" : "memory.limit_in_bytes";
+    boolean v2 = host.isolation().cgroup().equals("v2");
+    Path memory = plan.cgroupDirectories().get(v2 ? 0 : 1);
+    String file = v2 ? "memory.max" : "memory.limit_in_bytes";
     assertThat(Files.readString(memory.resolve(file)).strip()).isEqualTo(Long.toString(256 * MIB));
   }
 
   @Test
   void removesTheCgroupOnClose() {
-    assumeTrue(!host.isolation().cgroup().equals("none"), "no writable cgroups here");
+    requireCgroups();
     List<Path> directories = plan(host, ResourceLimits.defaults()).cgroupDirectories();
     assertThat(directories).isNotEmpty().allMatch(Files::isDirectory);
 
@@ -146,7 +178,7 @@ class SandboxTest {
 
   @Test
   void keepsTheFilesystemReadOnlyOutsideTheStateDirectory() throws Exception {
-    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    requireSandbox();
     plan(host, ResourceLimits.defaults());
     String probe = "berth-probe-" + plan.name();
 
@@ -164,7 +196,7 @@ class SandboxTest {
   @Test
   void bindsItsTmpDirectoryAsTmpForEveryLaunchAndLetsEveryGivenDirectoryBeWritten()
       throws Exception {
-    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    requireSandbox();
     Path home = state.resolve("home");
     Path extra = state.resolve("extra");
     Path tmp = state.resolve("tmp");
@@ -188,13 +220,14 @@ class SandboxTest {
 
   @Test
   void seesOnlyItsOwnProcesses() throws Exception {
-    assumeTrue(host.isolation().sandbox().equals("bwrap"), "bwrap does not work here");
+    requireSandbox();
     plan(host, ResourceLimits.defaults());
 
     String output = run("ls -d /proc/[0-9]* | wc -l");
 
     assertThat(Integer.parseInt(output.strip())).isBetween(2, 5);
-    assertThat(host.isolation().namespaces()).containsExactly("mount", "pid", "ipc");
+    assertThat(host.isolation().namespaces())
+        .containsExactly("user", "mount", "pid", "ipc", "uts", "cgroup", "net");
   }
 
   @Test

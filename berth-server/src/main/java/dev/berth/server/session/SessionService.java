@@ -101,6 +101,9 @@ public final class SessionService {
     }
   }
 
+  /** Refuses a new session when the server requires isolation its node cannot give. */
+  private final Runnable isolationRequirement;
+
   public SessionService(
       SessionStore store,
       SessionIntents intents,
@@ -112,7 +115,8 @@ public final class SessionService {
       Clock clock,
       Settings settings,
       RandomGenerator random,
-      RestoreProgress restores) {
+      RestoreProgress restores,
+      Runnable isolationRequirement) {
     this.store = store;
     this.intents = intents;
     this.loop = loop;
@@ -126,6 +130,7 @@ public final class SessionService {
     this.idlePolicy = new IdlePolicy(settings.idle());
     this.probe = new WorkloadProbe(endpoints, data);
     this.restores = restores;
+    this.isolationRequirement = isolationRequirement;
   }
 
   /** How far the restore of the session in flight has streamed its archive, if one runs. */
@@ -170,7 +175,11 @@ public final class SessionService {
             type,
             owner,
             store,
-            () -> intents.create(SessionId.generate(random), owner, trimmed, type, actor));
+            () -> {
+              // After the grants and the quota: a refused tenant hears 403 or 429 first.
+              isolationRequirement.run();
+              return intents.create(SessionId.generate(random), owner, trimmed, type, actor);
+            });
     loop.enqueue(stored.id());
     if (!wait) {
       return new Created(stored, false);

@@ -1,0 +1,75 @@
+package dev.berth.agent.isolation;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The programs a sandbox is built with, found on {@code PATH} (and the sbin directories, which an
+ * ordinary user's PATH often lacks): bubblewrap, util-linux's unshare, nsenter and setpriv,
+ * iproute2's ip and slirp4netns. Each is optional; what is missing narrows what is in force.
+ */
+record SandboxTools(
+    Optional<String> bwrap,
+    Optional<String> unshareTool,
+    Optional<String> nsenterTool,
+    Optional<String> setprivTool,
+    Optional<String> ipTool,
+    Optional<String> slirp4netnsTool) {
+
+  static SandboxTools find() {
+    return new SandboxTools(
+        which("bwrap"),
+        which("unshare"),
+        which("nsenter"),
+        which("setpriv"),
+        which("ip"),
+        which("slirp4netns"));
+  }
+
+  /** Without bubblewrap: nothing but cgroups and rlimits. */
+  SandboxTools withoutBwrap() {
+    return new SandboxTools(
+        Optional.empty(), unshareTool, nsenterTool, setprivTool, ipTool, slirp4netnsTool);
+  }
+
+  boolean canEgress() {
+    return unshareTool.isPresent()
+        && nsenterTool.isPresent()
+        && ipTool.isPresent()
+        && slirp4netnsTool.isPresent();
+  }
+
+  String unshare() {
+    return unshareTool.orElseThrow();
+  }
+
+  String nsenter() {
+    return nsenterTool.orElseThrow();
+  }
+
+  String setpriv() {
+    return setprivTool.orElseThrow();
+  }
+
+  String ip() {
+    return ipTool.orElseThrow();
+  }
+
+  String slirp4netns() {
+    return slirp4netnsTool.orElseThrow();
+  }
+
+  static Optional<String> which(String name) {
+    String path = Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin");
+    for (String entry : (path + ":/usr/sbin:/sbin:/usr/bin:/bin").split(File.pathSeparator)) {
+      Path candidate = Path.of(entry.isEmpty() ? "." : entry, name);
+      if (Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toString());
+      }
+    }
+    return Optional.empty();
+  }
+}

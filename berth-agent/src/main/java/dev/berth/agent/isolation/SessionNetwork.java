@@ -1,0 +1,262 @@
+package dev.berth.agent.isolation;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One session's network namespace and what is behind it.
+ *
+ * <p>{@code none}: bwrap makes the namespace itself ({@code --unshare-net}); it has a loopback and
+ * nothing else.
+ *
+ * <p>{@code egress}: the agent makes the namespace first, with a holder process ({@code unshare
+ * --net}, inside a user namespace of its own when the agent is not root) that keeps it alive, and
+ * attaches slirp4netns to it: user-mode TCP/IP that turns the session's connections into the
+ * agent's own outbound sockets. Before slirp4netns is attached, the namespace gets {@code prohibit}
+ * routes for every address of the host, for slirp's own gateway (which would be the host's
+ * loopback; {@code --disable-host-loopback} refuses it too) and for the link-local range (cloud
+ * metadata services): the control plane, the node and every other session listen on the host's
+ * addresses, so a session cannot reach them, while the internet (and other machines) can be. The
+ * workload joins the namespace ({@code nsenter}) before bwrap starts it; it has no capability in
+ * the namespace's owning user namespace, so it cannot change the routes.
+ *
+ * <p>A later per-session service (a credential proxy) has its seat here: a process started in the
+ * holder's namespace listens on the session's loopback, which only that session reaches.
+ */
+public final class SessionNetwork implements AutoCloseable {
+  /** Tags the holder and slirp4netns with the plan's name, so that a restarted agent finds them. */
+  static final String MARKER_VARIABLE = "BERTH_NETWORK";
+
+  private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+  private static final List<String> ALWAYS_BLOCKED = List.of("10.0.2.2/32", "169.254.0.0/16");
+
+  private final NetworkMode mode;
+  private final Optional<Process> holder;
+  private final Optional<Process> slirp;
+  private final List<String> blocked;
+  private final boolean userNamespace;
+
+  private SessionNetwork(
+      NetworkMode mode,
+      Optional<Process> holder,
+      Optional<Process> slirp,
+      List<String> blocked,
+      boolean userNamespace) {
+    this.mode = mode;
+    this.holder = holder;
+    this.slirp = slirp;
+    this.blocked = blocked;
+    this.userNamespace = userNamespace;
+  }
+
+  /** A namespace with a loopback only, made by bwrap. */
+  static SessionNetwork none() {
+    return new SessionNetwork(
+        NetworkMode.NONE, Optional.empty(), Optional.empty(), List.of(), false);
+  }
+
+  /**
+   * Makes the namespace of an {@code egress} session and attaches slirp4netns to it.
+   *
+   * @param name the plan's name, which tags both processes
+   * @param tools where unshare, ip and slirp4netns are
+   * @param asRoot whether the agent runs as root (the namespace then needs no user namespace)
+   * @param extraBlocked more destinations (CIDR) to refuse
+   * @throws IllegalStateException when the namespace does not come up
+   */
+  static SessionNetwork egress(
+      String name, SandboxTools tools, boolean asRoot, List<String> extraBlocked) {
+    killLeftovers(name);
+    List<String> blocked = new ArrayList<>(hostAddresses());
+    blocked.addAll(ALWAYS_BLOCKED);
+    blocked.addAll(extraBlocked);
+    StringBuilder script = new StringBuilder(quote(tools.ip()) + " link set lo up || exit 1\n");
+    for (String destination : blocked) {
+      script
+          .append(quote(tools.ip()))
+          .append(" route add prohibit ")
+          .append(destination)
+          .append(" || exit 1\n");
+    }
+    script.append("echo ready\nexec sleep infinity\n");
+    List<String> argv = new ArrayList<>(List.of(tools.unshare()));
+    if (!asRoot) {
+      argv.addAll(List.of("--user", "--map-root-user"));
+    }
+    argv.addAll(List.of("--net", "/bin/sh", "-c", script.toString(), "berth-netns"));
+    Process holder = start(argv, name);
+    Process slirp = null;
+    try {
+      awaitLine(holder, "ready", name);
+      slirp =
+          start(
+              List.of(
+                  tools.slirp4netns(),
+                  "--configure",
+                  "--mtu=65520",
+                  "--disable-host-loopback",
+                  "--enable-sandbox",
+                  "--enable-seccomp",
+                  Long.toString(holder.pid()),
+                  "tap0"),
+              name);
+      awaitDefaultRoute(holder, slirp, name);
+      return new SessionNetwork(
+          NetworkMode.EGRESS,
+          Optional.of(holder),
+          Optional.of(slirp),
+          List.copyOf(blocked),
+          !asRoot);
+    } catch (RuntimeException e) {
+      holder.destroyForcibly();
+      if (slirp != null) {
+        slirp.destroyForcibly();
+      }
+      throw e;
+    }
+  }
+
+  public NetworkMode mode() {
+    return mode;
+  }
+
+  /** The destinations the namespace refuses (CIDR), empty under {@code none}. */
+  public List<String> blocked() {
+    return blocked;
+  }
+
+  /** What goes before bwrap in the launch argv: joining the namespace, under {@code egress}. */
+  List<String> enterPrefix(SandboxTools tools) {
+    if (holder.isEmpty()) {
+      return List.of();
+    }
+    long pid = holder.get().pid();
+    if (!holder.get().isAlive()) {
+      throw new IllegalStateException(
+          "the network namespace holder (pid " + pid + ") is gone; the session has no network");
+    }
+    List<String> prefix = new ArrayList<>(List.of(tools.nsenter(), "-t", Long.toString(pid)));
+    if (userNamespace) {
+      // Into the holder's user namespace as its root (the agent's own uid), which bwrap then maps
+      // to the session's uid 1000 in a namespace of its own.
+      prefix.addAll(List.of("-U", "--preserve-credentials"));
+    }
+    prefix.add("-n");
+    return prefix;
+  }
+
+  /** bwrap's network flag: a fresh namespace under {@code none}, the joined one otherwise. */
+  List<String> bwrapFlags() {
+    return holder.isEmpty() ? List.of("--unshare-net") : List.of();
+  }
+
+  /** Whether an agent that is not root joins the holder's user namespace first. */
+  boolean nested() {
+    return userNamespace;
+  }
+
+  @Override
+  public void close() {
+    slirp.ifPresent(Process::destroyForcibly);
+    holder.ifPresent(Process::destroyForcibly);
+  }
+
+  /** SIGKILLs what a previous agent left of the plan {@code name}'s network. */
+  static void killLeftovers(String name) {
+    ProcessTree.carrying(MARKER_VARIABLE, name).forEach(ProcessHandle::destroyForcibly);
+  }
+
+  private static Process start(List<String> argv, String name) {
+    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+    builder.environment().clear();
+    builder.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
+    builder.environment().put(MARKER_VARIABLE, name);
+    try {
+      return builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + argv.get(0) + " for " + name, e);
+    }
+  }
+
+  private static void awaitLine(Process process, String expected, String name) {
+    try {
+      var reader = process.inputReader();
+      String line;
+      StringBuilder seen = new StringBuilder();
+      while ((line = reader.readLine()) != null) {
+        if (line.equals(expected)) {
+          return;
+        }
+        seen.append(line).append('\n');
+      }
+      throw new IllegalStateException(
+          "the network namespace of " + name + " did not come up: " + seen.toString().strip());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the network holder of " + name, e);
+    }
+  }
+
+  /** slirp4netns configured the namespace when the default route via tap0 appears in it. */
+  private static void awaitDefaultRoute(Process holder, Process slirp, String name) {
+    Path routes = Path.of("/proc", Long.toString(holder.pid()), "net", "route");
+    long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+    while (System.nanoTime() - deadline < 0) {
+      try {
+        for (String line : Files.readAllLines(routes)) {
+          String[] fields = line.trim().split("\\s+");
+          if (fields.length > 1 && fields[0].equals("tap0") && fields[1].equals("00000000")) {
+            return;
+          }
+        }
+      } catch (IOException e) {
+        break;
+      }
+      if (!slirp.isAlive()) {
+        break;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    String output;
+    try {
+      output = slirp.isAlive() ? "" : new String(slirp.getInputStream().readAllBytes()).strip();
+    } catch (IOException e) {
+      output = "";
+    }
+    throw new IllegalStateException(
+        "slirp4netns did not configure the network of " + name + " within 10 s: " + output);
+  }
+
+  /** Every IPv4 address of this host, as {@code a.b.c.d/32}. */
+  static List<String> hostAddresses() {
+    TreeSet<String> addresses = new TreeSet<>();
+    try {
+      for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+        for (InetAddress address : Collections.list(nic.getInetAddresses())) {
+          if (address instanceof Inet4Address && !address.isLoopbackAddress()) {
+            addresses.add(address.getHostAddress() + "/32");
+          }
+        }
+      }
+    } catch (SocketException e) {
+      throw new UncheckedIOException("cannot list this host's addresses", e);
+    }
+    return List.copyOf(addresses);
+  }
+
+  private static String quote(String value) {
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+}
