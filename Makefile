@@ -32,6 +32,7 @@ $(CLI_JAR): $(SOURCES)
 	@touch $@
 
 run: $(CLI_JAR)
+	@bin/ensure-test-tools --runtime
 	bin/berth server
 
 test:

@@ -36,7 +36,7 @@ final class RuntimeRoutes {
     // A command meant for an older incarnation must never reach a newer one.
     routes.before(SESSION + "/*", this::requireRuntime);
     routes.get("/v1/sessions", this::list);
-    routes.get("/v1/isolation", ctx -> send(ctx, host.isolation()));
+    routes.get("/v1/isolation", ctx -> send(ctx, StatusJson.isolation(host.isolation())));
     routes.put(SESSION, this::provision);
     routes.delete(SESSION, this::remove);
     routes.get(SESSION + "/status", this::status);

@@ -45,17 +45,36 @@ final class StatusJson {
     return body;
   }
 
-  private static Map<String, Object> isolation(Isolation isolation) {
+  /** The isolation report, as {@code status.isolation} and {@code GET /v1/isolation} carry it. */
+  static Map<String, Object> isolation(Isolation isolation) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("sandbox", isolation.sandbox());
     body.put("namespaces", isolation.namespaces());
     body.put("cgroup", isolation.cgroup());
+    Map<String, Object> limits = new LinkedHashMap<>();
+    limits.put("maxProcesses", isolation.limits().maxProcesses());
+    limits.put("maxMemoryBytes", isolation.limits().maxMemoryBytes());
+    limits.put("maxFileSizeBytes", isolation.limits().maxFileSizeBytes());
+    limits.put("cpuMillis", isolation.limits().cpuMillis());
+    body.put("limits", limits);
+    body.put("cpuLimited", isolation.cpuLimited());
+    body.put("filesystem", isolation.filesystem());
+    Map<String, Object> user = new LinkedHashMap<>();
+    user.put("uid", isolation.user().uid());
+    user.put("name", isolation.user().name());
+    // A root node gives each session its uid when it launches it: none yet before that.
+    user.put("hostUid", isolation.user().hostUid() < 0 ? null : isolation.user().hostUid());
+    user.put("hostGid", isolation.user().hostGid() < 0 ? null : isolation.user().hostGid());
+    user.put("dedicated", isolation.user().dedicated());
+    body.put("user", user);
     body.put(
-        "limits",
-        Map.of(
-            "maxProcesses", isolation.limits().maxProcesses(),
-            "maxMemoryBytes", isolation.limits().maxMemoryBytes(),
-            "maxFileSizeBytes", isolation.limits().maxFileSizeBytes()));
+        "network",
+        Map.of("mode", isolation.network().mode(), "blocked", isolation.network().blocked()));
+    body.put(
+        "seccomp",
+        Map.of("mode", isolation.seccomp().mode(), "denied", isolation.seccomp().denied()));
+    body.put("weaknesses", isolation.weaknesses());
+    body.put("strong", isolation.strong());
     return body;
   }
 }

@@ -144,6 +144,11 @@ final class FilesystemView {
               source.apply(bind.source()).toString(),
               bind.target().toString()));
     }
+    // Last, once every mount point in them exists: the empty directories become read-only, so
+    // that a session writes its home and /tmp and nothing else (the binds in them stay writable).
+    for (String name : EMPTY_DIRECTORIES) {
+      argv.addAll(List.of("--remount-ro", name));
+    }
     return argv;
   }
 
@@ -176,7 +181,7 @@ final class FilesystemView {
     }
     lines.add("dev /dev");
     lines.add("proc /proc (own PID namespace)");
-    EMPTY_DIRECTORIES.forEach(name -> lines.add("tmpfs " + name));
+    EMPTY_DIRECTORIES.forEach(name -> lines.add("empty read-only tmpfs " + name));
     lines.add(writable.tmp().isPresent() ? "rw /tmp (the session's own)" : "tmpfs /tmp");
     for (Path dir : writable.directories()) {
       lines.add("rw " + writable.targetOf(dir) + " (the session's own)");
