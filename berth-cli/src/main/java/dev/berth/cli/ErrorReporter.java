@@ -1,5 +1,6 @@
 package dev.berth.cli;
 
+import dev.berth.agent.files.NotPrivateException;
 import dev.berth.client.BerthClientException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -9,7 +10,8 @@ import picocli.CommandLine;
  * Turns a client command's failure into one line on stderr and an exit code: {@code berth:
  * <reason>: <message>} and 1 for an API or connection error, {@code berth: <message>} and 2 for a
  * usage error. Server text in the message is escaped (R-5.11). Parse errors picocli finds itself
- * are usage errors too (2), printed by picocli with the usage help.
+ * are usage errors too (2), printed by picocli with the usage help. A server or node that refuses a
+ * data directory that is not private says why and how to fix it ({@code berth: <message>}, 1).
  */
 final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
 
@@ -35,6 +37,7 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
       case BerthClientException e -> "berth: " + e.reason() + ": " + Escape.text(e.getMessage());
       case UsageException e -> "berth: " + Escape.text(e.getMessage());
       case UncheckedIOException e -> "berth: " + Escape.text(e.getMessage());
+      case NotPrivateException e -> "berth: " + Escape.text(e.getMessage());
       default -> "berth: unexpected error: " + Escape.text(failure.toString());
     };
   }

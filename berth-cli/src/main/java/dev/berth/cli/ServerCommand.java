@@ -7,7 +7,6 @@ import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +44,8 @@ final class ServerCommand implements Callable<Integer> {
       paramLabel = "DIR",
       defaultValue = "${sys:user.home}/.berth",
       description =
-          "Directory for the server's data; created if missing (default: ${DEFAULT-VALUE}).")
+          "Directory for the server's data, private to its user (mode 0700); created if missing"
+              + " (default: ${DEFAULT-VALUE}).")
   private Path dataDir;
 
   @Option(
@@ -140,7 +140,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
-    Files.createDirectories(dataDir);
+    // The server creates the directory itself, private (0700), and refuses one that is not.
     BerthServer server =
         new BerthServer(
             new ServerConfig(listen.host(), listen.port(), dataDir)

@@ -5,13 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class BerthCommandTest {
 
   private final StringWriter out = new StringWriter();
   private final StringWriter err = new StringWriter();
+
+  @TempDir Path work;
 
   private int run(String... args) {
     CommandLine cli = BerthCommand.commandLine(CliEnvironment.system());
@@ -106,6 +112,32 @@ class BerthCommandTest {
   void listenWithoutPortIsAUsageError() {
     assertThat(run("server", "--listen", "127.0.0.1")).isEqualTo(2);
     assertThat(err.toString()).contains("'127.0.0.1'");
+  }
+
+  @Test
+  void aServerOnAWorldReadableDataDirectoryRefusesToStartSayingHowToFixIt() throws Exception {
+    Path dataDir = Files.createDirectory(work.resolve("data"));
+    Files.setPosixFilePermissions(dataDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+    int code = run("server", "--listen", "127.0.0.1:0", "--data-dir", dataDir.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString())
+        .startsWith("berth: data directory " + dataDir + " has mode rwxr-xr-x (0755)")
+        .contains("run: chmod 700 " + dataDir);
+  }
+
+  @Test
+  void aNodeOnAGroupReadableStateDirectoryRefusesToStartSayingHowToFixIt() throws Exception {
+    Path stateDir = Files.createDirectory(work.resolve("node"));
+    Files.setPosixFilePermissions(stateDir, PosixFilePermissions.fromString("rwxr-x---"));
+
+    int code = run("node", "--state-dir", stateDir.toString());
+
+    assertThat(code).isEqualTo(1);
+    assertThat(err.toString())
+        .startsWith("berth: node state directory " + stateDir + " has mode rwxr-x---")
+        .contains("run: chmod 700 " + stateDir);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
@@ -31,7 +32,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -48,6 +48,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * under it. Construct it with a {@link ServerConfig}, call {@link #start()}, and {@link #close()}
  * it when done. One server per data directory (an exclusive lock on {@code server.lock}); that is
  * what lets a restarted server take its sessions' leases back at once, under the same holder name.
+ * The data directory and everything the server keeps in it are private to the server's user; a
+ * start on a directory that is not is refused (see {@link DataDirectory}).
  */
 public final class BerthServer implements AutoCloseable {
 
@@ -92,6 +94,8 @@ public final class BerthServer implements AutoCloseable {
    * @return this server
    * @throws IllegalStateException if the server was already started or closed, or another server
    *     runs on the data directory
+   * @throws dev.berth.agent.files.NotPrivateException if the data directory, or a token or database
+   *     file in it, is owned by another user or open to group or others
    */
   public synchronized BerthServer start() {
     if (state != State.NEW) {
@@ -109,9 +113,11 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private void startComponents() {
+    DataDirectory.prepare(config.dataDir());
     lockDataDirectory();
     // The store opens first, so its schema migrations have run before anything is served.
-    SqliteSessionStore store = SqliteSessionStore.open(config.dataDir().resolve("berth.db"), clock);
+    SqliteSessionStore store =
+        SqliteSessionStore.open(config.dataDir().resolve(DataDirectory.DATABASE), clock);
     // Closed before the data-directory lock is released (resources close front to back).
     resources.add(0, store);
     SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
@@ -119,7 +125,9 @@ public final class BerthServer implements AutoCloseable {
     String installation = Installation.loadOrCreate(config.dataDir());
     LocalNode node =
         new LocalNode(
-            config.dataDir().resolve("node"), config.nodeLaunchCommand(), Duration.ofSeconds(60));
+            config.dataDir().resolve(DataDirectory.NODE),
+            config.nodeLaunchCommand(),
+            Duration.ofSeconds(60));
     isolation = new NodeIsolation(node, config.isolation().required());
     LocalRuntime runtime = new LocalRuntime(node, installation);
     FilesystemArchiveStore archives =
@@ -232,9 +240,8 @@ public final class BerthServer implements AutoCloseable {
 
   private void lockDataDirectory() {
     try {
-      Files.createDirectories(config.dataDir());
       FileChannel channel =
-          FileChannel.open(
+          PrivateFiles.open(
               config.dataDir().resolve("server.lock"),
               StandardOpenOption.CREATE,
               StandardOpenOption.WRITE);

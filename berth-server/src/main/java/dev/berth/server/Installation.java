@@ -1,18 +1,23 @@
 package dev.berth.server;
 
+import dev.berth.agent.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
  * The installation's id, minted at first start and kept in {@code installation.id}: it is written
  * into every runtime's ownership labels, so an inventory tells this installation's runtimes from
- * another's on the same node or cluster.
+ * another's on the same node or cluster. Private to the server's user (0600), as the data
+ * directory's other files.
  */
 final class Installation {
 
@@ -26,13 +31,13 @@ final class Installation {
       if (!Files.exists(file)) {
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
-        try {
-          Files.writeString(
-              file,
-              "berth-" + HexFormat.of().formatHex(random),
-              StandardCharsets.UTF_8,
-              java.nio.file.StandardOpenOption.CREATE_NEW,
-              java.nio.file.StandardOpenOption.WRITE);
+        byte[] id = ("berth-" + HexFormat.of().formatHex(random)).getBytes(StandardCharsets.UTF_8);
+        try (FileChannel channel =
+            PrivateFiles.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+          ByteBuffer bytes = ByteBuffer.wrap(id);
+          while (bytes.hasRemaining()) {
+            channel.write(bytes);
+          }
         } catch (FileAlreadyExistsException raced) {
           // another start wrote it first; use that one
         }

@@ -3,12 +3,18 @@ package dev.berth.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.berth.agent.files.NotPrivateException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,5 +69,65 @@ class BerthServerTest {
     assertThatThrownBy(() -> new ServerConfig(" ", 8080, dataDir))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("host");
+  }
+
+  @Test
+  void aStartOnAWorldReadableDataDirectoryIsRefusedBeforeAnythingIsWrittenInIt() throws Exception {
+    Path open = Files.createDirectory(dataDir.resolve("open"));
+    Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
+    BerthServer server = new BerthServer(new ServerConfig("127.0.0.1", 0, open));
+
+    assertThatThrownBy(server::start)
+        .isInstanceOf(NotPrivateException.class)
+        .hasMessageStartingWith("data directory " + open + " has mode rwxr-xr-x (0755)")
+        .hasMessageEndingWith("run: chmod 700 " + open);
+    try (Stream<Path> files = Files.list(open)) {
+      assertThat(files).isEmpty();
+    }
+  }
+
+  @Test
+  void aStartWithAWorldReadableAdminTokenIsRefusedNamingTheFile() throws Exception {
+    Path data = dataDir.resolve("data");
+    new BerthServer(new ServerConfig("127.0.0.1", 0, data)).start().close();
+    Path token = data.resolve("admin.token");
+    Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
+
+    assertThatThrownBy(() -> new BerthServer(new ServerConfig("127.0.0.1", 0, data)).start())
+        .isInstanceOf(NotPrivateException.class)
+        .hasMessageStartingWith("admin token file " + token + " has mode rw-r--r--")
+        .hasMessageEndingWith("run: chmod 600 " + token);
+  }
+
+  @Test
+  void everythingAStartedServerKeepsInItsDataDirectoryIsPrivate() throws Exception {
+    Path data = dataDir.resolve("nested").resolve("data");
+    try (BerthServer server = new BerthServer(new ServerConfig("127.0.0.1", 0, data)).start()) {
+      assertThat(server.port()).isPositive();
+
+      Map<String, String> modes = new TreeMap<>();
+      try (Stream<Path> paths = Files.walk(data)) {
+        for (Path path : paths.toList()) {
+          modes.put(
+              data.relativize(path).toString(),
+              PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
+        }
+      }
+      assertThat(modes)
+          .containsKeys(
+              "",
+              "admin.token",
+              "archives",
+              "berth.db",
+              "berth.db-wal",
+              "berth.db-shm",
+              "installation.id",
+              "server.lock");
+      modes.forEach(
+          (path, mode) ->
+              assertThat(mode).as(path.isEmpty() ? "the data directory" : path).endsWith("------"));
+      assertThat(modes.get("")).isEqualTo("rwx------");
+      assertThat(modes.get("berth.db-wal")).isEqualTo("rw-------");
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.berth.agent.contract;
 
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
@@ -38,8 +39,9 @@ import tools.jackson.databind.node.ObjectNode;
  * to disk, and the temporary file is renamed over {@code contract.json} with {@code ATOMIC_MOVE};
  * then the directory is forced so that the rename itself survives a power loss (where the platform
  * lets a directory be opened, as Linux does). A crash leaves either the old or the new file, and at
- * worst a stale temporary file, which is never read and is overwritten by the next write. Not
- * thread-safe: {@link LocalContract} serialises all access.
+ * worst a stale temporary file, which is never read and is overwritten by the next write. The
+ * directory and both files are private to the host's user (0700, 0600). Not thread-safe: {@link
+ * LocalContract} serialises all access.
  */
 final class ContractFile {
 
@@ -86,10 +88,10 @@ final class ContractFile {
 
   void write(ContractRecord record) {
     try {
-      Files.createDirectories(directory);
+      PrivateFiles.createDirectories(directory);
       Path temp = directory.resolve(TEMP_NAME);
       try (var channel =
-          FileChannel.open(
+          PrivateFiles.open(
               temp,
               StandardOpenOption.CREATE,
               StandardOpenOption.WRITE,

@@ -1,5 +1,6 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.json.AgentJson;
 import dev.berth.core.session.SessionId;
 import java.io.IOException;
@@ -68,7 +69,7 @@ public record RuntimeDescriptor(
   void write(Path directory) {
     Path temp = directory.resolve(FILE + ".tmp");
     try {
-      Files.write(temp, JSON.writeValueAsBytes(this));
+      PrivateFiles.write(temp, JSON.writeValueAsBytes(this));
       Files.move(
           temp,
           directory.resolve(FILE),

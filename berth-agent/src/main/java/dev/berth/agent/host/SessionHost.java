@@ -5,6 +5,7 @@ import dev.berth.agent.contract.CommandHeaders;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.output.OutputLog;
@@ -42,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * <p>Layout: {@code <root>/sessions/<sid>/contract.json} and {@code
  * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,state/{home,tmp,shell-state,output,
  * executions}}}. Commands on one session are serialized by that session's lock; sessions never wait
- * for each other.
+ * for each other. Every directory down to {@code state/}, and the host's own files, are private to
+ * the host's user (0700 and 0600); what {@code home}, {@code tmp} and {@code shell-state} get is
+ * the workload's business.
  */
 public final class SessionHost implements AutoCloseable {
 
@@ -420,6 +423,7 @@ public final class SessionHost implements AutoCloseable {
   private String create(SessionId session, RuntimeRequest request, LocalContract contract) {
     Path directory = runtimeDirectory(session, request.runtime());
     try {
+      PrivateFiles.createDirectories(HostedRuntime.state(directory));
       Files.createDirectories(HostedRuntime.home(directory));
       RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
       descriptor.write(directory);

@@ -1,12 +1,16 @@
 package dev.berth.agent.isolation;
 
+import dev.berth.agent.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * The host uids an agent running as root gives its sessions, one per launch plan: uids from {@link
@@ -31,14 +35,14 @@ final class UidClaims {
   /** The uid {@code plan} holds, claimed now if it held none. */
   long claim(String plan) {
     try {
-      Files.createDirectories(directory);
+      PrivateFiles.createDirectories(directory);
       long start = Math.floorMod(plan.hashCode(), SIZE);
       for (long i = 0; i < SIZE; i++) {
         long uid = BASE + (start + i) % SIZE;
         Path file = directory.resolve(Long.toString(uid));
-        try {
-          Files.writeString(
-              file, plan, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW);
+        try (FileChannel channel =
+            PrivateFiles.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+          channel.write(ByteBuffer.wrap(plan.getBytes(StandardCharsets.UTF_8)));
           return uid;
         } catch (FileAlreadyExistsException taken) {
           if (owner(file).equals(plan)) {

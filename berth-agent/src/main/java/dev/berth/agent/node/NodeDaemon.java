@@ -1,5 +1,7 @@
 package dev.berth.agent.node;
 
+import dev.berth.agent.files.PrivacyRule;
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.http.AgentHttpServer;
@@ -20,11 +22,17 @@ import java.util.function.UnaryOperator;
  * exits or restarts never takes a session down with it. One node per state directory, guarded by an
  * exclusive lock on {@code node.lock} that the operating system releases when the process dies (a
  * crashed node leaves no stale lock). Once it listens it publishes {@link NodeInfo}.
+ *
+ * <p>The state directory is private to the node's user (0700, and every file in it 0600; see {@code
+ * dev.berth.agent.files}): a node refuses to start on one that others may reach.
  */
 public final class NodeDaemon implements AutoCloseable {
 
   public static final String LOCK_FILE = "node.lock";
   public static final String LOG_FILE = "node.log";
+
+  /** What the state directory is called in messages. */
+  public static final String STATE_DIRECTORY = "node state directory";
 
   /*
    * The state directories a node of this process holds. The OS lock belongs to the process: a
@@ -56,10 +64,12 @@ public final class NodeDaemon implements AutoCloseable {
   }
 
   /**
-   * Starts a node on {@code stateDirectory}.
+   * Starts a node on {@code stateDirectory}, created with mode 0700 when missing.
    *
    * @param configure adjusts the default host configuration (tests shorten timings with it)
    * @throws NodeAlreadyRunningException when another node holds the directory's lock
+   * @throws dev.berth.agent.files.NotPrivateException when the directory or its token is owned by
+   *     another user or open to group or others
    */
   public static NodeDaemon start(
       Path stateDirectory, AgentHttpServer.Settings settings, UnaryOperator<HostConfig> configure) {
@@ -69,9 +79,10 @@ public final class NodeDaemon implements AutoCloseable {
     }
     FileChannel channel = null;
     try {
-      Files.createDirectories(dir);
+      PrivateFiles.createDirectories(dir);
+      PrivacyRule.requirePrivate(dir, STATE_DIRECTORY);
       channel =
-          FileChannel.open(
+          PrivateFiles.open(
               dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
       FileLock lock = channel.tryLock();
       if (lock == null) {

@@ -1,5 +1,6 @@
 package dev.berth.agent.node;
 
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.json.AgentJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,7 +35,7 @@ public record NodeInfo(int format, long pid, String host, int port, Instant star
   public void write(Path stateDirectory) {
     Path temp = stateDirectory.resolve(FILE + ".tmp");
     try {
-      Files.write(temp, JSON.writeValueAsBytes(this));
+      PrivateFiles.write(temp, JSON.writeValueAsBytes(this));
       Files.move(
           temp,
           stateDirectory.resolve(FILE),

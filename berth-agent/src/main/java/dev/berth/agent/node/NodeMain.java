@@ -1,5 +1,6 @@
 package dev.berth.agent.node;
 
+import dev.berth.agent.files.NotPrivateException;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
 import dev.berth.agent.isolation.NetworkMode;
@@ -41,6 +42,10 @@ public final class NodeMain {
     } catch (NodeAlreadyRunningException e) {
       System.err.println(e.getMessage());
       System.exit(3);
+    } catch (NotPrivateException e) {
+      // One line in node.log, which the control plane names when the node does not come up.
+      System.err.println("berth node: " + e.getMessage());
+      System.exit(1);
     }
   }
 

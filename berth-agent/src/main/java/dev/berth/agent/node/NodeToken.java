@@ -1,33 +1,46 @@
 package dev.berth.agent.node;
 
+import dev.berth.agent.files.PrivacyRule;
+import dev.berth.agent.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
  * The bearer token shared by a node and the control plane that launches it, kept in {@code
  * node.token} (mode 0600) in the node's state directory. Whoever comes first mints it; both read
- * the same file afterwards, so a restarted node keeps the token its control plane knows.
+ * the same file afterwards, so a restarted node keeps the token its control plane knows. A token
+ * file that others may reach is refused (see {@link PrivacyRule}), on both sides.
  */
 public final class NodeToken {
 
   public static final String FILE = "node.token";
 
+  /** What the file is called in messages. */
+  public static final String ROLE = "node token file";
+
   private NodeToken() {}
 
+  /**
+   * The token in {@code stateDirectory}, minted first (0600, in a directory created 0700) when
+   * there is none.
+   *
+   * @throws dev.berth.agent.files.NotPrivateException when the file is owned by another user or
+   *     open to group or others
+   */
   public static String readOrCreate(Path stateDirectory) {
     Path file = stateDirectory.resolve(FILE);
     try {
-      Files.createDirectories(stateDirectory);
+      PrivateFiles.createDirectories(stateDirectory);
       if (!Files.exists(file)) {
         create(file);
       }
+      PrivacyRule.requirePrivate(file, ROLE);
       String token = Files.readString(file, StandardCharsets.UTF_8).strip();
       if (token.length() < 32) {
         throw new IllegalStateException(
@@ -43,10 +56,7 @@ public final class NodeToken {
     byte[] random = new byte[32];
     new SecureRandom().nextBytes(random);
     Path temp = file.resolveSibling(FILE + "." + ProcessHandle.current().pid());
-    Files.deleteIfExists(temp);
-    Files.createFile(
-        temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(temp, HexFormat.of().formatHex(random), StandardCharsets.UTF_8);
+    PrivateFiles.write(temp, HexFormat.of().formatHex(random).getBytes(StandardCharsets.UTF_8));
     try {
       // A hard link fails if another process minted first; then its token wins.
       Files.createLink(file, temp);

@@ -4,6 +4,7 @@ import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.TRUNCATE_EXISTING;
 import static java.nio.file.StandardOpenOption.WRITE;
 
+import dev.berth.agent.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -44,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * killed process loses nothing the kernel already has, a machine crash may lose the tail (the page
  * cache). Writes are positional at the published length, so the stray bytes of a failed append are
  * overwritten by the next one. While open, the log holds an operating-system lock on {@code
- * output.lock} in its directory, so that two hosts never write the same segments.
+ * output.lock} in its directory, so that two hosts never write the same segments. The directory and
+ * its files are created private to the host's user (0700, 0600): the output is the session's.
  *
  * <p><b>Concurrency.</b> Appends are serialized by one {@link ReentrantLock} that readers never
  * take. Every append publishes an immutable {@link LogState} (segments, length, closed flag)
@@ -132,7 +134,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
               + " bytes; pass Long.MAX_VALUE for no cap");
     }
     try {
-      Files.createDirectories(directory);
+      PrivateFiles.createDirectories(directory);
       FileChannel ownership = SegmentFiles.lock(directory);
       try {
         OutputLog opened = openLocked(directory, capBytes, segmentBytes, clock, ownership);
@@ -151,7 +153,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
       Path directory, long capBytes, int segmentBytes, Clock clock, FileChannel ownership)
       throws IOException {
     SegmentFiles.Recovery recovery = SegmentFiles.recover(directory);
-    FileChannel active = FileChannel.open(recovery.segments().getLast().path(), CREATE, WRITE);
+    FileChannel active = PrivateFiles.open(recovery.segments().getLast().path(), CREATE, WRITE);
     return new OutputLog(directory, capBytes, segmentBytes, clock, ownership, recovery, active);
   }
 
@@ -219,7 +221,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
     Segment segment = Segment.in(directory, next);
     FileChannel created;
     try {
-      created = FileChannel.open(segment.path(), CREATE, WRITE, TRUNCATE_EXISTING);
+      created = PrivateFiles.open(segment.path(), CREATE, WRITE, TRUNCATE_EXISTING);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create segment " + segment.path() + ": " + e, e);
     }

@@ -4,6 +4,7 @@ import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
+import dev.berth.agent.files.PrivateFiles;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -43,7 +44,7 @@ final class SegmentFiles {
    * @throws IllegalStateException when another process or another log in this process holds it
    */
   static FileChannel lock(Path directory) throws IOException {
-    FileChannel channel = FileChannel.open(directory.resolve(LOCK_FILE), CREATE, WRITE);
+    FileChannel channel = PrivateFiles.open(directory.resolve(LOCK_FILE), CREATE, WRITE);
     try {
       FileLock lock = channel.tryLock();
       if (lock != null) {

@@ -517,4 +517,22 @@ class LocalContractTest {
       assertThat(Files.readString(file)).isEqualTo(content);
     }
   }
+
+  @Test
+  void theContractAndTheDirectoriesCreatedForItArePrivateToTheHostUser() throws Exception {
+    Path sessionDir = dir.resolve("sessions").resolve(SESSION.value());
+    LocalContract nested = LocalContract.open(sessionDir, SESSION, clock);
+
+    nested.accept(
+        "put", headers(0, OperationType.PROVISION), DesiredState.RUNNING, effect("created"));
+
+    assertThat(mode(dir.resolve("sessions"))).isEqualTo("rwx------");
+    assertThat(mode(sessionDir)).isEqualTo("rwx------");
+    assertThat(mode(sessionDir.resolve("contract.json"))).isEqualTo("rw-------");
+  }
+
+  private static String mode(Path path) throws IOException {
+    return java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(path));
+  }
 }

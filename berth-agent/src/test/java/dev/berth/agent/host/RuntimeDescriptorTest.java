@@ -6,6 +6,7 @@ import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,5 +45,22 @@ class RuntimeDescriptorTest {
             .formatted(SID, SID));
 
     assertThat(RuntimeDescriptor.read(dir).awaitRestore()).isFalse();
+  }
+
+  @Test
+  void theDescriptorIsWrittenPrivateEvenOverALeftoverTemporaryFileOfAWiderMode()
+      throws IOException {
+    Path leftover = Files.writeString(dir.resolve(RuntimeDescriptor.FILE + ".tmp"), "half");
+    Files.setPosixFilePermissions(leftover, PosixFilePermissions.fromString("rw-r--r--"));
+    RuntimeRequest request = new RuntimeRequest("berth-" + SID + "-1", 1, "shell", Map.of());
+
+    RuntimeDescriptor.of(new SessionId(SID), request, Instant.parse("2026-01-01T00:00:00Z"))
+        .write(dir);
+
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve(RuntimeDescriptor.FILE))))
+        .isEqualTo("rw-------");
+    assertThat(leftover).doesNotExist();
   }
 }

@@ -349,4 +349,27 @@ class OutputLogTest {
   static String segmentName(long start) {
     return String.format("%020d.seg", start);
   }
+
+  @Test
+  void theLogsDirectoryItsSegmentsAndItsLockArePrivateToTheHostUser() throws Exception {
+    Path nested = dir.resolve("state").resolve("output");
+    OutputLog log = OutputLog.open(nested, 1 << 20, SEGMENT, clock);
+    opened.add(log);
+    append(log, pattern(0, SEGMENT + 10));
+
+    assertThat(mode(dir.resolve("state"))).isEqualTo("rwx------");
+    assertThat(mode(nested)).isEqualTo("rwx------");
+    try (Stream<Path> files = Files.list(nested)) {
+      List<Path> all = files.toList();
+      assertThat(all).as("two segments and the lock").hasSize(3);
+      for (Path file : all) {
+        assertThat(mode(file)).as(file.getFileName().toString()).isEqualTo("rw-------");
+      }
+    }
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return java.nio.file.attribute.PosixFilePermissions.toString(
+        Files.getPosixFilePermissions(path));
+  }
 }

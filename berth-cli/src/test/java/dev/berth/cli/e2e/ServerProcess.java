@@ -1,5 +1,6 @@
 package dev.berth.cli.e2e;
 
+import dev.berth.agent.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -58,7 +59,8 @@ final class ServerProcess implements AutoCloseable {
     builder.environment().remove("BERTH_FAILPOINTS");
     builder.environment().putAll(env);
     try {
-      Files.createDirectories(dataDir);
+      // Private, as the server requires of a data directory it did not create itself.
+      PrivateFiles.createDirectories(dataDir);
       ServerProcess server = new ServerProcess(builder.start(), port, dataDir);
       server.awaitHealthy();
       return server;

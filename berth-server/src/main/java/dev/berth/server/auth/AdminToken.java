@@ -1,5 +1,7 @@
 package dev.berth.server.auth;
 
+import dev.berth.agent.files.PrivacyRule;
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -31,8 +33,9 @@ import java.util.random.RandomGenerator;
  * on one data directory agree on one token: the token goes to a temporary file created with mode
  * 0600, is flushed to disk, and is then hard-linked to its final name, which fails when the name
  * already exists; the loser reads the winner's file. Where hard links are not supported the
- * temporary file is renamed instead. A file that others may read is refused rather than silently
- * repaired, as ssh does with private keys.
+ * temporary file is renamed instead. A file that another user owns or that group or others may
+ * reach is refused rather than silently repaired, as ssh does with private keys ({@link
+ * PrivacyRule}).
  */
 public final class AdminToken {
 
@@ -53,12 +56,14 @@ public final class AdminToken {
   /**
    * The admin token: {@code fromEnv} (the value of {@value #ENV}) when present, else the token in
    * {@code <dataDir>/admin.token}, created with 256 random bits (hex) and mode 0600 when missing.
-   * {@code dataDir} is created when missing. The environment's token is never written to the file.
+   * {@code dataDir} is created (0700) when missing. The environment's token is never written to the
+   * file.
    *
    * @throws InvalidValueException when the environment's token or the file's content is shorter
    *     than {@value #MIN_LENGTH} characters, longer than 1024, or has characters a bearer header
    *     cannot carry
-   * @throws IllegalStateException when the file may be read by anyone but its owner
+   * @throws dev.berth.agent.files.NotPrivateException when the file is owned by another user or
+   *     group or others have any access to it
    * @throws UncheckedIOException when the directory or the file cannot be read or written
    */
   public static String loadOrCreate(Path dataDir, Optional<String> fromEnv) {
@@ -113,18 +118,7 @@ public final class AdminToken {
   }
 
   private static String read(Path file) throws IOException {
-    if (isPosix(file)) {
-      Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
-      if (!OWNER_ONLY.containsAll(mode)) {
-        throw new IllegalStateException(
-            "admin token file "
-                + file
-                + " has mode "
-                + PosixFilePermissions.toString(mode)
-                + " but must be readable by its owner only (rw-------); run: chmod 600 "
-                + file);
-      }
-    }
+    PrivacyRule.requirePrivate(file, "admin token file");
     String content = Files.readString(file, StandardCharsets.UTF_8).strip();
     return validated(
         content,
@@ -133,7 +127,7 @@ public final class AdminToken {
   }
 
   private static void create(Path dataDir, Path file, String token) throws IOException {
-    Files.createDirectories(dataDir);
+    PrivateFiles.createDirectories(dataDir);
     FileAttribute<?>[] ownerOnly =
         isPosix(dataDir)
             ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)}

@@ -3,6 +3,7 @@ package dev.berth.server.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.berth.agent.files.NotPrivateException;
 import dev.berth.core.error.InvalidValueException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +40,9 @@ class AdminTokenTest {
     assertThat(Files.readString(file())).isEqualTo(token + "\n");
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file())))
         .isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir())))
+        .as("the data directory it created")
+        .isEqualTo("rwx------");
   }
 
   @Test
@@ -137,7 +141,7 @@ class AdminTokenTest {
     AdminToken.loadOrCreate(dataDir(), Optional.empty());
     Files.setPosixFilePermissions(file(), PosixFilePermissions.fromString("rw-r--r--"));
     assertThatThrownBy(() -> AdminToken.loadOrCreate(dataDir(), Optional.empty()))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(NotPrivateException.class)
         .hasMessageContaining("has mode rw-r--r--")
         .hasMessageContaining("chmod 600 " + file());
   }

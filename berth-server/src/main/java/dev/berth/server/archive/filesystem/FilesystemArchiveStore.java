@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Layout: {@code <root>/<session>/<generation>.tar.zst} holds the archive bytes and {@code
  * <root>/<session>/<generation>.json} (the sidecar, see {@link Sidecar}) the rest of its {@link
  * ArchiveRef}. An upload streams into {@code <root>/<session>/.upload-<generation>-<random>.tmp},
- * hashing (SHA-256) and counting the bytes as they pass, so an archive is never held in memory.
- * Files and session directories are private to the server's user (0600 and 0700).
+ * hashing (SHA-256) and counting the bytes as they pass, so an archive is never held in memory. The
+ * root, the session directories and every file are private to the server's user (0700 and 0600),
+ * created so.
  *
  * <p>Commit, in this order: flush and {@code fsync} the temporary file; write the sidecar to a
  * temporary file, {@code fsync} it, rename it to {@code <generation>.json} and {@code fsync} the
@@ -126,7 +127,9 @@ public final class FilesystemArchiveStore implements ArchiveStore {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.failpoints = Objects.requireNonNull(failpoints, "failpoints");
     this.posix = this.root.getFileSystem().supportedFileAttributeViews().contains("posix");
-    io("create the archive directory " + this.root, () -> Files.createDirectories(this.root));
+    io(
+        "create the archive directory " + this.root,
+        () -> Files.createDirectories(this.root, privateDirectory()));
     sweep();
   }
 

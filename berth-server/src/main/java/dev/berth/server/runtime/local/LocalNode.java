@@ -1,5 +1,6 @@
 package dev.berth.server.runtime.local;
 
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.node.NodeDaemon;
 import dev.berth.agent.node.NodeInfo;
 import dev.berth.agent.node.NodeToken;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * starts one as a detached process of its own (its own session, through {@code setsid}, with its
  * output in {@code node.log}), so that the control plane exiting — even by SIGKILL or a terminal's
  * Ctrl-C — never takes the sessions with it. The node is found again on every call, as the original
- * resolved a pod's address per call: a restarted node listens on a new port.
+ * resolved a pod's address per call: a restarted node listens on a new port. The state directory
+ * and {@code node.log} are created private (0700, 0600) here, before the node starts: this process
+ * opens the log for the node's output, and would otherwise create it with the umask's mode.
  */
 public final class LocalNode {
 
@@ -96,7 +99,7 @@ public final class LocalNode {
 
   private Connection launch() {
     try {
-      Files.createDirectories(stateDirectory);
+      PrivateFiles.createDirectories(stateDirectory);
       // The token exists before the node starts, so both sides read the same file.
       NodeToken.readOrCreate(stateDirectory);
       Optional<NodeInfo> before = NodeInfo.read(stateDirectory);
@@ -107,6 +110,7 @@ public final class LocalNode {
       command.addAll(launchCommand);
       command.add(stateDirectory.toString());
       Path log = stateDirectory.resolve(NodeDaemon.LOG_FILE);
+      PrivateFiles.createFileIfMissing(log);
       Process process =
           new ProcessBuilder(command)
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))

@@ -2,10 +2,10 @@ package dev.berth.server.store.sqlite;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.server.store.StoreAccessException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,6 +25,12 @@ import org.flywaydb.core.api.FlywayException;
  * Reads run as single autocommit statements on any pooled connection; writes are serialized by an
  * in-process lock and run in {@code BEGIN IMMEDIATE} transactions. See the implementation notes of
  * {@link SqliteSessionStore} for why. Thread-safe.
+ *
+ * <p>The file is private to the server's user (0600, in a directory created 0700). SQLite creates
+ * its files with a mode of its own (0644 less the umask), except that it gives the {@code -wal} and
+ * {@code -shm} files the mode of the database file; so the database file is created empty (which
+ * SQLite takes for a new database) with mode 0600 before SQLite opens it, and the three files are
+ * set to 0600 once more after the open, in case one existed from before.
  */
 final class SqliteDatabase implements AutoCloseable {
 
@@ -70,7 +76,7 @@ final class SqliteDatabase implements AutoCloseable {
           "sqlite store path must not contain '?' (it starts the JDBC URL's parameters), was "
               + file);
     }
-    createParent(file);
+    createPrivately(file);
     HikariDataSource pool;
     try {
       pool = new HikariDataSource(poolConfig(file));
@@ -79,6 +85,7 @@ final class SqliteDatabase implements AutoCloseable {
     }
     try {
       migrate(pool, file);
+      restrictModes(file);
       return new SqliteDatabase(file, pool);
     } catch (RuntimeException e) {
       pool.close();
@@ -208,15 +215,42 @@ final class SqliteDatabase implements AutoCloseable {
         e);
   }
 
-  private static void createParent(Path file) {
+  private static void createPrivately(Path file) {
     Path parent = file.getParent();
     try {
       if (parent != null) {
-        Files.createDirectories(parent);
+        PrivateFiles.createDirectories(parent);
       }
+      PrivateFiles.createFileIfMissing(file);
     } catch (IOException e) {
       throw new StoreAccessException(
-          "sqlite store " + file + " could not create its directory " + parent + ": " + e, e);
+          "sqlite store "
+              + file
+              + " could not be created in "
+              + parent
+              + ": "
+              + e
+              + "; check that the directory is writable",
+          e);
+    }
+  }
+
+  private static void restrictModes(Path file) {
+    for (String suffix : List.of("", "-wal", "-shm")) {
+      Path each = file.resolveSibling(file.getFileName() + suffix);
+      try {
+        PrivateFiles.restrict(each);
+      } catch (IOException e) {
+        throw new StoreAccessException(
+            "sqlite store "
+                + file
+                + " could not make "
+                + each
+                + " private (mode 0600): "
+                + e
+                + "; check that the file belongs to the server's user",
+            e);
+      }
     }
   }
 

@@ -129,6 +129,19 @@ class FilesystemArchiveStoreFileTest {
   }
 
   @Test
+  void theArchiveRootAndItsMissingParentsAreCreatedPrivate() throws Exception {
+    assumeTrue(root().getFileSystem().supportedFileAttributeViews().contains("posix"));
+    Path nested = dir.resolve("data").resolve("archives");
+
+    new FilesystemArchiveStore(nested, clock);
+
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(nested.getParent())))
+        .isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(nested)))
+        .isEqualTo("rwx------");
+  }
+
+  @Test
   void theDigestIsTheSha256sumOfTheFile() throws Exception {
     Path tool = Path.of("/usr/bin/sha256sum");
     assumeTrue(Files.isExecutable(tool), "sha256sum is not installed");

@@ -161,6 +161,37 @@ class LocalRuntimeTest {
     assertThat(NodeToken.readOrCreate(nodeDir)).isEqualTo(first.token());
   }
 
+  @Test
+  void theNodeItStartsKeepsItsStateDirectoryTokenAndLogPrivate() throws Exception {
+    Path stateDir = nodeDir.resolve("node");
+    LocalRuntime onNested =
+        new LocalRuntime(
+            new LocalNode(stateDir, LocalNode.javaLaunchCommand(), Duration.ofSeconds(60)),
+            INSTALLATION);
+    RuntimeRef ref = RuntimeRef.planned(LocalRuntime.KIND, A, 1);
+    onNested.provision(
+        new RuntimeSpec(ref, WorkloadType.SHELL, new OwnershipLabels(INSTALLATION, A, 1)));
+    try {
+      assertThat(mode(stateDir)).isEqualTo("rwx------");
+      for (String file : List.of("node.token", "node.log", "node.json", "node.lock")) {
+        assertThat(mode(stateDir.resolve(file))).as(file).isEqualTo("rw-------");
+      }
+    } finally {
+      NodeInfo.read(stateDir)
+          .flatMap(info -> ProcessHandle.of(info.pid()))
+          .ifPresent(
+              process -> {
+                process.destroy();
+                process.onExit().orTimeout(20, java.util.concurrent.TimeUnit.SECONDS).join();
+              });
+    }
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return java.nio.file.attribute.PosixFilePermissions.toString(
+        java.nio.file.Files.getPosixFilePermissions(path));
+  }
+
   private RuntimeRef provision(SessionId session, long incarnation) {
     RuntimeRef ref = RuntimeRef.planned(LocalRuntime.KIND, session, incarnation);
     runtime.provision(

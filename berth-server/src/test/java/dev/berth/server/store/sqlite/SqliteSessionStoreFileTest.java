@@ -22,6 +22,7 @@ import dev.berth.core.testing.TestSessions;
 import dev.berth.server.store.CorruptRecordException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -113,6 +114,34 @@ class SqliteSessionStoreFileTest {
         assertThat(rs.getString(1)).isEqualTo("wal");
       }
     }
+  }
+
+  @Test
+  void theDatabaseItsWalAndShmFilesAndItsDirectoryArePrivateToTheServerUser() throws Exception {
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      store.create(TestSessions.requested(clock.instant()));
+
+      assertThat(mode(file().getParent())).isEqualTo("rwx------");
+      for (String suffix : List.of("", "-wal", "-shm")) {
+        Path each = file().resolveSibling("berth.db" + suffix);
+        assertThat(each).as("SQLite keeps it while open").exists();
+        assertThat(mode(each)).as(each.getFileName().toString()).isEqualTo("rw-------");
+      }
+    }
+  }
+
+  @Test
+  void aDatabaseFileLeftWiderByAnOlderVersionIsMadePrivateAtOpen() throws Exception {
+    SqliteSessionStore.open(file(), clock).close();
+    Files.setPosixFilePermissions(file(), PosixFilePermissions.fromString("rw-r--r--"));
+
+    SqliteSessionStore.open(file(), clock).close();
+
+    assertThat(mode(file())).isEqualTo("rw-------");
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
   }
 
   @Test

@@ -1,0 +1,24 @@
+package dev.berth.agent.files;
+
+import java.nio.file.Path;
+
+/**
+ * A directory or file of the platform that someone besides the user Berth runs as may reach (see
+ * {@link PrivacyRule}); the message names the path, what was found, the rule and the command that
+ * fixes it.
+ */
+public final class NotPrivateException extends IllegalStateException {
+  private static final long serialVersionUID = 1L;
+
+  private final transient Path path;
+
+  NotPrivateException(Path path, String message) {
+    super(message);
+    this.path = path;
+  }
+
+  /** The path that is not private. */
+  public Path path() {
+    return path;
+  }
+}
