@@ -50,6 +50,9 @@ test("create a shell session from the UI, work in its terminal, resize it, reloa
   await expect(page.getByTestId("ws-state")).toContainText("active");
   await expect(page.getByTestId("idle-reason")).toContainText("accessed recently");
   await expect(page.getByTestId("isolation")).toContainText("sandbox");
+  await expect(page.getByTestId("isolation")).toContainText("egress");
+  // The test host enforces the whole sandbox (bin/ensure-test-tools), so no warning is shown.
+  await expect(page.getByTestId("weak-isolation")).toHaveCount(0);
   await expect(page.getByTestId("operations")).toContainText("provision");
 
   // A reload replays the scrollback from offset 0.

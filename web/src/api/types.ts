@@ -151,6 +151,13 @@ export interface RuntimeStatus {
     namespaces?: string[];
     cgroup?: string;
     limits?: Record<string, unknown>;
+    cpuLimited?: boolean;
+    filesystem?: string[];
+    user?: { uid?: number; name?: string; hostUid?: number | null; dedicated?: boolean };
+    network?: { mode?: string; blocked?: string[] };
+    seccomp?: { mode?: string; denied?: string[] };
+    /** What this host does not enforce, one sentence each; empty when fully isolated. */
+    weaknesses?: string[];
   };
   output?: { startOffset: number; nextOffset: number };
 }

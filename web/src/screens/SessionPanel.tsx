@@ -181,12 +181,31 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
 
       <section className="panel-section">
         <h2 className="panel-title">Isolation</h2>
+        {runtime?.isolation?.weaknesses?.length ? (
+          <div className="weak-isolation" role="alert" data-testid="weak-isolation">
+            <strong>Weak isolation</strong>
+            <ul>
+              {runtime.isolation.weaknesses.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
         {runtime?.isolation ? (
           <dl className="facts" data-testid="isolation">
             <dt>sandbox</dt>
             <dd>{runtime.isolation.sandbox ?? "—"}</dd>
             <dt>namespaces</dt>
             <dd>{runtime.isolation.namespaces?.length ? runtime.isolation.namespaces.join(", ") : "none"}</dd>
+            <dt>user</dt>
+            <dd>
+              {runtime.isolation.user?.name ?? "—"}
+              {runtime.isolation.user?.dedicated ? " (own host uid)" : ""}
+            </dd>
+            <dt>network</dt>
+            <dd>{runtime.isolation.network?.mode ?? "—"}</dd>
+            <dt>seccomp</dt>
+            <dd>{runtime.isolation.seccomp?.mode ?? "—"}</dd>
             <dt>cgroup</dt>
             <dd>{runtime.isolation.cgroup ?? "—"}</dd>
             {Object.entries(runtime.isolation.limits ?? {}).map(([k, v]) => (

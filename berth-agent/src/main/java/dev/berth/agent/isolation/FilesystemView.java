@@ -144,8 +144,10 @@ final class FilesystemView {
               source.apply(bind.source()).toString(),
               bind.target().toString()));
     }
-    // Last, once every mount point in them exists: the empty directories become read-only, so
-    // that a session writes its home and /tmp and nothing else (the binds in them stay writable).
+    // Last, once every mount point in them exists: bwrap's own root (a tmpfs) and the empty
+    // directories become read-only, so that a session writes its home and /tmp and nothing else
+    // (the mounts on them stay writable).
+    argv.addAll(List.of("--remount-ro", "/"));
     for (String name : EMPTY_DIRECTORIES) {
       argv.addAll(List.of("--remount-ro", name));
     }

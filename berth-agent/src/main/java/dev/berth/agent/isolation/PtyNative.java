@@ -55,7 +55,10 @@ public final class PtyNative {
         return Optional.empty();
       }
       byte[] library = in.readAllBytes();
-      Path folder = baseDirectory.resolve("berth-pty4j-" + digest(library));
+      // One folder per user: nodes of several users share one temp directory, and each trusts only
+      // a folder of its own (requireOwnFolders).
+      Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+      Path folder = baseDirectory.resolve("berth-pty4j-" + uid + "-" + digest(library));
       Path target = folder.resolve("linux").resolve(arch.get()).resolve("libpty.so");
       Files.createDirectories(target.getParent());
       requireOwnFolders(folder, target.getParent());

@@ -34,7 +34,7 @@ class PtyNativeTest {
     Optional<Path> folder = PtyNative.prepare(base);
 
     assertThat(folder).isPresent();
-    assertThat(folder.get().getFileName().toString()).matches("berth-pty4j-[0-9a-f]{12}");
+    assertThat(folder.get().getFileName().toString()).matches("berth-pty4j-[0-9]+-[0-9a-f]{12}");
     Path library = folder.get().resolve("linux/x86-64/libpty.so");
     assertThat(library).isRegularFile();
     assertThat(System.getProperty(PtyNative.PROPERTY)).isEqualTo(folder.get().toString());

@@ -40,17 +40,40 @@ final class ServerProcess implements AutoCloseable {
 
   /** Starts a server on {@code dataDir}; {@code env} adds variables such as BERTH_FAILPOINTS. */
   static ServerProcess start(Path dataDir, Map<String, String> env) {
+    return start(dataDir, env, Launch.plain());
+  }
+
+  /**
+   * How to start {@code bin/berth server}: the distribution's root, a launcher to run it through
+   * (entering a cgroup and dropping to another user, say) and more server flags.
+   */
+  record Launch(Path root, List<String> launcher, List<String> serverArguments) {
+    static Launch plain() {
+      return new Launch(projectRoot(), List.of(), List.of());
+    }
+
+    Launch withArguments(String... arguments) {
+      List<String> all = new java.util.ArrayList<>(serverArguments);
+      all.addAll(List.of(arguments));
+      return new Launch(root, launcher, all);
+    }
+  }
+
+  /** Starts a server on {@code dataDir} as {@code launch} says; the data directory must exist. */
+  static ServerProcess start(Path dataDir, Map<String, String> env, Launch launch) {
     int port = freePort();
-    Path root = projectRoot();
+    List<String> command = new java.util.ArrayList<>(launch.launcher());
+    command.addAll(
+        List.of(
+            launch.root().resolve("bin/berth").toString(),
+            "server",
+            "--listen",
+            "127.0.0.1:" + port,
+            "--data-dir",
+            dataDir.toString()));
+    command.addAll(launch.serverArguments());
     ProcessBuilder builder =
-        new ProcessBuilder(
-                List.of(
-                    root.resolve("bin/berth").toString(),
-                    "server",
-                    "--listen",
-                    "127.0.0.1:" + port,
-                    "--data-dir",
-                    dataDir.toString()))
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(
                 ProcessBuilder.Redirect.appendTo(
@@ -177,7 +200,7 @@ final class ServerProcess implements AutoCloseable {
     throw new IllegalStateException("bin/berth server did not answer /healthz within 60 s");
   }
 
-  private static Path projectRoot() {
+  static Path projectRoot() {
     Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
     while (dir != null && !Files.exists(dir.resolve("bin/berth"))) {
       dir = dir.getParent();
@@ -195,6 +218,10 @@ final class ServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  static JsonNode readJson(Path file) {
+    return JSON.readTree(read(file));
   }
 
   private static String read(Path file) {

@@ -1,0 +1,167 @@
+package dev.berth.cli.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test host of the test's own: a network namespace joined to this machine by a veth pair, with
+ * {@code 10.213.N.1} on the host's side (an address of the host, which sessions must not reach) and
+ * {@code 10.213.N.2} inside, where a listener answers {@code berth-egress-ok}: the stand-in for
+ * "the internet" that an {@code egress} session reaches. Made with iproute2 and perl (both in
+ * Debian's base system); a missing tool fails the test with the package's name.
+ */
+final class TestNetwork implements AutoCloseable {
+  static final int PORT = 7777;
+  static final String GREETING = "berth-egress-ok";
+
+  private final String namespace;
+  private final int subnet;
+  private final Process listener;
+
+  private TestNetwork(String namespace, int subnet, Process listener) {
+    this.namespace = namespace;
+    this.subnet = subnet;
+    this.listener = listener;
+  }
+
+  /** Makes the test host {@code 10.213.subnet.0/30}. */
+  static TestNetwork create(int subnet) {
+    String suffix = ProcessHandle.current().pid() + "x" + subnet;
+    String namespace = "berth-it-" + suffix;
+    String hostSide = "bh" + suffix;
+    String inside = "bn" + suffix;
+    run("ip", "netns", "add", namespace);
+    run("ip", "link", "add", hostSide, "type", "veth", "peer", "name", inside);
+    run("ip", "link", "set", inside, "netns", namespace);
+    run("ip", "addr", "add", "10.213." + subnet + ".1/30", "dev", hostSide);
+    run("ip", "link", "set", hostSide, "up");
+    run("ip", "-n", namespace, "addr", "add", "10.213." + subnet + ".2/30", "dev", inside);
+    run("ip", "-n", namespace, "link", "set", inside, "up");
+    run("ip", "-n", namespace, "link", "set", "lo", "up");
+    Process listener =
+        start(
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            "perl",
+            "-MIO::Socket::INET",
+            "-e",
+            "$|=1; $s = IO::Socket::INET->new(LocalAddr => '10.213."
+                + subnet
+                + ".2:"
+                + PORT
+                + "', Listen => 16, ReuseAddr => 1) or die \"listen: $!\"; print \"ready\\n\";"
+                + " while ($c = $s->accept) { print $c \""
+                + GREETING
+                + "\\n\"; close $c }");
+    try {
+      String line = listener.inputReader().readLine();
+      if (!"ready".equals(line)) {
+        throw new IllegalStateException("the test host's listener did not start: " + line);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new TestNetwork(namespace, subnet, listener);
+  }
+
+  /** The test host's address, where the listener is: not an address of this machine. */
+  String remoteAddress() {
+    return "10.213." + subnet + ".2";
+  }
+
+  /** This machine's end of the veth pair: an address of the host. */
+  String hostAddress() {
+    return "10.213." + subnet + ".1";
+  }
+
+  @Override
+  public void close() {
+    listener.destroyForcibly();
+    run("ip", "netns", "del", namespace);
+  }
+
+  /**
+   * A listener on every address of this machine that counts who connects: a service a session must
+   * not reach whatever host address it tries.
+   */
+  static final class Canary implements AutoCloseable {
+    private final ServerSocket socket;
+    private final AtomicInteger accepted = new AtomicInteger();
+
+    Canary() {
+      try {
+        socket = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                while (!socket.isClosed()) {
+                  try {
+                    Socket connection = socket.accept();
+                    accepted.incrementAndGet();
+                    connection.close();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
+    }
+
+    int port() {
+      return socket.getLocalPort();
+    }
+
+    int accepted() {
+      return accepted.get();
+    }
+
+    @Override
+    public void close() {
+      try {
+        socket.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  static void run(String... argv) {
+    Process process = start(argv);
+    try {
+      String output = new String(process.getInputStream().readAllBytes());
+      if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        throw new IllegalStateException(String.join(" ", argv) + " failed: " + output);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Process start(String... argv) {
+    List<String> command = new ArrayList<>(List.of(argv));
+    try {
+      return new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          argv[0]
+              + " is missing: the isolation tests need iproute2 and perl (Debian packages iproute2"
+              + " and perl-base; bin/ensure-test-tools installs them)",
+          e);
+    }
+  }
+}
