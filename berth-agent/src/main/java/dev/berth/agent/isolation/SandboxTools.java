@@ -8,8 +8,9 @@ import java.util.Optional;
 
 /**
  * The programs a sandbox is built with, found on {@code PATH} (and the sbin directories, which an
- * ordinary user's PATH often lacks): bubblewrap, util-linux's unshare, nsenter and setpriv,
- * iproute2's ip and slirp4netns. Each is optional; what is missing narrows what is in force.
+ * ordinary user's PATH often lacks; nothing else, so that an operator decides with PATH what the
+ * node uses): bubblewrap, util-linux's unshare, nsenter and setpriv, iproute2's ip and slirp4netns.
+ * Each is optional; what is missing narrows what is in force.
  */
 record SandboxTools(
     Optional<String> bwrap,
@@ -64,7 +65,7 @@ record SandboxTools(
 
   static Optional<String> which(String name) {
     String path = Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin");
-    for (String entry : (path + ":/usr/sbin:/sbin:/usr/bin:/bin").split(File.pathSeparator)) {
+    for (String entry : (path + ":/usr/sbin:/sbin").split(File.pathSeparator)) {
       Path candidate = Path.of(entry.isEmpty() ? "." : entry, name);
       if (Files.isExecutable(candidate)) {
         return Optional.of(candidate.toString());

@@ -231,6 +231,49 @@ class SandboxTest {
   }
 
   @Test
+  void theWorkloadIsUid1000WithoutCapabilitiesAndTheSeccompFilterRefusesPtraceAndNamespaces()
+      throws Exception {
+    requireSandbox();
+    plan(host, ResourceLimits.defaults());
+    int ptrace = System.getProperty("os.arch").equals("aarch64") ? 117 : 101;
+
+    String output =
+        run(
+            "id -u; grep -E '^(CapEff|NoNewPrivs|Seccomp):' /proc/self/status;"
+                + " perl -e 'print syscall("
+                + ptrace
+                + ", 0, 0, 0, 0), \" $!\\n\"'; unshare -U true; echo unshare=$?");
+
+    assertThat(output)
+        .startsWith("1000\n")
+        .contains("CapEff:\t0000000000000000")
+        .contains("NoNewPrivs:\t1")
+        .contains("Seccomp:\t2")
+        .contains("-1 Operation not permitted")
+        .contains("unshare=1");
+  }
+
+  @Test
+  void seesAnAllowlistedViewWithTheSecretsOfEtcMaskedAndItsOwnUser() throws Exception {
+    requireSandbox();
+    plan(host, ResourceLimits.defaults());
+
+    String output =
+        run(
+            "ls -A / | tr '\\n' ' '; echo; wc -c < /etc/shadow; getent passwd 1000;"
+                + " ls -A /root /home /var | wc -l; ls /sys 2>&1 | head -1");
+
+    assertThat(output.lines().findFirst().orElseThrow().strip().split(" "))
+        .as("the view's top level")
+        .doesNotContain("sys", "opt", "srv", "mnt", "media", "work", "boot")
+        .contains("usr", "etc", "proc", "dev", "tmp", "home");
+    assertThat(output)
+        .contains("\n0\n")
+        .contains("berth:x:1000:1000:Berth session:/home/berth:/bin/bash")
+        .contains("No such file or directory");
+  }
+
+  @Test
   void refusesAPlanNameThatIsNotAPathSegment() {
     for (String name : List.of("", "../x", "a/b", ".hidden", "x y")) {
       assertThatThrownBy(() -> Sandbox.none().plan(name, List.of("/bin/sh"), state, limits()))
