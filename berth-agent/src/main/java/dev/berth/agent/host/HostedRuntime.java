@@ -135,6 +135,8 @@ final class HostedRuntime {
       LocalContract contract,
       Clock clock)
       throws IOException {
+    // Nothing of what the previous host ran for this runtime may outlive it.
+    sandbox.reclaim(planName(descriptor.runtime(), config.root()));
     if (descriptor.awaitRestore()) {
       ArchiveRestorer.recover(state(directory));
       return new HostedRuntime(

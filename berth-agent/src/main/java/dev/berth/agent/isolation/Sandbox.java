@@ -158,6 +158,19 @@ public final class Sandbox {
         claims);
   }
 
+  /**
+   * Ends what a previous agent left of the plan {@code name} when it died with sessions running:
+   * the network's holder and slirp4netns (they are not the agent's children's children, so nothing
+   * takes them down with it), any workload process that escaped, and its host uid's claim.
+   */
+  public void reclaim(String name) {
+    SessionNetwork.killLeftovers(name);
+    ProcessTree.carrying(LaunchPlan.MARKER_VARIABLE, name).forEach(ProcessHandle::destroyForcibly);
+    if (identity.root()) {
+      claims.releaseAll(name);
+    }
+  }
+
   /** Whether sessions run in the sandbox's own view (and their paths are in-sandbox paths). */
   public boolean confines() {
     return confines;

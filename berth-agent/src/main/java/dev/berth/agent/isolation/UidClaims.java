@@ -69,6 +69,22 @@ final class UidClaims {
     }
   }
 
+  /** Gives up every uid {@code plan} holds (a plan that will not be launched again). */
+  void releaseAll(String plan) {
+    if (!Files.isDirectory(directory)) {
+      return;
+    }
+    try (var files = Files.list(directory)) {
+      for (Path file : files.toList()) {
+        if (owner(file).equals(plan)) {
+          Files.deleteIfExists(file);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot release the uids of " + plan + " in " + directory, e);
+    }
+  }
+
   private static String owner(Path file) throws IOException {
     try {
       return Files.readString(file, StandardCharsets.UTF_8);

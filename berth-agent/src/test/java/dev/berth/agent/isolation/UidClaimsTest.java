@@ -48,6 +48,18 @@ class UidClaimsTest {
   }
 
   @Test
+  void releaseAllFreesEveryUidOfAPlanThatWillNotRunAgain() {
+    UidClaims claims = new UidClaims(dir.resolve("uids"));
+    long a = claims.claim("Aa");
+    long b = claims.claim("BB");
+
+    claims.releaseAll("Aa");
+
+    assertThat(dir.resolve("uids").resolve(Long.toString(a))).doesNotExist();
+    assertThat(dir.resolve("uids").resolve(Long.toString(b))).exists();
+  }
+
+  @Test
   void claimsArePrivate() throws Exception {
     UidClaims claims = new UidClaims(dir.resolve("uids"));
     long a = claims.claim("Aa");
