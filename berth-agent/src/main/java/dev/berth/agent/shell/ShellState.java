@@ -9,9 +9,11 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -146,8 +148,16 @@ public final class ShellState {
       Files.createDirectories(directory);
       Path rc = directory.resolve(RC_FILE);
       Path temp = directory.resolve(RC_FILE + ".tmp");
-      Files.writeString(
-          temp, rcFile(insideDirectory, insideRoot, restoring), StandardCharsets.UTF_8);
+      // The directory is the workload's to write, and the agent may be root: a file planted
+      // there under the temporary name (a symlink to a host file, say) is removed, never
+      // followed, and the rename replaces whatever rc.bash is without following it either.
+      Files.deleteIfExists(temp);
+      Files.write(
+          temp,
+          rcFile(insideDirectory, insideRoot, restoring).getBytes(StandardCharsets.UTF_8),
+          StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE,
+          LinkOption.NOFOLLOW_LINKS);
       move(temp, rc);
       List<String> command = new ArrayList<>();
       command.add(shell.command().get(0));
