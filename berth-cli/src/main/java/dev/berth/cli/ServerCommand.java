@@ -3,6 +3,7 @@ package dev.berth.cli;
 import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
+import dev.berth.server.runtime.local.LocalNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -105,6 +106,11 @@ final class ServerCommand implements Callable<Integer> {
             new ServerConfig(listen.host(), listen.port(), dataDir)
                 .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
                 .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), ""))
+                .withNodeCommand(
+                    LocalNode.javaLaunchCommand(
+                        LocalNode.javaOptions(
+                            Optional.ofNullable(
+                                System.getenv(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
                 .withLifecycle(lifecycle()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -68,6 +68,11 @@ public record ServerConfig(
     return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, names, lifecycle);
   }
 
+  /** The command that runs the local node; see {@link LocalNode#javaLaunchCommand(List)}. */
+  public ServerConfig withNodeCommand(List<String> command) {
+    return new ServerConfig(host, port, dataDir, adminToken, command, failpoints, lifecycle);
+  }
+
   public ServerConfig withLifecycle(Lifecycle settings) {
     return new ServerConfig(host, port, dataDir, adminToken, nodeCommand, failpoints, settings);
   }
