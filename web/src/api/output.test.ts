@@ -67,7 +67,7 @@ function run(script: Script) {
       log.readAt.push(offset);
       if (!script.log) throw new Error("no read scripted");
       const start = Math.min(offset, script.log.length);
-      const bytes = script.log.subarray(start, start + (script.page ?? 8 << 20));
+      const bytes = script.log.subarray(start, start + (script.page ?? 1 << 20));
       return { offset: start, nextOffset: start + bytes.length, payload: "", payloadBase64: b64(bytes) };
     },
     async state() {

@@ -70,8 +70,12 @@ export function isChanging(state: SessionState | "gone"): boolean {
 /** How long a stream may stay silent before it is taken for dropped (keepalives come every 15 s). */
 export const STREAM_IDLE_TIMEOUT_MS = 45_000;
 
-/** A re-read stops after this many pages; the stream carries on from wherever it got to. */
-const MAX_RECONCILE_PAGES = 64;
+/**
+ * A re-read stops after this many pages; the stream carries on from wherever it got to. A read
+ * answers at most 1 MiB, so this covers a shell's whole log at the default 64 MiB cap, with room
+ * for what arrives meanwhile.
+ */
+const MAX_RECONCILE_PAGES = 80;
 
 /**
  * How many bytes at the end of `bytes` are the valid start of a UTF-8 character that is not

@@ -5,6 +5,7 @@ import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
+import dev.berth.server.runtime.local.LocalNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -146,6 +147,11 @@ final class ServerCommand implements Callable<Integer> {
             new ServerConfig(listen.host(), listen.port(), dataDir)
                 .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
                 .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), ""))
+                .withNodeCommand(
+                    LocalNode.javaLaunchCommand(
+                        LocalNode.javaOptions(
+                            Optional.ofNullable(
+                                System.getenv(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
                 .withLifecycle(lifecycle())
                 .withIsolation(isolation()));
     CountDownLatch stopped = new CountDownLatch(1);

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeoutException;
  * reconnection never duplicates a byte; a chunk starting after the cursor is a gap and the follow
  * reconnects from the cursor at once. On {@code reset} a session's log is re-read from 0 through
  * {@code POST read} (which counts as access, as the contract says), the listener gets the re-read
- * to replace what it showed, and the stream reconnects from the re-read's {@code nextOffset}.
+ * to replace what it showed, and the stream reconnects from the re-read's {@code nextOffset}. The
+ * re-read is one capped read (at most 1 MiB): whatever lies beyond it comes through the stream.
  *
  * <p><b>Reconnection</b>: when the connection drops or the server ends the stream, the follow first
  * asks whether there is still something to follow (the session's state: a snapshot, a terminated or

@@ -6,7 +6,9 @@ import java.util.Optional;
 
 /**
  * The answer to {@code POST /sessions/{id}/read}: the session's output from {@code offset} to
- * {@code nextOffset}. Read again from {@code nextOffset} for what follows.
+ * {@code nextOffset}. One read carries at most the server's cap (1 MiB on Berth), so a read of a
+ * longer output is short: read again from {@code nextOffset} for what follows, until a read comes
+ * back empty.
  *
  * @param session the session after the read, when the server sends it (Berth does; a server that
  *     sends only the id leaves it empty)

@@ -73,6 +73,12 @@ public record ServerConfig(
         host, port, dataDir, adminToken, nodeCommand, names, lifecycle, isolation);
   }
 
+  /** The command that runs the local node; see {@link LocalNode#javaLaunchCommand(List)}. */
+  public ServerConfig withNodeCommand(List<String> command) {
+    return new ServerConfig(
+        host, port, dataDir, adminToken, command, failpoints, lifecycle, isolation);
+  }
+
   public ServerConfig withLifecycle(Lifecycle settings) {
     return new ServerConfig(
         host, port, dataDir, adminToken, nodeCommand, failpoints, settings, isolation);

@@ -19,16 +19,19 @@ public final class AgentHttpServer implements AutoCloseable {
 
   private final Javalin app;
   private final byte[] expectedAuthorization;
+  private final StallWatch stalls;
 
   private AgentHttpServer(SessionHost host, String token, Settings settings) {
     this.expectedAuthorization = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
     JsonMapper json = AgentJson.mapper();
     Problems problems = new Problems(json);
     Requests requests = new Requests(json);
+    this.stalls = new StallWatch(settings.stallTimeout());
     RuntimeRoutes runtimes = new RuntimeRoutes(host, requests, json);
-    OutputRoutes output = new OutputRoutes(host, json, settings);
-    ExecutionRoutes executions = new ExecutionRoutes(host, requests, json, settings);
-    AttachSocket attach = new AttachSocket(host, this::authorized, settings);
+    OutputResponses responses = new OutputResponses(json, settings, stalls);
+    OutputRoutes output = new OutputRoutes(host, responses);
+    ExecutionRoutes executions = new ExecutionRoutes(host, requests, json, responses);
+    AttachSocket attach = new AttachSocket(host, this::authorized, settings, stalls);
     this.app =
         Javalin.create(
             config -> {
@@ -68,7 +71,12 @@ public final class AgentHttpServer implements AutoCloseable {
    */
   public static AgentHttpServer start(SessionHost host, String token, Settings settings) {
     AgentHttpServer server = new AgentHttpServer(host, token, settings);
-    server.app.start();
+    try {
+      server.app.start();
+    } catch (RuntimeException e) {
+      server.stalls.close();
+      throw e;
+    }
     return server;
   }
 
@@ -76,9 +84,15 @@ public final class AgentHttpServer implements AutoCloseable {
     return app.port();
   }
 
+  /** How many output consumers were dropped for not reading (see {@link StallWatch}). */
+  long stalledDisconnects() {
+    return stalls.disconnected();
+  }
+
   @Override
   public void close() {
     app.stop();
+    stalls.close();
   }
 
   private void requireToken(Context ctx, Problems problems) {
@@ -106,17 +120,38 @@ public final class AgentHttpServer implements AutoCloseable {
    *
    * @param keepalive how often an idle SSE stream sends {@code : keepalive}
    * @param utf8HoldBack how long a trailing incomplete UTF-8 sequence is held before it is sent raw
+   * @param stallTimeout how long one write to a client (an SSE event, a WebSocket frame, a piece of
+   *     a read's answer) may wait for the client to take it before the connection is dropped
    */
-  public record Settings(String host, int port, Duration keepalive, Duration utf8HoldBack) {
+  public record Settings(
+      String host, int port, Duration keepalive, Duration utf8HoldBack, Duration stallTimeout) {
+
+    /** 30 s: twice the keepalive, so a client that reads is never taken for a stalled one. */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(30);
+
     public Settings {
       Objects.requireNonNull(host, "host");
       Objects.requireNonNull(keepalive, "keepalive");
       Objects.requireNonNull(utf8HoldBack, "utf8HoldBack");
+      Objects.requireNonNull(stallTimeout, "stallTimeout");
+      if (stallTimeout.isNegative() || stallTimeout.isZero()) {
+        throw new IllegalArgumentException(
+            "stallTimeout must be positive, was " + stallTimeout + "; the default is 30 s");
+      }
+    }
+
+    /** As the canonical constructor, with the default stall timeout. */
+    public Settings(String host, int port, Duration keepalive, Duration utf8HoldBack) {
+      this(host, port, keepalive, utf8HoldBack, DEFAULT_STALL_TIMEOUT);
     }
 
     /** Loopback on {@code port}, keepalive every 15 s as the contract says. */
     public static Settings loopback(int port) {
       return new Settings("127.0.0.1", port, Duration.ofSeconds(15), Duration.ofMillis(100));
+    }
+
+    public Settings withStallTimeout(Duration timeout) {
+      return new Settings(host, port, keepalive, utf8HoldBack, timeout);
     }
   }
 }

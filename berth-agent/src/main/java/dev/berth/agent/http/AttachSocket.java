@@ -26,7 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
  * from the requested cursor (each connection follows the log on its own virtual thread, so a slow
  * client only ever slows itself); binary frames in are input; text frames in are JSON control
  * messages ({@code {"type":"resize","cols":…,"rows":…}}). Text frames out say where the output
- * starts ({@code attached}) and when the cursor had to jump ({@code reset}).
+ * starts ({@code attached}) and when the cursor had to jump ({@code reset}). A client that takes no
+ * frame for the stall timeout is disconnected ({@link StallWatch}); it reattaches from its cursor.
  */
 final class AttachSocket {
 
@@ -39,13 +40,19 @@ final class AttachSocket {
   private final SessionHost host;
   private final Predicate<String> authorized;
   private final AgentHttpServer.Settings settings;
+  private final StallWatch stalls;
   private final JsonMapper json = dev.berth.agent.json.AgentJson.mapper();
   private final Map<String, Thread> followers = new ConcurrentHashMap<>();
 
-  AttachSocket(SessionHost host, Predicate<String> authorized, AgentHttpServer.Settings settings) {
+  AttachSocket(
+      SessionHost host,
+      Predicate<String> authorized,
+      AgentHttpServer.Settings settings,
+      StallWatch stalls) {
     this.host = host;
     this.authorized = authorized;
     this.settings = settings;
+    this.stalls = stalls;
   }
 
   void configure(WsConfig ws) {
@@ -105,7 +112,7 @@ final class AttachSocket {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | StallWatch.StalledException e) {
       LOG.debug("attach stream of {} ended: {}", ctx.sessionId(), e.toString());
     }
   }
@@ -115,24 +122,27 @@ final class AttachSocket {
    * queues without waiting and Jetty's queue has no bound, so a client that stopped reading used to
    * make the host buffer everything the shell wrote meanwhile in memory (AttachSocketTest measured
    * 32 MB for 35 MB of output). Waiting keeps a stalled client at one frame; only its own virtual
-   * thread waits, the shell and other clients do not.
+   * thread waits, the shell and other clients do not. It waits for the stall timeout at most: then
+   * the client is disconnected, so that it holds neither a thread nor a frame for ever.
    */
-  private static void sendBinary(WsContext ctx, ByteBuffer bytes) throws InterruptedException {
+  private void sendBinary(WsContext ctx, ByteBuffer bytes)
+      throws InterruptedException, StallWatch.StalledException {
     Callback.Completable written = new Callback.Completable();
     ctx.session.sendBinary(bytes, written);
     awaitWritten(ctx, written);
   }
 
-  private static void sendText(WsContext ctx, String text) throws InterruptedException {
+  private void sendText(WsContext ctx, String text)
+      throws InterruptedException, StallWatch.StalledException {
     Callback.Completable written = new Callback.Completable();
     ctx.session.sendText(text, written);
     awaitWritten(ctx, written);
   }
 
-  private static void awaitWritten(WsContext ctx, Callback.Completable written)
-      throws InterruptedException {
+  private void awaitWritten(WsContext ctx, Callback.Completable written)
+      throws InterruptedException, StallWatch.StalledException {
     try {
-      written.get();
+      stalls.await(written, "attach " + ctx.sessionId(), ctx.session::disconnect);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
           "attach client " + ctx.sessionId() + " went away: " + e.getCause(), e.getCause());

@@ -21,12 +21,11 @@ final class ExecutionRoutes {
   private final JsonMapper json;
   private final OutputResponses output;
 
-  ExecutionRoutes(
-      SessionHost host, Requests requests, JsonMapper json, AgentHttpServer.Settings settings) {
+  ExecutionRoutes(SessionHost host, Requests requests, JsonMapper json, OutputResponses output) {
     this.host = host;
     this.requests = requests;
     this.json = json;
-    this.output = new OutputResponses(json, settings);
+    this.output = output;
   }
 
   void register(RoutesConfig routes) {

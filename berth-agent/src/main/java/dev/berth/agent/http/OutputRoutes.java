@@ -2,7 +2,6 @@ package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
 import io.javalin.config.RoutesConfig;
-import tools.jackson.databind.json.JsonMapper;
 
 /** The session's output: cursor reads and the SSE stream. */
 final class OutputRoutes {
@@ -10,9 +9,9 @@ final class OutputRoutes {
   private final SessionHost host;
   private final OutputResponses responses;
 
-  OutputRoutes(SessionHost host, JsonMapper json, AgentHttpServer.Settings settings) {
+  OutputRoutes(SessionHost host, OutputResponses responses) {
     this.host = host;
-    this.responses = new OutputResponses(json, settings);
+    this.responses = responses;
   }
 
   void register(RoutesConfig routes) {

@@ -1,6 +1,9 @@
 package dev.berth.agent.output;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -36,6 +39,40 @@ record LogState(
       filled += count;
     }
     return new OutputSlice(offset, from, bytes, next, start());
+  }
+
+  /**
+   * Opens the range {@link OutputLog#openRange} describes, from the segments of this snapshot: the
+   * same bounds as {@link #read}, with the segment files it spans held open instead of read.
+   */
+  OutputRange openRange(long offset, int maxBytes) throws IOException {
+    if (offset > next) {
+      return new OutputRange(offset, next, next, start(), List.of());
+    }
+    long from = Math.max(offset, start());
+    int length = (int) Math.min(maxBytes, next - from);
+    List<OutputRange.Piece> pieces = new ArrayList<>();
+    try {
+      int covered = 0;
+      for (int index = segmentAt(from); covered < length; index++) {
+        Segment segment = segments.get(index);
+        long at = from + covered;
+        int count = (int) Math.min(length - covered, end(index) - at);
+        FileChannel channel = FileChannel.open(segment.path(), StandardOpenOption.READ);
+        pieces.add(new OutputRange.Piece(channel, at - segment.start(), count, segment));
+        covered += count;
+      }
+      return new OutputRange(offset, from, next, start(), pieces);
+    } catch (IOException | RuntimeException e) {
+      for (OutputRange.Piece piece : pieces) {
+        try {
+          piece.channel().close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
   }
 
   private long end(int index) {

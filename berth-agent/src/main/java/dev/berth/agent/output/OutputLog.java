@@ -53,8 +53,10 @@ import org.slf4j.LoggerFactory;
  * through a volatile field after its bytes are in the file, so a reader that reads up to the
  * published length only ever sees written bytes. Readers open a segment per read; a segment deleted
  * by a concurrent head drop makes the read retry against the newer state (which then reports {@link
- * OutputSlice#behind()}). Waiters wait on a future that the next publication completes, so the
- * writer wakes them without ever blocking on them.
+ * OutputSlice#behind()}). {@link #openRange} opens the segment files of a read instead of reading
+ * them, for answers too large to hold in memory: an open file outlives its deletion by a head drop,
+ * so the range's bytes stay the same until it is closed. Waiters wait on a future that the next
+ * publication completes, so the writer wakes them without ever blocking on them.
  *
  * <p><b>Invariants.</b> Segments are contiguous, the last one is the one being written, and offsets
  * only grow: {@code startOffset <= nextOffset}, both monotonic, across reopens too.
@@ -288,14 +290,7 @@ public final class OutputLog implements OutputSink, AutoCloseable {
    * @throws UncheckedIOException when a segment cannot be read, naming the file
    */
   public OutputSlice read(long offset, int maxBytes) {
-    if (offset < 0 || maxBytes < 0) {
-      throw new IllegalArgumentException(
-          "output cursor and read size must be >= 0, were offset="
-              + offset
-              + " maxBytes="
-              + maxBytes
-              + "; read from 0 to replay everything");
-    }
+    requireCursor(offset, maxBytes);
     while (true) {
       LogState seen = state;
       try {
@@ -308,6 +303,43 @@ public final class OutputLog implements OutputSink, AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read output log " + directory + ": " + e, e);
       }
+    }
+  }
+
+  /**
+   * Opens the bytes that {@link #read read(offset, maxBytes)} would return, without reading them:
+   * the range holds the segment files open, so its bytes stay readable (and the same) until it is
+   * closed, whatever head drops happen meanwhile. For answers too large to build in memory.
+   * Thread-safe as {@link #read} is; the caller must close the range.
+   *
+   * @throws IllegalArgumentException when {@code offset} or {@code maxBytes} is negative
+   * @throws UncheckedIOException when a segment cannot be opened, naming the file
+   */
+  public OutputRange openRange(long offset, int maxBytes) {
+    requireCursor(offset, maxBytes);
+    while (true) {
+      LogState seen = state;
+      try {
+        return seen.openRange(offset, maxBytes);
+      } catch (NoSuchFileException e) {
+        if (state.start() == seen.start()) {
+          throw new UncheckedIOException("output segment " + e.getFile() + " is missing", e);
+        }
+        // A concurrent head drop deleted it: open again against the newer head.
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open output log " + directory + ": " + e, e);
+      }
+    }
+  }
+
+  private static void requireCursor(long offset, int maxBytes) {
+    if (offset < 0 || maxBytes < 0) {
+      throw new IllegalArgumentException(
+          "output cursor and read size must be >= 0, were offset="
+              + offset
+              + " maxBytes="
+              + maxBytes
+              + "; read from 0 to replay everything");
     }
   }
 

@@ -40,6 +40,14 @@ final class AgentApi {
     this.token = token;
   }
 
+  String baseUrl() {
+    return base;
+  }
+
+  String token() {
+    return token;
+  }
+
   record Answer(int status, String body, HttpHeaders headers) {
     JsonNode json() {
       return JSON.readTree(body);
@@ -162,8 +170,19 @@ final class AgentApi {
     return new String(bytes(session, offset), StandardCharsets.UTF_8);
   }
 
+  /** The output from {@code offset} to the current end, in as many reads as it takes. */
   byte[] bytes(String session, long offset) {
-    return Base64.getDecoder().decode(read(session, offset).path("payloadBase64").asString());
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    long at = offset;
+    while (true) {
+      JsonNode read = read(session, at);
+      byte[] chunk = Base64.getDecoder().decode(read.path("payloadBase64").asString());
+      if (chunk.length == 0) {
+        return all.toByteArray();
+      }
+      all.writeBytes(chunk);
+      at = read.path("nextOffset").asLong();
+    }
   }
 
   /** Exactly the bytes {@code [from, to)} of the output, read in as many reads as it takes. */
@@ -171,7 +190,7 @@ final class AgentApi {
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     long at = from;
     while (at < to) {
-      long limit = Math.min(to - at, 8L << 20);
+      long limit = Math.min(to - at, OutputResponses.MAX_READ_BYTES);
       Answer answer =
           send("GET", "/v1/sessions/" + session + "/output?offset=" + at + "&limit=" + limit, null);
       JsonNode read = answer.json();
@@ -234,17 +253,39 @@ final class AgentApi {
     return send("POST", "/v1/sessions/" + session + "/executions/" + execution + "/cancel", "");
   }
 
-  /** All output of an execution from {@code offset}. */
+  /** All output of an execution from {@code offset}, in as many reads as it takes. */
   byte[] executionBytes(String session, String execution, long offset) {
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    long at = offset;
+    while (true) {
+      JsonNode read = executionRead(session, execution, at, OutputResponses.MAX_READ_BYTES);
+      byte[] chunk = Base64.getDecoder().decode(read.path("payloadBase64").asString());
+      if (chunk.length == 0) {
+        return all.toByteArray();
+      }
+      all.writeBytes(chunk);
+      at = read.path("nextOffset").asLong();
+    }
+  }
+
+  /** One {@code GET executions/{eid}/output} with a {@code limit}. */
+  JsonNode executionRead(String session, String execution, long offset, long limit) {
     Answer answer =
         send(
             "GET",
-            "/v1/sessions/" + session + "/executions/" + execution + "/output?offset=" + offset,
+            "/v1/sessions/"
+                + session
+                + "/executions/"
+                + execution
+                + "/output?offset="
+                + offset
+                + "&limit="
+                + limit,
             null);
     if (answer.status() != 200) {
       throw new AssertionError("execution output answered " + answer);
     }
-    return Base64.getDecoder().decode(answer.json().path("payloadBase64").asString());
+    return answer.json();
   }
 
   String executionText(String session, String execution) {

@@ -56,7 +56,7 @@ class ShellThroughAgentApiTest {
   void anExportedVariableIsReadBackByCursor() {
     provision(A);
     api.input(A, "export MARKER=42\n");
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
     api.input(A, "echo \"marker:$MARKER\"\n");
 
     await().atMost(WAIT).until(() -> api.text(A, cursor).contains("marker:42"));
@@ -67,7 +67,7 @@ class ShellThroughAgentApiTest {
     provision(A);
     api.input(A, "echo first-$((1+1))\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("first-2"));
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
 
     api.input(A, "echo second-$((2+2))\n");
     await().atMost(WAIT).until(() -> api.text(A, cursor).contains("second-4"));
@@ -77,7 +77,7 @@ class ShellThroughAgentApiTest {
     assertThat(all.indexOf("first-2"))
         .isGreaterThanOrEqualTo(0)
         .isLessThan(all.indexOf("second-4"));
-    JsonNode end = api.read(A, api.read(A, 0).path("nextOffset").asLong());
+    JsonNode end = api.read(A, api.end(A));
     assertThat(end.path("payload").asString()).isEmpty();
   }
 
@@ -86,7 +86,7 @@ class ShellThroughAgentApiTest {
     provision(A);
     api.input(A, "echo hi\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("hi"));
-    long length = api.read(A, 0).path("nextOffset").asLong();
+    long length = api.end(A);
 
     JsonNode past = api.read(A, length + 1000);
 
@@ -110,7 +110,7 @@ class ShellThroughAgentApiTest {
   @Test
   void theStreamDeliversOutputBeforeTheCommandEnds() throws Exception {
     provision(A);
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
     try (AgentApi.Stream stream = api.stream(A, "?offset=" + cursor, Optional.empty())) {
       assertThat(stream.status).isEqualTo(200);
       assertThat(stream.headers.get("content-type")).contains("text/event-stream");
@@ -148,7 +148,7 @@ class ShellThroughAgentApiTest {
       }
     }
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("line-200"));
-    long end = api.read(A, 0).path("nextOffset").asLong();
+    long end = api.end(A);
 
     // The reconnect names its cursor in Last-Event-ID, which wins over a wrong ?offset.
     try (AgentApi.Stream stream =
@@ -176,7 +176,7 @@ class ShellThroughAgentApiTest {
     provision(A);
     api.input(A, "echo ready\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("ready"));
-    long length = api.read(A, 0).path("nextOffset").asLong();
+    long length = api.end(A);
 
     try (AgentApi.Stream stream = api.stream(A, "?offset=" + (length + 5000), Optional.empty())) {
       AgentApi.Event reset = stream.next().orElseThrow();
@@ -206,7 +206,7 @@ class ShellThroughAgentApiTest {
   @Test
   void aMegabyteOfOutputArrivesIntactThroughReadsAndTheStream() throws Exception {
     provision(A);
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
     StringBuilder expected = new StringBuilder();
     for (int i = 1; i <= 150_000; i++) {
       expected.append(i).append("\r\n");
@@ -219,7 +219,7 @@ class ShellThroughAgentApiTest {
     assertThat(expected.length()).isGreaterThan(1_000_000);
 
     ByteArrayOutputStream streamed = new ByteArrayOutputStream();
-    long end = api.read(A, 0).path("nextOffset").asLong();
+    long end = api.end(A);
     try (AgentApi.Stream stream = api.stream(A, "?offset=" + cursor, Optional.empty())) {
       long at = cursor;
       while (at < end) {
@@ -235,10 +235,10 @@ class ShellThroughAgentApiTest {
   @Test
   void invalidUtf8KeepsEveryEventsLengthEqualToItsCursorRange() throws Exception {
     provision(A);
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
     api.input(A, "printf 'bad:\\xff\\xfe:\\xc3(:\\xe2\\x82:end\\n'; echo utf-done\n");
     await().atMost(WAIT).until(() -> api.text(A, cursor).contains("utf-done"));
-    long end = api.read(A, 0).path("nextOffset").asLong();
+    long end = api.end(A);
 
     List<AgentApi.Event> events = new ArrayList<>();
     try (AgentApi.Stream stream = api.stream(A, "?offset=" + cursor, Optional.empty())) {
@@ -289,7 +289,7 @@ class ShellThroughAgentApiTest {
     api.input(A, "echo settled\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("settled"));
     Thread.sleep(200);
-    long length = api.read(A, 0).path("nextOffset").asLong();
+    long length = api.end(A);
 
     AgentApi.Answer staleInput =
         api.input(A, "echo stale-$((8*8))\n", command(4, OperationType.PROVISION));
@@ -301,7 +301,7 @@ class ShellThroughAgentApiTest {
     assertThat(staleTerminate.json().path("reason").asString()).isEqualTo("STALE_INTENT");
     Thread.sleep(500);
     assertThat(Files.readAllBytes(contract)).isEqualTo(before);
-    assertThat(api.read(A, 0).path("nextOffset").asLong()).isEqualTo(length);
+    assertThat(api.end(A)).isEqualTo(length);
     JsonNode status = api.status(A);
     assertThat(status.path("state").asString()).isEqualTo("running");
     assertThat(status.path("tombstoned").asBoolean()).isFalse();
@@ -367,7 +367,7 @@ class ShellThroughAgentApiTest {
   @Test
   void theShellRunsInItsOwnHomeWithTheContractedTerminal() {
     provision(A);
-    long cursor = api.read(A, 0).path("nextOffset").asLong();
+    long cursor = api.end(A);
 
     api.input(A, "echo \"home=$HOME pwd=$(pwd) term=$TERM size=$(stty size)\"\n");
 

@@ -93,14 +93,25 @@ final class Api {
     return answer.json().path("id").asString();
   }
 
-  /** The session's output from {@code offset}, decoded as text. */
+  /**
+   * The session's output from {@code offset} to its end, decoded as text: read after read, since
+   * one read answers at most 1 MiB.
+   */
   String text(String id, long offset) {
-    Answer answer = post("/sessions/" + id + "/read", "{\"offset\":" + offset + "}");
-    if (answer.status() != 200) {
-      throw new AssertionError("read answered " + answer);
+    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+    long at = offset;
+    while (true) {
+      Answer answer = post("/sessions/" + id + "/read", "{\"offset\":" + at + "}");
+      if (answer.status() != 200) {
+        throw new AssertionError("read answered " + answer);
+      }
+      byte[] bytes =
+          java.util.Base64.getDecoder().decode(answer.json().path("payloadBase64").asString());
+      if (bytes.length == 0) {
+        return all.toString(java.nio.charset.StandardCharsets.UTF_8);
+      }
+      all.writeBytes(bytes);
+      at = answer.json().path("nextOffset").asLong();
     }
-    return new String(
-        java.util.Base64.getDecoder().decode(answer.json().path("payloadBase64").asString()),
-        java.nio.charset.StandardCharsets.UTF_8);
   }
 }

@@ -18,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Sessions: create, list, get, delete, and the "make active, then serve" read/write/switch. */
@@ -107,20 +106,36 @@ final class SessionRoutes {
     }
   }
 
-  private void read(Context ctx) {
+  /**
+   * Passes the agent's capped answer through as it arrives ({@link ReadRelay}). Once the first
+   * bytes went out, a broken copy can only cut the connection: the client sees a truncated answer
+   * rather than a problem.
+   */
+  private void read(Context ctx) throws java.io.IOException {
     ReadBody body = bodies.read(ctx, ReadBody.class, true);
     Caller caller = Caller.of(ctx);
-    SessionService.ReadResult result =
-        sessions.read(caller.scope(), id(ctx), body.offset(), caller.actor());
-    JsonNode output = result.output();
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("session", session(result.session()));
-    answer.put("path", result.path());
-    answer.put("payload", output.path("payload").asString(""));
-    answer.put("payloadBase64", output.path("payloadBase64").asString(""));
-    answer.put("offset", output.path("offset").asLong());
-    answer.put("nextOffset", output.path("nextOffset").asLong());
-    send(ctx, answer);
+    try (SessionService.ReadResult result =
+        sessions.read(caller.scope(), id(ctx), body.offset(), caller.actor())) {
+      Map<String, Object> session = session(result.session());
+      ctx.status(200);
+      ctx.contentType("application/json");
+      try {
+        ReadRelay.write(
+            json,
+            session,
+            result.path(),
+            result.session().runtime().map(r -> r.name()).orElse("the session's agent"),
+            result.output().body(),
+            ctx.res().getOutputStream());
+      } catch (java.io.IOException clientOrAgentGone) {
+        // The answer has begun: a problem appended to it would only make it look whole.
+        org.eclipse.jetty.ee10.servlet.ServletContextRequest.getServletContextRequest(ctx.req())
+            .getConnectionMetaData()
+            .getConnection()
+            .getEndPoint()
+            .close(clientOrAgentGone);
+      }
+    }
   }
 
   private void write(Context ctx) {

@@ -16,25 +16,26 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The data-plane calls the public API makes on a session's agent: output reads, input, executions,
  * and the passive output stream, proxied byte for byte (the control plane never re-frames the SSE
- * contract: a 32 KiB buffer and one flush per read, as the original did).
+ * contract: a 32 KiB buffer and one flush per read, as the original did). Output reads are passed
+ * through the same way, so that the control plane never holds a read's answer either.
  */
 public final class AgentData {
 
   private static final int PROXY_BUFFER = 32 << 10;
+  private static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(30);
 
   private final AgentWireClient wire = new AgentWireClient();
   private final HttpClient streams = HttpClient.newBuilder().build();
   private final JsonMapper json = JsonMapper.builder().build();
 
-  public JsonNode read(AgentEndpoints.Endpoint agent, long offset) {
-    return wire.call(
-            agent.runtimeName(),
-            "GET",
-            agent.url("/output", "offset=" + offset),
-            agent.token(),
-            Optional.empty(),
-            Optional.empty())
-        .json();
+  /**
+   * Opens a read of the session's output from {@code offset}: the agent's {@code OutputRead}
+   * answer, at most its cap of payload (1 MiB), to be copied through to the client as it arrives
+   * rather than parsed and built again. A problem answer is turned into the domain's exceptions
+   * before anything reaches the client. The caller closes the answer.
+   */
+  public OpenStream openRead(AgentEndpoints.Endpoint agent, long offset) {
+    return open(agent, "/output", "offset=" + offset, Optional.empty(), Optional.of(READ_TIMEOUT));
   }
 
   /** The agent's status report of the runtime (busy, executions, health, lease). */
@@ -88,10 +89,21 @@ public final class AgentData {
    */
   public OpenStream openStream(
       AgentEndpoints.Endpoint agent, String path, String query, Optional<String> lastEventId) {
+    return open(agent, path, query, lastEventId, Optional.empty());
+  }
+
+  /** {@code timeout} bounds the wait for the answer's headers, not the copying of its body. */
+  private OpenStream open(
+      AgentEndpoints.Endpoint agent,
+      String path,
+      String query,
+      Optional<String> lastEventId,
+      Optional<java.time.Duration> timeout) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(agent.url(path, query)))
             .header("Authorization", "Bearer " + agent.token());
     lastEventId.ifPresent(id -> request.header("Last-Event-ID", id));
+    timeout.ifPresent(request::timeout);
     HttpResponse<InputStream> response;
     try {
       response = streams.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());

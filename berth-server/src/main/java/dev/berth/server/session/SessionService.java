@@ -38,7 +38,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.random.RandomGenerator;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The public API's use cases over sessions. Lifecycle changes only write intent and wake the
@@ -442,16 +441,35 @@ public final class SessionService {
 
   // ---- data plane ---------------------------------------------------------------------------
 
-  /** What a read returns, and the session after it was touched. */
-  public record ReadResult(Session session, String path, JsonNode output) {}
+  /**
+   * What a read returns: the session after it was touched, the path taken, and the agent's answer
+   * ({@code OutputRead}, at most the agent's cap of payload), open for the caller to pass on and
+   * close.
+   */
+  public record ReadResult(Session session, String path, AgentData.OpenStream output)
+      implements AutoCloseable {
+    @Override
+    public void close() throws java.io.IOException {
+      output.close();
+    }
+  }
 
   public ReadResult read(Scope scope, SessionId id, long offset, String actor) {
     if (offset < 0) {
       throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
     }
-    Served<JsonNode> served =
-        serve(scope, id, "read", actor, session -> data.read(endpoint(session), offset));
-    return new ReadResult(get(scope, id), served.activation().path(), served.result());
+    Served<AgentData.OpenStream> served =
+        serve(scope, id, "read", actor, session -> data.openRead(endpoint(session), offset));
+    try {
+      return new ReadResult(get(scope, id), served.activation().path(), served.result());
+    } catch (RuntimeException e) {
+      try {
+        served.result().close();
+      } catch (java.io.IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
   }
 
   /** The session after a write, and the path taken. */

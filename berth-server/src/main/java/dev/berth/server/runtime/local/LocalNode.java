@@ -51,23 +51,55 @@ public final class LocalNode {
   }
 
   /**
-   * The command that runs {@code dev.berth.agent.node.NodeMain} with this JVM's java and classpath,
-   * which is what both the {@code berth} distribution and the tests have.
+   * The node's heap limit unless {@code BERTH_NODE_JAVA_OPTS} says otherwise: a node serves every
+   * session on the machine, so its memory must have a bound that no session or client can push it
+   * past. Its own needs are small (reads and streams hold a few buffers each); 512 MiB leaves room
+   * for many concurrent sessions and clients.
    */
+  public static final List<String> DEFAULT_NODE_JAVA_OPTIONS = List.of("-Xmx512m");
+
+  /** The environment variable whose options are added after {@link #DEFAULT_NODE_JAVA_OPTIONS}. */
+  public static final String NODE_JAVA_OPTIONS_VARIABLE = "BERTH_NODE_JAVA_OPTS";
+
+  /** As {@link #javaLaunchCommand(List)} with the default options only. */
   public static List<String> javaLaunchCommand() {
+    return javaLaunchCommand(List.of());
+  }
+
+  /**
+   * The command that runs {@code dev.berth.agent.node.NodeMain} with this JVM's java and classpath,
+   * which is what both the {@code berth} distribution and the tests have: the default options
+   * ({@link #DEFAULT_NODE_JAVA_OPTIONS}), then {@code extraOptions}, so that an {@code -Xmx} among
+   * them wins (the JVM takes the last one).
+   */
+  public static List<String> javaLaunchCommand(List<String> extraOptions) {
     String java =
         ProcessHandle.current()
             .info()
             .command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    return List.of(
-        java,
-        "--enable-native-access=ALL-UNNAMED",
-        "-XX:+UseSerialGC",
-        "-Xss512k",
-        "-cp",
-        System.getProperty("java.class.path"),
-        "dev.berth.agent.node.NodeMain");
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-XX:+UseSerialGC");
+    command.add("-Xss512k");
+    command.addAll(DEFAULT_NODE_JAVA_OPTIONS);
+    command.addAll(extraOptions);
+    command.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), "dev.berth.agent.node.NodeMain"));
+    return List.copyOf(command);
+  }
+
+  /**
+   * The options of {@code BERTH_NODE_JAVA_OPTS}: its value split at whitespace (no quoting, as a
+   * shell's unquoted {@code $JAVA_OPTS}); none when it is unset or blank.
+   */
+  public static List<String> javaOptions(Optional<String> value) {
+    return value
+        .map(String::strip)
+        .filter(v -> !v.isEmpty())
+        .map(v -> List.of(v.split("\\s+")))
+        .orElse(List.of());
   }
 
   public Path stateDirectory() {
