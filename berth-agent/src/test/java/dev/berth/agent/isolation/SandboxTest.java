@@ -274,6 +274,43 @@ class SandboxTest {
   }
 
   @Test
+  void theOperatorsBindsAndMasksAreInEveryView(@TempDir Path host) throws Exception {
+    requireSandbox();
+    Path shared = Files.createDirectories(host.resolve("shared"));
+    Path cache = Files.createDirectories(host.resolve("cache"));
+    Files.writeString(shared.resolve("tool"), "shared tool\n");
+    // The session's host uid (a root agent gives it one of its own) must be able to use them.
+    for (Path dir : List.of(host, shared, cache)) {
+      Files.setPosixFilePermissions(
+          dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+    }
+    Sandbox operated =
+        Sandbox.detect(
+            Path.of("/sys/fs/cgroup"),
+            new SandboxSettings(
+                java.util.Optional.of(NetworkMode.NONE),
+                List.of(
+                    SandboxBind.parse(shared + ":/opt/shared:ro"),
+                    SandboxBind.parse(cache + ":/opt/cache")),
+                List.of(Path.of("/etc/debian_version"))),
+            host.resolve("uids"));
+    plan(operated, ResourceLimits.defaults());
+
+    String output =
+        run(
+            "cat /opt/shared/tool; touch /opt/shared/x 2>&1 | grep -c Read-only;"
+                + " echo cached > /opt/cache/y; wc -c < /etc/debian_version");
+
+    assertThat(output).isEqualTo("shared tool\n1\n0\n");
+    assertThat(cache.resolve("y")).hasContent("cached");
+    assertThat(shared.resolve("x")).doesNotExist();
+    assertThat(operated.isolation().filesystem())
+        .contains("ro /opt/shared (operator bind of " + shared + ")")
+        .contains("masked /etc/debian_version");
+    assertThat(operated.isolation().network().mode()).isEqualTo("none");
+  }
+
+  @Test
   void refusesAPlanNameThatIsNotAPathSegment() {
     for (String name : List.of("", "../x", "a/b", ".hidden", "x y")) {
       assertThatThrownBy(() -> Sandbox.none().plan(name, List.of("/bin/sh"), state, limits()))
