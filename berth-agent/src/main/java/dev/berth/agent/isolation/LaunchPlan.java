@@ -129,11 +129,6 @@ public final class LaunchPlan implements AutoCloseable {
     return confinement.isPresent();
   }
 
-  /** Where a workload launched in {@code workingDirectory} sees {@code hostPath}. */
-  public Path inside(Path hostPath) {
-    return confined() ? writable.inside(hostPath) : hostPath;
-  }
-
   /** The argv that runs {@link #command()} confined, starting in its home. */
   public List<String> argv() {
     return wrap(command, writable.targetOf(writable.stateDir()));

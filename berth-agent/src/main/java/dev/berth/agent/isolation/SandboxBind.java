@@ -14,22 +14,24 @@ import java.util.List;
  * @param readOnly whether sessions may only read it
  */
 public record SandboxBind(Path source, Path target, boolean readOnly) {
-  /** Paths a bind may not cover: the session's own state and the view's fixed parts. */
+  /** What a bind may not cover: the view's fixed parts and the session's own state. */
   private static final List<Path> RESERVED =
-      List.of(Path.of("/"), Path.of("/proc"), Path.of("/dev"), Path.of("/home/berth"));
+      List.of(
+          Path.of("/proc"),
+          Path.of("/dev"),
+          Path.of("/home/berth"),
+          Path.of("/tmp"),
+          Path.of("/run/berth"));
 
   public SandboxBind {
     source = absolute(source, "source");
     target = absolute(target, "target");
-    if (RESERVED.contains(target)
-        || target.startsWith("/home/berth")
-        || target.startsWith("/proc")
-        || target.startsWith("/dev")) {
+    if (target.getNameCount() == 0 || RESERVED.stream().anyMatch(target::startsWith)) {
       throw new InvalidValueException(
           "sandbox bind target "
               + target
               + " covers a part of the session's view that Berth owns (/, /proc, /dev,"
-              + " /home/berth); choose another target, e.g. /opt/"
+              + " /home/berth, /tmp, /run/berth); choose another target, e.g. /opt/"
               + source.getFileName());
     }
   }

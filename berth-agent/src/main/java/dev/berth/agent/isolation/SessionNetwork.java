@@ -112,7 +112,8 @@ public final class SessionNetwork implements AutoCloseable {
                   "--enable-seccomp",
                   Long.toString(holder.pid()),
                   "tap0"),
-              name);
+              name,
+              ProcessBuilder.Redirect.DISCARD);
       awaitDefaultRoute(holder, slirp, name);
       return new SessionNetwork(
           NetworkMode.EGRESS,
@@ -163,11 +164,6 @@ public final class SessionNetwork implements AutoCloseable {
     return holder.isEmpty() ? List.of("--unshare-net") : List.of();
   }
 
-  /** Whether an agent that is not root joins the holder's user namespace first. */
-  boolean nested() {
-    return userNamespace;
-  }
-
   @Override
   public void close() {
     slirp.ifPresent(Process::destroyForcibly);
@@ -180,7 +176,17 @@ public final class SessionNetwork implements AutoCloseable {
   }
 
   private static Process start(List<String> argv, String name) {
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
+    return start(argv, name, ProcessBuilder.Redirect.PIPE);
+  }
+
+  /**
+   * @param output where the process's output goes: a pipe for the holder, which says once that it
+   *     is ready and then prints nothing; nowhere for slirp4netns, which may log for as long as the
+   *     session lives and must never block on a pipe no one reads
+   */
+  private static Process start(List<String> argv, String name, ProcessBuilder.Redirect output) {
+    ProcessBuilder builder =
+        new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(output);
     builder.environment().clear();
     builder.environment().put("PATH", "/usr/sbin:/usr/bin:/sbin:/bin");
     builder.environment().put(MARKER_VARIABLE, name);
@@ -229,14 +235,12 @@ public final class SessionNetwork implements AutoCloseable {
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
-    String output;
-    try {
-      output = slirp.isAlive() ? "" : new String(slirp.getInputStream().readAllBytes()).strip();
-    } catch (IOException e) {
-      output = "";
-    }
     throw new IllegalStateException(
-        "slirp4netns did not configure the network of " + name + " within 10 s: " + output);
+        "slirp4netns did not configure the network of "
+            + name
+            + (slirp.isAlive()
+                ? " within 10 s"
+                : ": it exited with " + slirp.exitValue() + " (run it by hand to see why)"));
   }
 
   /** Every IPv4 address of this host, as {@code a.b.c.d/32}. */

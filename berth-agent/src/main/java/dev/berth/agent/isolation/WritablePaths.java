@@ -52,23 +52,6 @@ public record WritablePaths(List<Path> directories, Optional<Path> tmp, Map<Path
     return targets.getOrDefault(normalized, normalized);
   }
 
-  /**
-   * Where a sandboxed workload sees the host path {@code path}: moved with the writable directory
-   * (or {@code /tmp}) it lies under, unchanged when it lies under none.
-   */
-  public Path inside(Path path) {
-    Path normalized = path.toAbsolutePath().normalize();
-    if (tmp.isPresent() && normalized.startsWith(tmp.get())) {
-      return Path.of("/tmp").resolve(tmp.get().relativize(normalized));
-    }
-    for (Path directory : directories) {
-      if (normalized.startsWith(directory)) {
-        return targetOf(directory).resolve(directory.relativize(normalized));
-      }
-    }
-    return normalized;
-  }
-
   /** {@code first} and {@code more} writable, {@code /tmp} a private tmpfs. */
   public static WritablePaths of(Path first, Path... more) {
     List<Path> all = new ArrayList<>(List.of(first));

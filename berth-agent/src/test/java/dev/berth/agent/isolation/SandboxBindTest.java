@@ -39,7 +39,10 @@ class SandboxBindTest {
 
   @Test
   void aBindCannotCoverTheSessionsHomeOrTheViewsFixedParts() {
-    for (String target : new String[] {"/", "/proc", "/dev/shm", "/home/berth", "/home/berth/x"}) {
+    for (String target :
+        new String[] {
+          "/", "/proc", "/dev/shm", "/home/berth", "/home/berth/x", "/tmp", "/run/berth"
+        }) {
       assertThatThrownBy(() -> SandboxBind.parse("/srv:" + target))
           .as(target)
           .isInstanceOf(InvalidValueException.class)
