@@ -6,6 +6,8 @@ import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.core.tenant.Tenant;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
@@ -129,7 +131,18 @@ public final class BerthServer implements AutoCloseable {
             config.nodeLaunchCommand(),
             Duration.ofSeconds(60));
     isolation = new NodeIsolation(node, config.isolation().required());
-    LocalRuntime runtime = new LocalRuntime(node, installation);
+    // A session's network is its tenant's grant, read when its runtime is provisioned (so a
+    // grant narrowed later applies from the session's next incarnation on).
+    LocalRuntime runtime =
+        new LocalRuntime(
+            node,
+            installation,
+            session ->
+                store
+                    .get(session)
+                    .flatMap(s -> directory.tenant(s.tenant()))
+                    .map(Tenant::network)
+                    .orElse(NetworkAccess.EGRESS));
     FilesystemArchiveStore archives =
         new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
     ServerConfig.Lifecycle lifecycle = config.lifecycle();

@@ -440,6 +440,7 @@ final class HostedRuntime {
         planName(name(), config.root()),
         config,
         sandbox,
+        descriptor.networkLimit(),
         clock,
         new ExecutionOutputs() {
           @Override

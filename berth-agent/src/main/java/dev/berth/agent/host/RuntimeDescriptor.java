@@ -1,6 +1,7 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.files.PrivateFiles;
+import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.agent.json.AgentJson;
 import dev.berth.core.session.SessionId;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -21,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
  * @param awaitRestore true from a provision that awaits an archive until the restore started the
  *     shell: a host restarted in between finds a runtime in which nothing ever ran, and lets it
  *     await its archive again instead of reporting it stopped
+ * @param network the request's network limit ({@code "none"}), or {@code null} for the host's mode
  */
 public record RuntimeDescriptor(
     int format,
@@ -30,7 +33,8 @@ public record RuntimeDescriptor(
     String workload,
     Map<String, String> labels,
     Instant createdAt,
-    boolean awaitRestore) {
+    boolean awaitRestore,
+    String network) {
 
   static final String FILE = "runtime.json";
   private static final JsonMapper JSON = AgentJson.mapper();
@@ -52,13 +56,19 @@ public record RuntimeDescriptor(
         request.workload(),
         request.labels(),
         now,
-        request.awaitRestore());
+        request.awaitRestore(),
+        request.network());
+  }
+
+  /** The most network the runtime may have, when its request narrowed it. */
+  Optional<NetworkMode> networkLimit() {
+    return Optional.ofNullable(network).map(NetworkMode::parse);
   }
 
   /** This descriptor once the runtime's archive is restored and its shell runs. */
   RuntimeDescriptor restored() {
     return new RuntimeDescriptor(
-        format, session, runtime, incarnation, workload, labels, createdAt, false);
+        format, session, runtime, incarnation, workload, labels, createdAt, false, network);
   }
 
   SessionId sessionId() {

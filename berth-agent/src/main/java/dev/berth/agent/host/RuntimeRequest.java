@@ -1,11 +1,13 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What the control plane asks a host to create: the runtime's deterministic name, its incarnation,
@@ -13,18 +15,39 @@ import java.util.Objects;
  *
  * @param awaitRestore true for a resume: the runtime starts nothing and waits for the archive that
  *     its {@code restore} command brings, so that the shell's first prompt is the restored one
+ * @param network {@code "none"} narrows the runtime to loopback only (its tenant's grant); absent
+ *     ({@code null}), it gets the host's network mode
  */
 public record RuntimeRequest(
     String runtime,
     long incarnation,
     String workload,
     Map<String, String> labels,
-    boolean awaitRestore) {
+    boolean awaitRestore,
+    String network) {
 
   public RuntimeRequest {
     Objects.requireNonNull(runtime, "runtime");
     Objects.requireNonNull(workload, "workload");
     labels = Map.copyOf(Objects.requireNonNull(labels, "labels"));
+    if (network != null) {
+      NetworkMode.parse(network);
+    }
+  }
+
+  /** A runtime with the host's network. */
+  public RuntimeRequest(
+      String runtime,
+      long incarnation,
+      String workload,
+      Map<String, String> labels,
+      boolean awaitRestore) {
+    this(runtime, incarnation, workload, labels, awaitRestore, null);
+  }
+
+  /** The most network the runtime may have, when the request narrows it. */
+  public Optional<NetworkMode> networkLimit() {
+    return Optional.ofNullable(network).map(NetworkMode::parse);
   }
 
   /** A runtime whose workload starts at once, in a fresh workspace. */

@@ -3,6 +3,7 @@ package dev.berth.agent.host;
 import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.SessionUser;
 import dev.berth.agent.isolation.WritablePaths;
@@ -64,6 +65,7 @@ sealed interface Workload {
         String planName,
         HostConfig config,
         Sandbox sandbox,
+        Optional<NetworkMode> networkLimit,
         Clock clock,
         ExecutionOutputs outputs) {
       OutputLog output = OutputLog.open(state.resolve("output"), config.outputCapBytes(), clock);
@@ -94,7 +96,7 @@ sealed interface Workload {
                     state, SANDBOX_ROOT, SANDBOX_ROOT.resolve(ShellState.DIRECTORY), defaults)
                 : ShellState.prepare(state, defaults);
         ShellSpec spec = shellState.spec();
-        plan = sandbox.plan(planName, spec.command(), writable, config.limits());
+        plan = sandbox.plan(planName, spec.command(), writable, config.limits(), networkLimit);
         ShellProcess shell = ShellProcess.start(spec, plan, output);
         ExecutionRunner executions =
             new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());

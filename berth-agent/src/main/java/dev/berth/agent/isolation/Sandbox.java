@@ -258,6 +258,20 @@ public final class Sandbox {
    */
   public LaunchPlan plan(
       String name, List<String> command, WritablePaths writable, ResourceLimits limits) {
+    return plan(name, command, writable, limits, Optional.empty());
+  }
+
+  /**
+   * Like {@link #plan(String, List, WritablePaths, ResourceLimits)} with the session's network
+   * narrowed to at most {@code networkLimit} (a tenant granted {@code none} on an {@code egress}
+   * host).
+   */
+  public LaunchPlan plan(
+      String name,
+      List<String> command,
+      WritablePaths writable,
+      ResourceLimits limits,
+      Optional<NetworkMode> networkLimit) {
     Objects.requireNonNull(limits, "limits");
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
@@ -280,8 +294,10 @@ public final class Sandbox {
     if (!confines) {
       return new LaunchPlan(name, command, writable, isolation(limits), cgroup, Optional.empty());
     }
+    NetworkMode mode =
+        networkLimit.orElse(network) == NetworkMode.NONE ? NetworkMode.NONE : network;
     try {
-      LaunchPlan.Confinement confinement = confine(name, writable, network);
+      LaunchPlan.Confinement confinement = confine(name, writable, mode);
       Isolation isolation =
           new Isolation(
               "bwrap",

@@ -192,6 +192,29 @@ class IsolationIT {
       assertThat(connect.output()).contains(TestNetwork.GREETING);
     }
 
+    @Test
+    void aTenantGrantedNoNetworkGetsLoopbackOnlyOnAnEgressServer() {
+      Api.Answer issued =
+          admin.post(
+              "/admin/tokens",
+              "{\"tenant\":\"initech\",\"workloadTypes\":[\"shell\"],\"maxSessions\":1,"
+                  + "\"network\":\"none\"}");
+      assertThat(issued.status()).as(issued.body()).isEqualTo(201);
+      Api initech = admin.as(issued.json().path("token").asString());
+      String offline = initech.create("offline");
+
+      JsonNode network =
+          initech.get("/sessions/" + offline + "/runtime").json().path("isolation").path("network");
+      Shell.Result connect = Shell.run(initech, offline, connectToTestHost());
+
+      assertThat(network.path("mode").asString()).isEqualTo("none");
+      assertThat(connect.rc()).as(connect.output()).isNotZero();
+      assertThat(connect.output()).doesNotContain(TestNetwork.GREETING);
+      assertThat(Shell.run(acme, attacker, connectToTestHost()).output())
+          .as("the other tenants keep their egress")
+          .contains(TestNetwork.GREETING);
+    }
+
     String connectToTestHost() {
       return "timeout 10 bash -c 'exec 3<>/dev/tcp/"
           + network.remoteAddress()

@@ -18,9 +18,14 @@ import java.util.TreeSet;
  * @param maxSessions how many sessions it may hold, {@value #MIN_SESSIONS} to {@value
  *     #MAX_SESSIONS}
  * @param createdAt when the tenant was first created; an update keeps the first value
+ * @param network the most network its sessions may have (narrows the server's mode)
  */
 public record Tenant(
-    TenantId id, Set<WorkloadType> workloadTypes, int maxSessions, Instant createdAt) {
+    TenantId id,
+    Set<WorkloadType> workloadTypes,
+    int maxSessions,
+    Instant createdAt,
+    NetworkAccess network) {
 
   public static final int MIN_SESSIONS = 1;
   public static final int MAX_SESSIONS = 10_000;
@@ -29,6 +34,7 @@ public record Tenant(
     Objects.requireNonNull(id, "tenant id is required");
     Objects.requireNonNull(workloadTypes, "workloadTypes is required");
     Objects.requireNonNull(createdAt, "createdAt is required");
+    Objects.requireNonNull(network, "network is required");
     if (id.equals(TenantId.ADMIN)) {
       throw new InvalidValueException(
           "tenant must not be \""
@@ -58,6 +64,11 @@ public record Tenant(
     workloadTypes = Set.copyOf(workloadTypes);
   }
 
+  /** A tenant whose sessions get the server's network ({@link NetworkAccess#EGRESS}). */
+  public Tenant(TenantId id, Set<WorkloadType> workloadTypes, int maxSessions, Instant createdAt) {
+    this(id, workloadTypes, maxSessions, createdAt, NetworkAccess.EGRESS);
+  }
+
   /** Whether the tenant may create sessions of {@code type}. */
   public boolean grants(WorkloadType type) {
     return workloadTypes.contains(type);
@@ -76,6 +87,6 @@ public record Tenant(
       throw new InvalidValueException(
           "tenant " + id + " cannot be updated by the record of tenant " + update.id);
     }
-    return new Tenant(id, update.workloadTypes, update.maxSessions, createdAt);
+    return new Tenant(id, update.workloadTypes, update.maxSessions, createdAt, update.network);
   }
 }

@@ -81,6 +81,18 @@ public abstract class TenantDirectoryContract {
   }
 
   @Test
+  void aTenantsNetworkGrantIsKeptAndAnUpdateReplacesIt() {
+    Tenant offline =
+        new Tenant(ACME, java.util.Set.of(WorkloadType.SHELL), 2, T0, NetworkAccess.NONE);
+    assertThat(directory.upsertTenant(offline).network()).isEqualTo(NetworkAccess.NONE);
+    assertThat(directory.tenant(ACME).orElseThrow().network()).isEqualTo(NetworkAccess.NONE);
+
+    directory.upsertTenant(tenant(ACME, 2, T0.plusSeconds(5), WorkloadType.SHELL));
+
+    assertThat(directory.tenant(ACME).orElseThrow().network()).isEqualTo(NetworkAccess.EGRESS);
+  }
+
+  @Test
   void listsEveryTenantOrderedById() {
     directory.upsertTenant(tenant(BETA, 1, T0, WorkloadType.SHELL));
     directory.upsertTenant(tenant(new TenantId("zeta"), 1, T0, WorkloadType.SHELL));

@@ -53,7 +53,8 @@ final class AdminRoutes {
         tokens.issue(
             new TenantId(body.tenant()),
             body.workloadTypes().stream().map(WorkloadType::new).collect(Collectors.toSet()),
-            body.maxSessions());
+            body.maxSessions(),
+            body.networkAccess());
     ctx.status(201)
         .contentType("application/json")
         .result(
@@ -71,6 +72,7 @@ final class AdminRoutes {
                   item.put("tenant", t.id().value());
                   item.put("workloadTypes", t.workloadTypeNames());
                   item.put("maxSessions", t.maxSessions());
+                  item.put("network", t.network().wireName());
                   item.put("sessions", Admission.held(store, t.id()));
                   return item;
                 })

@@ -2,6 +2,7 @@ package dev.berth.server.auth;
 
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
@@ -42,8 +43,17 @@ public final class TenantTokens {
    *     workload type is given, or {@code maxSessions} is outside 1 to 10000
    */
   public IssuedToken issue(TenantId tenant, Set<WorkloadType> workloadTypes, int maxSessions) {
+    return issue(tenant, workloadTypes, maxSessions, NetworkAccess.EGRESS);
+  }
+
+  /**
+   * Like {@link #issue(TenantId, Set, int)} with the tenant's network narrowed to {@code network}.
+   */
+  public IssuedToken issue(
+      TenantId tenant, Set<WorkloadType> workloadTypes, int maxSessions, NetworkAccess network) {
     Instant now = clock.instant();
-    Tenant stored = directory.upsertTenant(new Tenant(tenant, workloadTypes, maxSessions, now));
+    Tenant stored =
+        directory.upsertTenant(new Tenant(tenant, workloadTypes, maxSessions, now, network));
     String token = Tokens.generate(random);
     directory.addToken(new TokenRecord(TokenDigest.of(token), tenant, now));
     return new IssuedToken(stored, token);

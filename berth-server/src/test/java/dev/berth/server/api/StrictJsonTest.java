@@ -365,7 +365,23 @@ class StrictJsonTest {
     @Test
     void readsTheGrant() {
       assertThat(token("{\"tenant\":\"acme\",\"workloadTypes\":[\"shell\"],\"maxSessions\":2}"))
-          .isEqualTo(new CreateTokenBody("acme", List.of("shell"), 2));
+          .isEqualTo(new CreateTokenBody("acme", List.of("shell"), 2, null));
+    }
+
+    @Test
+    void readsANetworkGrantAndRefusesAnUnknownOne() {
+      assertThat(
+              token(
+                      "{\"tenant\":\"acme\",\"workloadTypes\":[\"shell\"],\"maxSessions\":2,"
+                          + "\"network\":\"none\"}")
+                  .networkAccess())
+          .isEqualTo(dev.berth.core.tenant.NetworkAccess.NONE);
+      assertThat(
+              refused(
+                  "{\"tenant\":\"acme\",\"workloadTypes\":[\"shell\"],\"maxSessions\":2,"
+                      + "\"network\":\"host\"}"))
+          .hasMessageContaining("network")
+          .hasMessageContaining("\"none\" or \"egress\"");
     }
 
     @Test

@@ -3,21 +3,26 @@ package dev.berth.server.api.body;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.server.api.StrictJson;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The body of {@code POST /admin/tokens}; required, every field required. Whether the named
- * workload types exist is not checked here: a grant may name a type that is enabled later.
+ * The body of {@code POST /admin/tokens}; required, every field but {@code network} required.
+ * Whether the named workload types exist is not checked here: a grant may name a type that is
+ * enabled later.
  *
  * @param tenant the tenant the token acts for: 1-63 lowercase letters, digits or inner '-', not the
  *     reserved {@code admin}
  * @param workloadTypes the workload types the tenant may create: at least one, no repeats
  * @param maxSessions how many sessions the tenant may hold at once, at least 1
+ * @param network optional: {@code "none"} narrows the tenant's sessions to loopback only; {@code
+ *     "egress"} (the default) gives them what the server gives
  */
-public record CreateTokenBody(String tenant, List<String> workloadTypes, Integer maxSessions) {
+public record CreateTokenBody(
+    String tenant, List<String> workloadTypes, Integer maxSessions, String network) {
 
   public CreateTokenBody {
     if (tenant == null) {
@@ -35,6 +40,14 @@ public record CreateTokenBody(String tenant, List<String> workloadTypes, Integer
     if (maxSessions < 1) {
       throw StrictJson.invalidField("maxSessions", "must be at least 1", maxSessions);
     }
+    if (network != null && !network.equals("none") && !network.equals("egress")) {
+      throw StrictJson.invalidField("network", "must be \"none\" or \"egress\"", network);
+    }
+  }
+
+  /** The tenant's network: {@code egress} unless the body narrows it. */
+  public NetworkAccess networkAccess() {
+    return network == null ? NetworkAccess.EGRESS : NetworkAccess.parse(network);
   }
 
   private static void checkTenant(String value) {

@@ -10,6 +10,7 @@ import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.server.runtime.AgentEndpoints;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,9 +38,22 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   private final AgentWireClient wire = new AgentWireClient();
   private final JsonMapper json = JsonMapper.builder().build();
 
+  private final Function<SessionId, NetworkAccess> networkAccess;
+
+  /** A runtime whose sessions all get the node's network. */
   public LocalRuntime(LocalNode node, String installation) {
+    this(node, installation, session -> NetworkAccess.EGRESS);
+  }
+
+  /**
+   * @param networkAccess the most network a session may have (its tenant's grant): a session
+   *     narrowed to {@code none} is provisioned with loopback only, whatever the node's mode
+   */
+  public LocalRuntime(
+      LocalNode node, String installation, Function<SessionId, NetworkAccess> networkAccess) {
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
+    this.networkAccess = Objects.requireNonNull(networkAccess, "networkAccess");
   }
 
   @Override
@@ -57,6 +72,9 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     body.put("labels", spec.labels().asMap());
     if (spec.awaitRestore()) {
       body.put("awaitRestore", true);
+    }
+    if (networkAccess.apply(spec.labels().session()) == NetworkAccess.NONE) {
+      body.put("network", NetworkAccess.NONE.wireName());
     }
     wire.call(
         runtime.name(),

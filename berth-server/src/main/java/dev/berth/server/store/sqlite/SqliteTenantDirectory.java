@@ -11,6 +11,7 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
@@ -38,7 +39,8 @@ import java.util.stream.Collectors;
  */
 public final class SqliteTenantDirectory implements TenantDirectory {
 
-  private static final String TENANT_COLUMNS = "id, workload_types, max_sessions, created_at";
+  private static final String TENANT_COLUMNS =
+      "id, workload_types, max_sessions, created_at, network";
 
   private final SqliteDatabase db;
 
@@ -62,13 +64,14 @@ public final class SqliteTenantDirectory implements TenantDirectory {
               c,
               "INSERT INTO tenants ("
                   + TENANT_COLUMNS
-                  + ") VALUES (?, ?, ?, ?)"
+                  + ") VALUES (?, ?, ?, ?, ?)"
                   + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
-                  + " max_sessions = excluded.max_sessions",
+                  + " max_sessions = excluded.max_sessions, network = excluded.network",
               tenant.id().value(),
               types,
               tenant.maxSessions(),
-              nanos(tenant.createdAt()));
+              nanos(tenant.createdAt()),
+              tenant.network().wireName());
           return queryOne(
                   c,
                   "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
@@ -154,7 +157,11 @@ public final class SqliteTenantDirectory implements TenantDirectory {
               .map(WorkloadType::new)
               .collect(Collectors.toSet());
       return new Tenant(
-          new TenantId(id), types, rs.getInt("max_sessions"), instant(rs.getLong("created_at")));
+          new TenantId(id),
+          types,
+          rs.getInt("max_sessions"),
+          instant(rs.getLong("created_at")),
+          NetworkAccess.parse(rs.getString("network")));
     } catch (InvalidValueException e) {
       throw new CorruptRecordException("tenant " + id, e.getMessage(), e);
     }
