@@ -307,7 +307,7 @@ public final class Sandbox {
               cgroups.map(CgroupLayout::cpu).orElse(false),
               confinement.view().report(),
               confinement.user(),
-              new Isolation.Network(network.wireName(), confinement.network().blocked()),
+              new Isolation.Network(mode.wireName(), confinement.network().blocked()),
               isolation(limits).seccomp(),
               isolation(limits).weaknesses());
       return new LaunchPlan(name, command, writable, isolation, cgroup, Optional.of(confinement));

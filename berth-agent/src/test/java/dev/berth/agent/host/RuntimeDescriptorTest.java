@@ -2,6 +2,7 @@ package dev.berth.agent.host;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -45,6 +46,25 @@ class RuntimeDescriptorTest {
             .formatted(SID, SID));
 
     assertThat(RuntimeDescriptor.read(dir).awaitRestore()).isFalse();
+    assertThat(RuntimeDescriptor.read(dir).networkLimit()).as("the host's network").isEmpty();
+  }
+
+  @Test
+  void aNetworkLimitOfTheRequestIsKeptThroughTheRestore() {
+    RuntimeRequest request =
+        new RuntimeRequest("berth-" + SID + "-2", 2, "shell", Map.of(), true, "none");
+    RuntimeDescriptor.of(new SessionId(SID), request, Instant.parse("2026-01-01T00:00:00Z"))
+        .restored()
+        .write(dir);
+
+    assertThat(RuntimeDescriptor.read(dir).networkLimit()).contains(NetworkMode.NONE);
+  }
+
+  @Test
+  void aRequestWithAnUnknownNetworkIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new RuntimeRequest("berth-" + SID + "-2", 2, "shell", Map.of(), false, "host"))
+        .hasMessageContaining("none or egress");
   }
 
   @Test
