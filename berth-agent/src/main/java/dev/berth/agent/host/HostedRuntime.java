@@ -12,7 +12,6 @@ import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.Sandbox;
-import dev.berth.agent.isolation.Signals;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
@@ -337,8 +336,8 @@ final class HostedRuntime {
   }
 
   /**
-   * Closes admission and stops the whole process tree (SIGSTOP) so that a checkpoint sees a state
-   * that does not change under it. Idempotent while paused.
+   * Closes admission and freezes the whole process tree (the cgroup freezer, else SIGSTOP) so that
+   * a checkpoint sees a state that does not change under it. Idempotent while paused.
    */
   void pause() {
     synchronized (this) {
@@ -347,10 +346,10 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.PAUSE);
     }
-    signalTree(Signals.SIGSTOP);
+    workload.live().ifPresent(live -> live.plan().freeze());
   }
 
-  /** Reopens admission and continues the process tree (SIGCONT): the checkpoint was given up. */
+  /** Reopens admission and thaws the process tree: the checkpoint was given up. */
   void unpause() {
     synchronized (this) {
       if (state != RuntimeState.PAUSED) {
@@ -358,13 +357,7 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.CONTINUE);
     }
-    signalTree(Signals.SIGCONT);
-  }
-
-  private void signalTree(int signal) {
-    workload
-        .live()
-        .ifPresent(live -> live.plan().processes().forEach(pid -> Signals.toProcess(pid, signal)));
+    workload.live().ifPresent(live -> live.plan().thaw());
   }
 
   /**
@@ -545,7 +538,7 @@ final class HostedRuntime {
 
   private void stopLive(Workload.Live live) {
     // A paused tree would not act on SIGHUP until SIGKILL; let it hear the hang-up.
-    live.plan().processes().forEach(pid -> Signals.toProcess(pid, Signals.SIGCONT));
+    live.plan().thaw();
     live.executions().close();
     live.shell().terminate(STOP_GRACE);
     live.plan().close();

@@ -83,6 +83,72 @@ final class Cgroup {
     }
   }
 
+  /** Whether {@link #freeze()} stops every member at once (a freezer is there). */
+  boolean canFreeze() {
+    return layout.freezer();
+  }
+
+  /**
+   * Freezes every member, forks in flight included, and returns once the kernel says the group is
+   * frozen: unlike SIGSTOP, no member can thaw another (a session that sends SIGCONT to itself in a
+   * loop stays frozen), so what a checkpoint reads cannot change under it.
+   *
+   * @throws IllegalStateException when the group is not frozen within a few seconds
+   */
+  void freeze() {
+    try {
+      if (layout.version().equals("v2")) {
+        Path dir = directories.get(0);
+        Files.writeString(dir.resolve("cgroup.freeze"), "1");
+        awaitContent(dir.resolve("cgroup.events"), "frozen 1");
+      } else {
+        Path state = freezerDirectory().resolve("freezer.state");
+        Files.writeString(state, "FROZEN");
+        awaitContent(state, "FROZEN");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot freeze cgroup " + directory(), e);
+    }
+  }
+
+  /** Thaws the group; a group that is not frozen is left as it is. */
+  void thaw() {
+    try {
+      if (layout.version().equals("v2")) {
+        writeIfPresent(directories.get(0).resolve("cgroup.freeze"), "0");
+      } else {
+        writeIfPresent(freezerDirectory().resolve("freezer.state"), "THAWED");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot thaw cgroup " + directory(), e);
+    }
+  }
+
+  private Path freezerDirectory() {
+    return directories.get(directories.size() - 1);
+  }
+
+  private static void writeIfPresent(Path file, String value) throws IOException {
+    if (Files.exists(file)) {
+      Files.writeString(file, value);
+    }
+  }
+
+  private static void awaitContent(Path file, String expected) throws IOException {
+    long deadline = System.nanoTime() + KILL_DEADLINE.toNanos();
+    while (true) {
+      String content = Files.readString(file);
+      if (content.lines().anyMatch(line -> line.strip().equals(expected))) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            file + " did not say \"" + expected + "\" within 5 s: " + content.strip());
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+    }
+  }
+
   /** The {@code cgroup.procs} files a process writes its pid into to enter this cgroup. */
   List<Path> procsFiles() {
     return directories.stream().map(d -> d.resolve("cgroup.procs")).toList();
@@ -118,6 +184,14 @@ final class Cgroup {
 
   /** SIGKILLs every member until none is left, or gives up after a few seconds. */
   void kill() {
+    // A v1 frozen task does not die before it thaws.
+    if (layout.freezer()) {
+      try {
+        thaw();
+      } catch (UncheckedIOException e) {
+        // Removed meanwhile: nothing is frozen any more.
+      }
+    }
     Path killFile = directory().resolve("cgroup.kill");
     long deadline = System.nanoTime() + KILL_DEADLINE.toNanos();
     Set<Long> members = pids();

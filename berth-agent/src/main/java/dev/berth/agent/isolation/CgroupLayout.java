@@ -29,15 +29,24 @@ final class CgroupLayout {
   private final String version;
   private final List<Path> parents;
   private final boolean cpu;
+  private final boolean freezer;
 
   /**
-   * @param parents pids first, memory next on v1; then the cpu hierarchy's when {@code cpu}
+   * @param parents pids first, memory next on v1; then the cpu hierarchy's when {@code cpu}, and
+   *     the freezer's last when {@code freezer}
    * @param cpu whether the cpu controller is there to cap a session's CPU time
+   * @param freezer whether a session can be frozen whole (v2's {@code cgroup.freeze}, v1's freezer)
    */
-  private CgroupLayout(String version, List<Path> parents, boolean cpu) {
+  private CgroupLayout(String version, List<Path> parents, boolean cpu, boolean freezer) {
     this.version = version;
     this.parents = List.copyOf(parents);
     this.cpu = cpu;
+    this.freezer = freezer;
+  }
+
+  /** Whether session cgroups can be frozen. */
+  boolean freezer() {
+    return freezer;
   }
 
   /** Whether session cgroups get a CPU limit. */
@@ -133,7 +142,9 @@ final class CgroupLayout {
     }
     boolean cpu = controllers.contains("cpu");
     enableControllers(base, cpu);
-    return Optional.of(new CgroupLayout("v2", List.of(base.resolve(DIRECTORY)), cpu));
+    // Every non-root v2 cgroup has cgroup.freeze (Linux 5.2 and later).
+    boolean freezer = Files.exists(base.resolve("cgroup.freeze")) || !base.equals(root);
+    return Optional.of(new CgroupLayout("v2", List.of(base.resolve(DIRECTORY)), cpu, freezer));
   }
 
   private static void enableControllers(Path cgroup, boolean cpu) throws IOException {
@@ -164,7 +175,12 @@ final class CgroupLayout {
     if (cpu) {
       parents.add(v1Base(cpuMount, selfCgroup, "cpu"));
     }
-    return Optional.of(new CgroupLayout("v1", parents, cpu));
+    Path freezerMount = root.resolve("freezer");
+    boolean freezer = Files.exists(freezerMount.resolve("cgroup.procs"));
+    if (freezer) {
+      parents.add(v1Base(freezerMount, selfCgroup, "freezer"));
+    }
+    return Optional.of(new CgroupLayout("v1", parents, cpu, freezer));
   }
 
   private static Path v1Base(Path mount, List<String> selfCgroup, String controller) {

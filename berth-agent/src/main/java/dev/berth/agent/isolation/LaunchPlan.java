@@ -188,6 +188,28 @@ public final class LaunchPlan implements AutoCloseable {
     return confinement.isPresent() ? 2 : 0;
   }
 
+  /**
+   * Stops every process of this plan so that its files do not change: the cgroup's freezer where
+   * there is one (atomic, and no member can undo it), else SIGSTOP to each process, which a session
+   * can defeat by continuing its own processes from one that was not stopped yet (the isolation
+   * report names this weakness).
+   */
+  public void freeze() {
+    if (cgroup.isPresent() && cgroup.get().canFreeze()) {
+      cgroup.get().freeze();
+    } else {
+      processes().forEach(pid -> Signals.toProcess(pid, Signals.SIGSTOP));
+    }
+  }
+
+  /** Undoes {@link #freeze()}. */
+  public void thaw() {
+    if (cgroup.isPresent() && cgroup.get().canFreeze()) {
+      cgroup.get().thaw();
+    }
+    processes().forEach(pid -> Signals.toProcess(pid, Signals.SIGCONT));
+  }
+
   /** Every process of this plan still running: the cgroup's members and every tagged process. */
   public Set<Long> processes() {
     Set<Long> pids = new TreeSet<>();

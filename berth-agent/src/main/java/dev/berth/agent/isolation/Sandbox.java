@@ -228,9 +228,18 @@ public final class Sandbox {
       weak.add("no seccomp filter for " + System.getProperty("os.arch"));
     }
     if (cgroups.isEmpty()) {
-      weak.add("no writable cgroup: process, memory and CPU limits are not enforced");
-    } else if (!cpu) {
-      weak.add("no cpu cgroup controller: CPU use is not limited");
+      weak.add(
+          "no writable cgroup: process, memory and CPU limits are not enforced, and a snapshot"
+              + " stops the session with signals, which a session can defeat");
+    } else {
+      if (!cpu) {
+        weak.add("no cpu cgroup controller: CPU use is not limited");
+      }
+      if (!cgroups.get().freezer()) {
+        weak.add(
+            "no cgroup freezer: a snapshot stops the session with signals, which a session can"
+                + " defeat");
+      }
     }
     return weak;
   }
@@ -421,7 +430,7 @@ public final class Sandbox {
           "--network egress was asked for, but this host cannot give a session outbound"
               + " network: "
               + failure.get()
-              + "; install slirp4netns (and iproute2), or start with --network none");
+              + "; install slirp4netns, iproute2 and nftables, or start with --network none");
     }
     LOG.info("sessions get no outbound network (network none): {}", failure.get());
     return NetworkMode.NONE;
@@ -429,7 +438,7 @@ public final class Sandbox {
 
   private Optional<String> egressFailure() {
     if (!tools.canEgress()) {
-      return Optional.of("slirp4netns, ip, unshare or nsenter is not installed");
+      return Optional.of("slirp4netns, ip, nft, unshare or nsenter is not installed");
     }
     try {
       SessionNetwork.egress(

@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * The programs a sandbox is built with, found on {@code PATH} (and the sbin directories, which an
  * ordinary user's PATH often lacks; nothing else, so that an operator decides with PATH what the
- * node uses): bubblewrap, util-linux's unshare, nsenter and setpriv, iproute2's ip and slirp4netns.
- * Each is optional; what is missing narrows what is in force.
+ * node uses): bubblewrap, util-linux's unshare, nsenter and setpriv, iproute2's ip, nftables' nft
+ * and slirp4netns. Each is optional; what is missing narrows what is in force.
  */
 record SandboxTools(
     Optional<String> bwrap,
@@ -18,7 +18,8 @@ record SandboxTools(
     Optional<String> nsenterTool,
     Optional<String> setprivTool,
     Optional<String> ipTool,
-    Optional<String> slirp4netnsTool) {
+    Optional<String> slirp4netnsTool,
+    Optional<String> nftTool) {
 
   static SandboxTools find() {
     return new SandboxTools(
@@ -27,20 +28,26 @@ record SandboxTools(
         which("nsenter"),
         which("setpriv"),
         which("ip"),
-        which("slirp4netns"));
+        which("slirp4netns"),
+        which("nft"));
   }
 
   /** Without bubblewrap: nothing but cgroups and rlimits. */
   SandboxTools withoutBwrap() {
     return new SandboxTools(
-        Optional.empty(), unshareTool, nsenterTool, setprivTool, ipTool, slirp4netnsTool);
+        Optional.empty(), unshareTool, nsenterTool, setprivTool, ipTool, slirp4netnsTool, nftTool);
   }
 
   boolean canEgress() {
     return unshareTool.isPresent()
         && nsenterTool.isPresent()
         && ipTool.isPresent()
-        && slirp4netnsTool.isPresent();
+        && slirp4netnsTool.isPresent()
+        && nftTool.isPresent();
+  }
+
+  String nft() {
+    return nftTool.orElseThrow();
   }
 
   String unshare() {

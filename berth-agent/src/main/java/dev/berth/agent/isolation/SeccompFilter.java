@@ -24,10 +24,12 @@ import java.util.Optional;
  * with a namespace flag, {@code clone3} whose flags a filter cannot read), the kernel keyring,
  * {@code bpf}, {@code userfaultfd} and {@code io_uring} (the usual kernel-exploit primitives),
  * modules, kexec, reboot, swap, accounting, {@code perf_event_open}, handle-based opens that step
- * around the mount view, and port I/O. Refused calls fail with {@code EPERM} ({@code clone3} with
- * {@code ENOSYS}, so that the C library falls back to {@code clone}, which the filter can read); a
- * call made through another ABI (x32, i386 on x86_64) kills the process, since the numbers below
- * would not mean what they say there.
+ * around the mount view, port I/O, {@code pidfd_getfd} and {@code process_madvise}; and sockets of
+ * any family but {@code AF_UNIX}, {@code AF_INET}, {@code AF_INET6} and {@code AF_NETLINK} ({@code
+ * AF_VSOCK}, for one, reaches past the network namespace to the hypervisor). Refused calls fail
+ * with {@code EPERM} ({@code clone3} with {@code ENOSYS}, so that the C library falls back to
+ * {@code clone}, which the filter can read); a call made through another ABI (x32, i386 on x86_64)
+ * kills the process, since the numbers below would not mean what they say there.
  *
  * <p>Why a deny list and not an allow list: an allow list has to follow every program a user may
  * run in a shell (compilers, language runtimes, debuggers' non-ptrace parts), and one missing call
@@ -43,6 +45,11 @@ public final class SeccompFilter {
   private static final int RET_ERRNO = 0x00050000;
   private static final int EPERM = 1;
   private static final int ENOSYS = 38;
+  private static final int EAFNOSUPPORT = 97;
+  private static final int AF_UNIX = 1;
+  private static final int AF_INET = 2;
+  private static final int AF_INET6 = 10;
+  private static final int AF_NETLINK = 16;
   private static final int CLONE_NAMESPACE_FLAGS = 0x7E020000;
   // BPF opcodes: ld word absolute, jeq/jge/jset immediate, ret immediate.
   private static final short LD_W_ABS = 0x20;
@@ -60,14 +67,18 @@ public final class SeccompFilter {
   private final Map<String, Integer> denied;
   private final int clone;
   private final int clone3;
+  private final int socket;
+  private final int socketpair;
 
   private SeccompFilter(
-      String architecture, int auditArch, Map<String, Integer> denied, int clone, int clone3) {
+      String architecture, int auditArch, Map<String, Integer> denied, int[] special) {
     this.architecture = architecture;
     this.auditArch = auditArch;
     this.denied = denied;
-    this.clone = clone;
-    this.clone3 = clone3;
+    this.clone = special[0];
+    this.clone3 = special[1];
+    this.socket = special[2];
+    this.socketpair = special[3];
   }
 
   /** The filter for this JVM's architecture; empty where no syscall table is known here. */
@@ -79,9 +90,12 @@ public final class SeccompFilter {
   static Optional<SeccompFilter> forArchitecture(String osArch) {
     return switch (osArch.toLowerCase(Locale.ROOT)) {
       case "amd64", "x86_64" ->
-          Optional.of(new SeccompFilter("x86_64", AUDIT_ARCH_X86_64, X86_64, 56, 435));
+          Optional.of(
+              new SeccompFilter("x86_64", AUDIT_ARCH_X86_64, X86_64, new int[] {56, 435, 41, 53}));
       case "aarch64", "arm64" ->
-          Optional.of(new SeccompFilter("aarch64", AUDIT_ARCH_AARCH64, AARCH64, 220, 435));
+          Optional.of(
+              new SeccompFilter(
+                  "aarch64", AUDIT_ARCH_AARCH64, AARCH64, new int[] {220, 435, 198, 199}));
       default -> Optional.empty();
     };
   }
@@ -96,6 +110,7 @@ public final class SeccompFilter {
     List<String> names = new ArrayList<>(denied.keySet());
     names.add("clone3");
     names.add("clone with namespace flags");
+    names.add("socket and socketpair outside AF_UNIX, AF_INET, AF_INET6, AF_NETLINK");
     return names;
   }
 
@@ -116,6 +131,18 @@ public final class SeccompFilter {
     }
     insns.add(insn(JEQ_K, 0, 1, clone3));
     insns.add(insn(RET_K, 0, 0, RET_ERRNO | ENOSYS));
+    // socket(family, ...) and socketpair(family, ...): the families a shell uses, nothing that
+    // the network namespace does not confine (AF_VSOCK reaches the hypervisor, for one).
+    for (int call : new int[] {socket, socketpair}) {
+      insns.add(insn(JEQ_K, 0, 7, call));
+      insns.add(insn(LD_W_ABS, 0, 0, ARG0_LOW));
+      insns.add(insn(JEQ_K, 4, 0, AF_UNIX));
+      insns.add(insn(JEQ_K, 3, 0, AF_INET));
+      insns.add(insn(JEQ_K, 2, 0, AF_INET6));
+      insns.add(insn(JEQ_K, 1, 0, AF_NETLINK));
+      insns.add(insn(RET_K, 0, 0, RET_ERRNO | EAFNOSUPPORT));
+      insns.add(insn(RET_K, 0, 0, RET_ALLOW));
+    }
     insns.add(insn(JEQ_K, 0, 3, clone));
     insns.add(insn(LD_W_ABS, 0, 0, ARG0_LOW));
     insns.add(insn(JSET_K, 0, 1, CLONE_NAMESPACE_FLAGS));
@@ -234,7 +261,11 @@ public final class SeccompFilter {
           "quotactl",
           179,
           "lookup_dcookie",
-          212);
+          212,
+          "pidfd_getfd",
+          438,
+          "process_madvise",
+          440);
 
   private static final Map<String, Integer> AARCH64 =
       table(
@@ -315,5 +346,9 @@ public final class SeccompFilter {
           "quotactl",
           60,
           "lookup_dcookie",
-          18);
+          18,
+          "pidfd_getfd",
+          438,
+          "process_madvise",
+          440);
 }

@@ -91,6 +91,8 @@ public final class SessionNetwork implements AutoCloseable {
           .append(destination)
           .append(" || exit 1\n");
     }
+    script.append(quote(tools.nft())).append(" -f - <<'BERTH_NFT' || exit 1\n");
+    script.append(firewall(blocked)).append("BERTH_NFT\n");
     script.append("echo ready\nexec sleep infinity\n");
     List<String> argv = new ArrayList<>(List.of(tools.unshare()));
     if (!asRoot) {
@@ -241,6 +243,38 @@ public final class SessionNetwork implements AutoCloseable {
             + (slirp.isAlive()
                 ? " within 10 s"
                 : ": it exited with " + slirp.exitValue() + " (run it by hand to see why)"));
+  }
+
+  /**
+   * The namespace's firewall. Routes alone are no boundary: a socket bound to {@code tap0} ({@code
+   * SO_BINDTODEVICE}, {@code IP_PKTINFO}) skips the {@code prohibit} routes, and slirp4netns then
+   * delivers what comes out of {@code tap0} to the host's own loopback. So everything leaving
+   * through {@code tap0} is filtered: slirp's resolver on port 53 is allowed, the host's loopback,
+   * "this network", slirp's own network (its gateway is the host), link-local, multicast, broadcast
+   * and every refused destination are rejected, and IPv6 is dropped.
+   */
+  static String firewall(List<String> blocked) {
+    List<String> refused =
+        new ArrayList<>(
+            List.of(
+                "127.0.0.0/8",
+                "0.0.0.0/8",
+                "10.0.2.0/24",
+                "169.254.0.0/16",
+                "224.0.0.0/4",
+                "255.255.255.255/32"));
+    blocked.stream().filter(cidr -> !refused.contains(cidr)).forEach(refused::add);
+    return "table inet berth {\n"
+        + "  chain out {\n"
+        + "    type filter hook output priority 0; policy accept;\n"
+        + "    oifname \"tap0\" ip daddr 10.0.2.3 udp dport 53 accept\n"
+        + "    oifname \"tap0\" ip daddr 10.0.2.3 tcp dport 53 accept\n"
+        + "    oifname \"tap0\" ip daddr { "
+        + String.join(", ", refused)
+        + " } reject\n"
+        + "    oifname \"tap0\" meta nfproto ipv6 drop\n"
+        + "  }\n"
+        + "}\n";
   }
 
   /** Every IPv4 address of this host, as {@code a.b.c.d/32}. */

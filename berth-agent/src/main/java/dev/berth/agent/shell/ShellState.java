@@ -282,7 +282,15 @@ public final class ShellState {
 
   /** One slot's capture when it is complete: a header and the trailer of the same generation. */
   private static Optional<Capture> read(Path slot) {
-    try (SeekableByteChannel channel = Files.newByteChannel(slot)) {
+    // The workload writes this directory and the agent may be root: a slot that is not a regular
+    // file (a symlink to a host file, a FIFO that would block the read) is no capture. A FIFO
+    // swapped in between the check and the open still blocks it; see docs/security.md.
+    if (!Files.isRegularFile(slot, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.empty();
+    }
+    try (SeekableByteChannel channel =
+        Files.newByteChannel(
+            slot, java.util.Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
       long size = channel.size();
       String head = readAt(channel, 0, (int) Math.min(size, HEADER_BYTES));
       int newline = head.indexOf('\n');

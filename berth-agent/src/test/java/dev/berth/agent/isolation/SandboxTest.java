@@ -311,6 +311,52 @@ class SandboxTest {
   }
 
   @Test
+  void socketsOfFamiliesTheNetworkNamespaceDoesNotConfineAreRefused() throws Exception {
+    requireSandbox();
+    plan(host, ResourceLimits.defaults());
+
+    // AF_VSOCK (40) reaches the hypervisor past any network namespace; AF_INET still works.
+    String output =
+        run(
+            "perl -e 'print socket(my $v, 40, 1, 0) ? \"vsock\\n\" : \"refused: $!\\n\";"
+                + " print socket(my $i, 2, 1, 0) ? \"inet\\n\" : \"no inet\\n\"'");
+
+    assertThat(output).isEqualTo("refused: Address family not supported by protocol\ninet\n");
+  }
+
+  @Test
+  void aFrozenSessionStaysFrozenWhileItsProcessesTryToContinueEachOther() throws Exception {
+    requireCgroups();
+    plan(host, ResourceLimits.defaults());
+    Path counter = state.resolve("count");
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                plan.wrap(
+                    List.of(
+                        "/bin/bash",
+                        "-c",
+                        "for s in 1 2 3; do (while :; do kill -CONT -1 2>/dev/null; done) & done;"
+                            + " i=0; while :; do i=$((i+1)); echo $i > "
+                            + counter
+                            + "; done")))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().putAll(plan.environment());
+    Process process = builder.start();
+    org.awaitility.Awaitility.await().until(() -> Files.exists(counter));
+
+    plan.freeze();
+    String frozen = Files.readString(counter);
+    Thread.sleep(300);
+    String later = Files.readString(counter);
+    plan.thaw();
+    org.awaitility.Awaitility.await().until(() -> !Files.readString(counter).equals(later));
+
+    assertThat(later).as("nothing ran while frozen").isEqualTo(frozen);
+    process.destroyForcibly();
+  }
+
+  @Test
   void refusesAPlanNameThatIsNotAPathSegment() {
     for (String name : List.of("", "../x", "a/b", ".hidden", "x y")) {
       assertThatThrownBy(() -> Sandbox.none().plan(name, List.of("/bin/sh"), state, limits()))

@@ -186,6 +186,41 @@ class IsolationIT {
     }
 
     @Test
+    void aSocketBoundToTheTapDeviceReachesNoHostAddressEither() {
+      // Routes are no boundary for a socket that names its interface: SO_BINDTODEVICE (25) skips
+      // the prohibit routes, and slirp4netns would deliver to the host's own loopback.
+      List<String> addresses = new ArrayList<>(hostAddresses());
+      addresses.addAll(List.of("127.0.0.1", "127.0.0.53", "10.0.2.2"));
+      for (String address : addresses) {
+        Shell.Result bound =
+            Shell.run(
+                acme,
+                attacker,
+                "timeout 10 perl -MSocket -e '"
+                    + "for my $type (SOCK_STREAM, SOCK_DGRAM) {"
+                    + " socket(my $s, PF_INET, $type, 0) or die \"socket: $!\";"
+                    + " setsockopt($s, SOL_SOCKET, 25, pack(\"Z*\", \"tap0\")) or die \"bind: $!\";"
+                    + " my $to = sockaddr_in("
+                    + canary.port()
+                    + ", inet_aton(\""
+                    + address
+                    + "\"));"
+                    + " if ($type == SOCK_STREAM) { print connect($s, $to) ? \"connected\\n\" :"
+                    + " \"tcp refused\\n\" } else { send($s, \"x\", 0, $to) for 1..3;"
+                    + " print \"udp sent\\n\" } }'");
+        assertThat(bound.output()).as(address).doesNotContain("connected");
+      }
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      assertThat(canary.accepted())
+          .as("TCP connections and UDP datagrams that reached the host")
+          .isZero();
+    }
+
+    @Test
     void reachesTheTestHostOutsideInEgressMode() {
       Shell.Result connect = Shell.run(acme, attacker, connectToTestHost());
       assertThat(connect.rc()).as(connect.output()).isZero();

@@ -2,7 +2,10 @@ package dev.berth.cli.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -95,14 +98,30 @@ final class TestNetwork implements AutoCloseable {
    */
   static final class Canary implements AutoCloseable {
     private final ServerSocket socket;
+    private final DatagramSocket datagrams;
     private final AtomicInteger accepted = new AtomicInteger();
 
     Canary() {
       try {
         socket = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"));
+        datagrams = new DatagramSocket(new InetSocketAddress("0.0.0.0", socket.getLocalPort()));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                byte[] buffer = new byte[512];
+                while (!datagrams.isClosed()) {
+                  try {
+                    datagrams.receive(new DatagramPacket(buffer, buffer.length));
+                    accepted.incrementAndGet();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
       Thread.ofPlatform()
           .daemon()
           .start(
@@ -119,16 +138,19 @@ final class TestNetwork implements AutoCloseable {
               });
     }
 
+    /** The port it listens on, for TCP and UDP alike. */
     int port() {
       return socket.getLocalPort();
     }
 
+    /** TCP connections accepted and UDP datagrams received. */
     int accepted() {
       return accepted.get();
     }
 
     @Override
     public void close() {
+      datagrams.close();
       try {
         socket.close();
       } catch (IOException e) {

@@ -126,7 +126,7 @@ final class UnprivilegedUser implements AutoCloseable {
     if (Files.exists(root.resolve("cgroup.controllers"))) {
       delegated.add(delegate(root, ownPath(self, ""), name, uid));
     } else {
-      for (String controller : List.of("pids", "memory", "cpu")) {
+      for (String controller : List.of("pids", "memory", "cpu", "freezer")) {
         if (Files.exists(root.resolve(controller).resolve("cgroup.procs"))) {
           delegated.add(delegate(root.resolve(controller), ownPath(self, controller), name, uid));
         }
