@@ -73,7 +73,11 @@ record SandboxTools(
   static Optional<String> which(String name) {
     String path = Objects.requireNonNullElse(System.getenv("PATH"), "/usr/bin:/bin");
     for (String entry : (path + ":/usr/sbin:/sbin").split(File.pathSeparator)) {
-      Path candidate = Path.of(entry.isEmpty() ? "." : entry, name);
+      // An empty entry means the current directory to a shell: never a place to find bwrap in.
+      if (entry.isEmpty() || !entry.startsWith("/")) {
+        continue;
+      }
+      Path candidate = Path.of(entry, name);
       if (Files.isExecutable(candidate)) {
         return Optional.of(candidate.toString());
       }

@@ -88,10 +88,10 @@ class SqliteSessionStoreFileTest {
               AuditEvent.of(
                   session.id(), clock.instant(), "tester", "session.test", "before reopen"));
     }
-    assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4");
+    assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5");
 
     try (SqliteSessionStore reopened = SqliteSessionStore.open(file(), clock)) {
-      assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4");
+      assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5");
       assertThat(reopened.get(session.id()))
           .contains(session.touched(clock.instant().plusSeconds(3600)).withVersion(1));
       assertThat(reopened.listOperations(session.id())).containsExactly(op);
