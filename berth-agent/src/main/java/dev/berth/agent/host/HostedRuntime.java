@@ -134,8 +134,6 @@ final class HostedRuntime {
       LocalContract contract,
       Clock clock)
       throws IOException {
-    // Nothing of what the previous host ran for this runtime may outlive it.
-    sandbox.reclaim(planName(descriptor.runtime(), config.root()));
     if (descriptor.awaitRestore()) {
       ArchiveRestorer.recover(state(directory));
       return new HostedRuntime(

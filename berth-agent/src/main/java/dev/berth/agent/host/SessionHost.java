@@ -486,6 +486,11 @@ public final class SessionHost implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + sessions, e);
     }
+    // Nothing of what the previous host ran for these runtimes may outlive it.
+    sandbox.reclaim(
+        runtimes.values().stream()
+            .map(r -> HostedRuntime.planName(r.descriptor().runtime(), config.root()))
+            .toList());
   }
 
   private void reloadSession(Path sessionDir) throws IOException {

@@ -25,7 +25,7 @@ import java.util.random.RandomGenerator;
 sealed interface Workload {
 
   /** The session's home as a sandboxed workload sees it. */
-  Path SANDBOX_HOME = Path.of("/home/berth");
+  Path SANDBOX_HOME = SessionUser.HOME;
 
   /** Where a sandboxed workload sees its runtime directory's other parts (the shell state). */
   Path SANDBOX_ROOT = Path.of("/run/berth");

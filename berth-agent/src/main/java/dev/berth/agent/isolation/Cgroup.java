@@ -85,7 +85,9 @@ final class Cgroup {
 
   /** Whether {@link #freeze()} stops every member at once (a freezer is there). */
   boolean canFreeze() {
-    return layout.freezer();
+    return layout.version().equals("v2")
+        ? Files.exists(directories.get(0).resolve("cgroup.freeze"))
+        : layout.freezer();
   }
 
   /**

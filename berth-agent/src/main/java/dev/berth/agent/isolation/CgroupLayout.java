@@ -142,8 +142,9 @@ final class CgroupLayout {
     }
     boolean cpu = controllers.contains("cpu");
     enableControllers(base, cpu);
-    // Every non-root v2 cgroup has cgroup.freeze (Linux 5.2 and later).
-    boolean freezer = Files.exists(base.resolve("cgroup.freeze")) || !base.equals(root);
+    // Every non-root v2 cgroup has cgroup.freeze from Linux 5.2 on; the root has none, so an agent
+    // in the root cgroup assumes it (Cgroup.canFreeze checks the session's own cgroup).
+    boolean freezer = Files.exists(base.resolve("cgroup.freeze")) || base.equals(root);
     return Optional.of(new CgroupLayout("v2", List.of(base.resolve(DIRECTORY)), cpu, freezer));
   }
 

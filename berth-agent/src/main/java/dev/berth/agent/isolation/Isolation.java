@@ -81,17 +81,17 @@ public record Isolation(
     return weaknesses.isEmpty();
   }
 
-  /** This report with the network a plan actually got. */
-  Isolation withNetwork(Network actual) {
+  /** This host's report as one launched plan has it: its own view, host uid and network. */
+  Isolation launched(List<String> planFilesystem, SessionUser planUser, Network planNetwork) {
     return new Isolation(
         sandbox,
         namespaces,
         cgroup,
         limits,
         cpuLimited,
-        filesystem,
-        user,
-        actual,
+        planFilesystem,
+        planUser,
+        planNetwork,
         seccomp,
         weaknesses);
   }

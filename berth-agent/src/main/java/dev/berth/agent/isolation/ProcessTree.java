@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -93,11 +94,30 @@ public final class ProcessTree {
    * behind cgroups and PID namespaces.
    */
   public static List<ProcessHandle> carrying(String name, String value) {
-    byte[] needle = ("\0" + name + "=" + value + "\0").getBytes(StandardCharsets.UTF_8);
+    return carryingAny(List.of(name), List.of(value));
+  }
+
+  /**
+   * Every live process whose environment has {@code name=value} for any of {@code names} and any of
+   * {@code values}: one pass over {@code /proc}, one read of each environment, however many tags
+   * are looked for.
+   */
+  public static List<ProcessHandle> carryingAny(
+      Collection<String> names, Collection<String> values) {
+    List<byte[]> needles = new ArrayList<>();
+    for (String name : names) {
+      for (String value : values) {
+        needles.add(("\0" + name + "=" + value + "\0").getBytes(StandardCharsets.UTF_8));
+      }
+    }
     List<ProcessHandle> found = new ArrayList<>();
+    if (needles.isEmpty()) {
+      return found;
+    }
     forEachPid(
         pid -> {
-          if (environContains(PROC.resolve(Long.toString(pid)), needle)) {
+          byte[] environ = environ(PROC.resolve(Long.toString(pid)));
+          if (needles.stream().anyMatch(needle -> indexOf(environ, needle) >= 0)) {
             ProcessHandle.of(pid).ifPresent(found::add);
           }
         });
@@ -119,16 +139,17 @@ public final class ProcessTree {
     }
   }
 
-  private static boolean environContains(Path procEntry, byte[] needle) {
+  /** The process's environment with a NUL in front, so that every entry is framed by NULs. */
+  private static byte[] environ(Path procEntry) {
     byte[] environ;
     try {
       environ = Files.readAllBytes(procEntry.resolve("environ"));
     } catch (IOException e) {
-      return false;
+      return new byte[0];
     }
     byte[] padded = new byte[environ.length + 1];
     System.arraycopy(environ, 0, padded, 1, environ.length);
-    return indexOf(padded, needle) >= 0;
+    return padded;
   }
 
   private static int indexOf(byte[] haystack, byte[] needle) {

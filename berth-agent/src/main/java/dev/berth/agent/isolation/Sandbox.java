@@ -10,6 +10,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,6 +43,7 @@ public final class Sandbox {
   private final SandboxSettings settings;
   private final Identity identity;
   private final UidClaims claims;
+  private final List<String> viewReport;
 
   /** The agent's own uid and gid, and whether it is root. */
   record Identity(long uid, long gid) {
@@ -84,6 +86,16 @@ public final class Sandbox {
     this.settings = settings;
     this.identity = identity;
     this.claims = claims;
+    // The view a session would get, reported for runtimes without a plan (and GET /v1/isolation):
+    // made once, since it lists /etc/ssh and stats every mask.
+    this.viewReport =
+        confines
+            ? new FilesystemView(
+                    WritablePaths.of(SessionUser.HOME).withTmp(Path.of("/tmp")),
+                    settings.binds(),
+                    settings.masks())
+                .report()
+            : List.of();
   }
 
   /** Detects what this host can enforce with the default settings (tests). */
@@ -159,15 +171,17 @@ public final class Sandbox {
   }
 
   /**
-   * Ends what a previous agent left of the plan {@code name} when it died with sessions running:
-   * the network's holder and slirp4netns (they are not the agent's children's children, so nothing
-   * takes them down with it), any workload process that escaped, and its host uid's claim.
+   * Ends what a previous agent left of the plans {@code names} when it died with sessions running:
+   * the networks' holders and slirp4netns (they are not the agent's children's children, so nothing
+   * takes them down with it), any workload process that escaped, and their host uids' claims. One
+   * pass over {@code /proc} and one over the claims, however many plans.
    */
-  public void reclaim(String name) {
-    SessionNetwork.killLeftovers(name);
-    ProcessTree.carrying(LaunchPlan.MARKER_VARIABLE, name).forEach(ProcessHandle::destroyForcibly);
+  public void reclaim(Collection<String> names) {
+    ProcessTree.carryingAny(
+            List.of(LaunchPlan.MARKER_VARIABLE, SessionNetwork.MARKER_VARIABLE), names)
+        .forEach(ProcessHandle::destroyForcibly);
     if (identity.root()) {
-      claims.releaseAll(name);
+      claims.releaseAll(names);
     }
   }
 
@@ -192,21 +206,13 @@ public final class Sandbox {
                 identity.root())
             : new SessionUser(
                 (int) identity.uid(), "(the agent's user)", identity.uid(), identity.gid(), false);
-    List<String> filesystem =
-        confines
-            ? new FilesystemView(
-                    WritablePaths.of(Path.of("/home/berth")).withTmp(Path.of("/tmp")),
-                    settings.binds(),
-                    settings.masks())
-                .report()
-            : List.of();
     return new Isolation(
         confines ? "bwrap" : "none",
         confines ? NAMESPACES : List.of(),
         cgroups.map(CgroupLayout::version).orElse("none"),
         limits,
         cpu,
-        filesystem,
+        viewReport,
         user,
         new Isolation.Network(confines ? network.wireName() : "host", List.of()),
         new Isolation.Seccomp(
@@ -308,17 +314,11 @@ public final class Sandbox {
     try {
       LaunchPlan.Confinement confinement = confine(name, writable, mode);
       Isolation isolation =
-          new Isolation(
-              "bwrap",
-              NAMESPACES,
-              cgroups.map(CgroupLayout::version).orElse("none"),
-              limits,
-              cgroups.map(CgroupLayout::cpu).orElse(false),
-              confinement.view().report(),
-              confinement.user(),
-              new Isolation.Network(mode.wireName(), confinement.network().blocked()),
-              isolation(limits).seccomp(),
-              isolation(limits).weaknesses());
+          isolation(limits)
+              .launched(
+                  confinement.view().report(),
+                  confinement.user(),
+                  new Isolation.Network(mode.wireName(), confinement.network().blocked()));
       return new LaunchPlan(name, command, writable, isolation, cgroup, Optional.of(confinement));
     } catch (RuntimeException e) {
       cgroup.ifPresent(Cgroup::remove);
@@ -464,7 +464,7 @@ public final class Sandbox {
             probe,
             List.of("/bin/true"),
             WritablePaths.of(scratch.resolve("home"))
-                .withTarget(scratch.resolve("home"), Path.of("/home/berth")),
+                .withTarget(scratch.resolve("home"), SessionUser.HOME),
             ResourceLimits.defaults())) {
       Process process =
           new ProcessBuilder(plan.argv())

@@ -19,7 +19,7 @@ public record SandboxBind(Path source, Path target, boolean readOnly) {
       List.of(
           Path.of("/proc"),
           Path.of("/dev"),
-          Path.of("/home/berth"),
+          SessionUser.HOME,
           Path.of("/tmp"),
           Path.of("/run/berth"));
 

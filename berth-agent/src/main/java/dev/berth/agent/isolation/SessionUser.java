@@ -1,5 +1,7 @@
 package dev.berth.agent.isolation;
 
+import java.nio.file.Path;
+
 /**
  * Who a sandboxed workload runs as: always {@code berth}, uid and gid 1000, inside its own user
  * namespace, mapped to an unprivileged uid of the host.
@@ -19,6 +21,9 @@ package dev.berth.agent.isolation;
 public record SessionUser(int uid, String name, long hostUid, long hostGid, boolean dedicated) {
   /** The uid and gid of the session's user inside the sandbox. */
   public static final int INSIDE_UID = 1000;
+
+  /** The session's home inside the sandbox: the same path in every incarnation. */
+  public static final Path HOME = Path.of("/home/berth");
 
   /** The session's user name inside the sandbox. */
   public static final String INSIDE_NAME = "berth";

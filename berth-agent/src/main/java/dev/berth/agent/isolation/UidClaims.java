@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Collection;
 
 /**
  * The host uids an agent running as root gives its sessions, one per launch plan: uids from {@link
@@ -69,19 +70,19 @@ final class UidClaims {
     }
   }
 
-  /** Gives up every uid {@code plan} holds (a plan that will not be launched again). */
-  void releaseAll(String plan) {
+  /** Gives up every uid the plans {@code plans} hold (plans that will not be launched again). */
+  void releaseAll(Collection<String> plans) {
     if (!Files.isDirectory(directory)) {
       return;
     }
     try (var files = Files.list(directory)) {
       for (Path file : files.toList()) {
-        if (owner(file).equals(plan)) {
+        if (plans.contains(owner(file))) {
           Files.deleteIfExists(file);
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot release the uids of " + plan + " in " + directory, e);
+      throw new UncheckedIOException("cannot release the uids of " + plans + " in " + directory, e);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,7 +54,7 @@ class UidClaimsTest {
     long a = claims.claim("Aa");
     long b = claims.claim("BB");
 
-    claims.releaseAll("Aa");
+    claims.releaseAll(List.of("Aa"));
 
     assertThat(dir.resolve("uids").resolve(Long.toString(a))).doesNotExist();
     assertThat(dir.resolve("uids").resolve(Long.toString(b))).exists();
