@@ -1,6 +1,7 @@
 package dev.berth.cli;
 
 import dev.berth.agent.isolation.NetworkMode;
+import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.BerthServer;
@@ -133,6 +134,14 @@ final class ServerCommand implements Callable<Integer> {
   private String cpu;
 
   @Option(
+      names = "--max-disk",
+      paramLabel = "SIZE",
+      description =
+          "What each session's state (home, /tmp, shell state, output) may take on disk, such as"
+              + " 512M, 10G or 1T; a write beyond it fails inside the session. Default: 10G.")
+  private String maxDisk;
+
+  @Option(
       names = "--require-isolation",
       description =
           "Refuse to create sessions (503 ISOLATION_UNAVAILABLE) when the node cannot give them"
@@ -194,6 +203,16 @@ final class ServerCommand implements Callable<Integer> {
       }
       if (cpu != null) {
         arguments.addAll(List.of("--cpu", Integer.toString(cpuMillis(cpu))));
+      }
+      if (maxDisk != null) {
+        long bytes = ByteSize.parse("--max-disk", maxDisk);
+        if (bytes < ResourceLimits.MIN_DISK_BYTES) {
+          throw new IllegalArgumentException(
+              "--max-disk must be at least 16M (room for a filesystem and a shell's files), was \""
+                  + maxDisk
+                  + "\"");
+        }
+        arguments.addAll(List.of("--max-disk", Long.toString(bytes)));
       }
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -96,6 +96,18 @@ public record ArchiveLimits(
         maxManifestBytes);
   }
 
+  public ArchiveLimits withRatioGraceBytes(long value) {
+    return new ArchiveLimits(
+        maxTotalBytes,
+        maxEntries,
+        maxEntryBytes,
+        maxPathBytes,
+        maxDepth,
+        maxRatio,
+        value,
+        maxManifestBytes);
+  }
+
   private static void positive(String name, long value) {
     if (value <= 0) {
       throw new IllegalArgumentException(name + " must be positive, was " + value);

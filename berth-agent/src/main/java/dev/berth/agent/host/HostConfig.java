@@ -60,6 +60,15 @@ public record HostConfig(
     }
   }
 
+  /**
+   * The room beyond a session's disk cap kept for what the host itself writes into the runtime's
+   * state: the output log at its cap, four executions' logs at theirs and the shell state. Where
+   * the host is root, a session that fills its cap cannot take it (see {@code StateDisks}).
+   */
+  public long diskReserveBytes() {
+    return outputCapBytes + 4 * executionOutputCapBytes + (16L << 20);
+  }
+
   /** Defaults: bash, 64 MiB output, keep running for 15 minutes without the control plane. */
   public static HostConfig defaults(Path root, String token) {
     return new HostConfig(

@@ -12,6 +12,7 @@ import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.StateDisks;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
@@ -189,7 +190,8 @@ final class HostedRuntime {
    * restore swaps in whole; {@code runtime.json} beside it describes the runtime itself.
    */
   static Path state(Path runtimeDirectory) {
-    return runtimeDirectory.resolve("state");
+    // On the runtime's own filesystem, whose size is the disk cap (StateDisks).
+    return StateDisks.volume(runtimeDirectory).resolve("state");
   }
 
   static Path home(Path runtimeDirectory) {
@@ -266,7 +268,7 @@ final class HostedRuntime {
     requireAwaiting("restore generation " + expected.generation() + " into it");
     CountedInput counted = new CountedInput(archive);
     Manifest manifest =
-        ArchiveRestorer.restore(counted, state(directory), expected, ArchiveLimits.defaults());
+        ArchiveRestorer.restore(counted, state(directory), expected, restoreLimits());
     Workload.Live live = startLive();
     try {
       // Once the shell ran, a host restart must not let the runtime await an archive again.
@@ -285,6 +287,27 @@ final class HostedRuntime {
         counted.count(),
         manifest.files().size(),
         live.outputStart());
+  }
+
+  /**
+   * What a restore into this runtime accepts: whatever the session could have written (its disk cap
+   * with the host's reserve, files as large as its file size limit), so that every archive of a
+   * session restores into a runtime of the same limits. Where the disk is capped, the cap is what
+   * bounds a decompression bomb, and the ratio check would refuse an honest file of zeros (a disk
+   * image, a preallocated database), so it applies only past the cap; where it is not, the ratio
+   * check stays.
+   */
+  private ArchiveLimits restoreLimits() {
+    ArchiveLimits defaults = ArchiveLimits.defaults();
+    long total =
+        Math.max(
+            defaults.maxTotalBytes(), config.limits().maxDiskBytes() + config.diskReserveBytes());
+    ArchiveLimits fit =
+        defaults
+            .withMaxTotalBytes(total)
+            .withMaxEntryBytes(
+                Math.max(defaults.maxEntryBytes(), config.limits().maxFileSizeBytes()));
+    return sandbox.disks().kind() == StateDisks.Kind.NONE ? fit : fit.withRatioGraceBytes(total);
   }
 
   /** What a checkpoint of this runtime preserves, for the archive's {@code contents}. */
@@ -413,6 +436,7 @@ final class HostedRuntime {
         // Without a plan (awaiting, or reloaded after a restart) it is what this host runs a
         // runtime under: its configured limits, not the defaults (IsolationReportTest).
         live.map(l -> l.plan().isolation()).orElse(sandbox.isolation(config.limits())),
+        sandbox.disks().usage(directory, config.limits().maxDiskBytes()),
         output.map(OutputLog::startOffset).orElse(0L),
         output.map(OutputLog::nextOffset).orElse(0L),
         process.map(ShellProcess::columns).orElse(80),

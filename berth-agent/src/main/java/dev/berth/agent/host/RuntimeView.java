@@ -3,6 +3,7 @@ package dev.berth.agent.host;
 import dev.berth.agent.contract.ContractRecord;
 import dev.berth.agent.contract.LeaseState;
 import dev.berth.agent.isolation.Isolation;
+import dev.berth.agent.isolation.StateDisks;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -20,6 +21,7 @@ public record RuntimeView(
     ContractRecord contract,
     Optional<String> stopReason,
     Isolation isolation,
+    StateDisks.Usage disk,
     long startOffset,
     long nextOffset,
     int columns,

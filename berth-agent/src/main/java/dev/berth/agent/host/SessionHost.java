@@ -8,6 +8,7 @@ import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.StateDisks;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
@@ -17,7 +18,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -164,6 +167,7 @@ public final class SessionHost implements AutoCloseable {
             return null;
           }
           runtime.close();
+          detach(runtime.directory());
           // Only a runtime whose directory is really gone counts as removed: otherwise the next
           // DELETE (the control plane retries) tries again instead of confirming a removal that
           // left the tenant's files on disk.
@@ -408,6 +412,36 @@ public final class SessionHost implements AutoCloseable {
   public void close() {
     ticker.shutdownNow();
     runtimes.values().forEach(HostedRuntime::close);
+    // The next host mounts the images again; nothing of this one stays mounted behind it.
+    runtimes.values().forEach(r -> sandbox.disks().detachQuietly(r.directory()));
+  }
+
+  private void attach(Path directory) throws IOException {
+    sandbox.disks().attach(directory, config.limits().maxDiskBytes(), config.diskReserveBytes());
+  }
+
+  /**
+   * Mounts a found runtime's disk. A runtime an earlier version left with {@code state/} directly
+   * in its directory gets it moved into {@code volume/}, without an image: it was made without a
+   * cap, and a resume gives the session a new runtime with one.
+   */
+  private void attachFound(Path directory) throws IOException {
+    Path legacy = directory.resolve("state");
+    Path volume = StateDisks.volume(directory);
+    if (Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS) && !Files.exists(volume)) {
+      Files.createDirectories(volume);
+      Files.move(legacy, HostedRuntime.state(directory), StandardCopyOption.ATOMIC_MOVE);
+      return;
+    }
+    attach(directory);
+  }
+
+  private void detach(Path directory) {
+    try {
+      sandbox.disks().detach(directory);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot unmount the disk of " + directory, e);
+    }
   }
 
   private void tick() {
@@ -423,6 +457,8 @@ public final class SessionHost implements AutoCloseable {
   private String create(SessionId session, RuntimeRequest request, LocalContract contract) {
     Path directory = runtimeDirectory(session, request.runtime());
     try {
+      PrivateFiles.createDirectories(directory);
+      attach(directory);
       PrivateFiles.createDirectories(HostedRuntime.state(directory));
       Files.createDirectories(HostedRuntime.home(directory));
       RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
@@ -435,12 +471,17 @@ public final class SessionHost implements AutoCloseable {
           request.awaitRestore() ? " (awaiting its archive)" : "");
       return "created " + request.runtime();
     } catch (IOException e) {
-      deleteTree(directory);
+      discard(directory);
       throw new UncheckedIOException("cannot create runtime directory " + directory, e);
     } catch (RuntimeException e) {
-      deleteTree(directory);
+      discard(directory);
       throw e;
     }
+  }
+
+  private void discard(Path directory) {
+    sandbox.disks().detachQuietly(directory);
+    deleteTree(directory);
   }
 
   private HostedRuntime sameRuntime(HostedRuntime existing, String requested) {
@@ -505,11 +546,19 @@ public final class SessionHost implements AutoCloseable {
     for (Path dir : found) {
       if (!Files.exists(dir.resolve(RuntimeDescriptor.FILE))) {
         // A crash between creating the directory and describing it: nothing ever ran there.
-        deleteTree(dir);
+        discard(dir);
         continue;
       }
       RuntimeDescriptor descriptor = RuntimeDescriptor.read(dir);
       SessionId session = descriptor.sessionId();
+      try {
+        attachFound(dir);
+      } catch (IOException e) {
+        // One runtime whose disk cannot be mounted must not keep the host from serving the others:
+        // the control plane finds it missing and treats it as a lost runtime. Its files stay.
+        LOG.error("cannot mount the disk of runtime {}; not hosting it", descriptor.runtime(), e);
+        continue;
+      }
       runtimes.put(
           session,
           HostedRuntime.reload(descriptor, dir, config, sandbox, contract(session), clock));

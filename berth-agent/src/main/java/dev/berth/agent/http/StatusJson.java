@@ -41,6 +41,12 @@ final class StatusJson {
     body.put("tombstoned", contract.tombstoned());
     view.stopReason().ifPresent(reason -> body.put("stopReason", reason));
     body.put("isolation", isolation(view.isolation()));
+    Map<String, Object> disk = new LinkedHashMap<>();
+    disk.put("capBytes", view.disk().capBytes());
+    disk.put("usedBytes", view.disk().usedBytes());
+    disk.put("availableBytes", view.disk().availableBytes());
+    disk.put("enforced", view.disk().enforced());
+    body.put("disk", disk);
     body.put("output", Map.of("startOffset", view.startOffset(), "nextOffset", view.nextOffset()));
     return body;
   }
@@ -56,8 +62,10 @@ final class StatusJson {
     limits.put("maxMemoryBytes", isolation.limits().maxMemoryBytes());
     limits.put("maxFileSizeBytes", isolation.limits().maxFileSizeBytes());
     limits.put("cpuMillis", isolation.limits().cpuMillis());
+    limits.put("maxDiskBytes", isolation.limits().maxDiskBytes());
     body.put("limits", limits);
     body.put("cpuLimited", isolation.cpuLimited());
+    body.put("disk", isolation.disk());
     body.put("filesystem", isolation.filesystem());
     Map<String, Object> user = new LinkedHashMap<>();
     user.put("uid", isolation.user().uid());

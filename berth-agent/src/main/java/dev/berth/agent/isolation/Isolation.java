@@ -19,6 +19,8 @@ import java.util.Set;
  * @param cgroup {@code "v2"}, {@code "v1"} or {@code "none"}
  * @param limits the limits applied
  * @param cpuLimited whether {@code limits.cpuMillis} is enforced (the cgroup has a cpu controller)
+ * @param disk how {@code limits.maxDiskBytes} is enforced: {@code loop} (a loop-mounted ext4 image
+ *     per runtime), {@code fuse} (the same image through fuse2fs) or {@code none} (measured only)
  * @param filesystem the view, one line a mount (empty without a sandbox: the host's filesystem)
  * @param user who the workload runs as
  * @param network the network mode and what it refuses
@@ -31,6 +33,7 @@ public record Isolation(
     String cgroup,
     ResourceLimits limits,
     boolean cpuLimited,
+    String disk,
     List<String> filesystem,
     SessionUser user,
     Network network,
@@ -38,6 +41,7 @@ public record Isolation(
     List<String> weaknesses) {
   private static final Set<String> SANDBOXES = Set.of("bwrap", "none");
   private static final Set<String> CGROUPS = Set.of("v2", "v1", "none");
+  private static final Set<String> DISKS = Set.of("loop", "fuse", "none");
 
   /**
    * @param mode {@code none} (loopback only), {@code egress}, or {@code host} (no namespace: the
@@ -74,6 +78,9 @@ public record Isolation(
     if (!CGROUPS.contains(cgroup)) {
       throw new InvalidValueException("cgroup must be v2, v1 or none, was \"" + cgroup + "\"");
     }
+    if (!DISKS.contains(disk)) {
+      throw new InvalidValueException("disk must be loop, fuse or none, was \"" + disk + "\"");
+    }
   }
 
   /** Whether every part of the trust boundary is in force. */
@@ -89,6 +96,7 @@ public record Isolation(
         cgroup,
         limits,
         cpuLimited,
+        disk,
         planFilesystem,
         planUser,
         planNetwork,

@@ -19,9 +19,17 @@ import dev.berth.core.error.InvalidValueException;
  *     (1000 = one whole CPU), enforced by the {@code cpu} cgroup controller ({@code cpu.max} on v2,
  *     {@code cpu.cfs_quota_us} on v1): a busy loop in one session leaves the other cores to the
  *     rest
+ * @param maxDiskBytes what the session's state (home, {@code /tmp}, shell state, output) may take
+ *     on disk, enforced by a filesystem of that size of its own (see {@link StateDisks}): a write
+ *     beyond it fails with "No space left on device" inside the session, and nothing else on the
+ *     host runs short
  */
 public record ResourceLimits(
-    int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes, int cpuMillis) {
+    int maxProcesses,
+    long maxMemoryBytes,
+    long maxFileSizeBytes,
+    int cpuMillis,
+    long maxDiskBytes) {
   private static final long MIB = 1024L * 1024;
   private static final long GIB = 1024L * MIB;
 
@@ -42,6 +50,22 @@ public record ResourceLimits(
       throw new InvalidValueException(
           "maxFileSizeBytes must be at least one 512-byte block, was " + maxFileSizeBytes);
     }
+    if (maxDiskBytes < MIN_DISK_BYTES) {
+      throw new InvalidValueException(
+          "maxDiskBytes must be at least 16 MiB (16777216), was " + maxDiskBytes);
+    }
+  }
+
+  /** The smallest disk cap: room for a filesystem's own records and a shell's dotfiles. */
+  public static final long MIN_DISK_BYTES = 16 * MIB;
+
+  /** Ten GiB: a checkout, its build and a package cache fit; a runaway download does not. */
+  public static final long DEFAULT_DISK_BYTES = 10 * GIB;
+
+  /** These limits with the default disk cap. */
+  public ResourceLimits(
+      int maxProcesses, long maxMemoryBytes, long maxFileSizeBytes, int cpuMillis) {
+    this(maxProcesses, maxMemoryBytes, maxFileSizeBytes, cpuMillis, DEFAULT_DISK_BYTES);
   }
 
   /** These limits with one whole CPU: the default share. */
@@ -52,13 +76,18 @@ public record ResourceLimits(
   /** One whole CPU. */
   public static final int DEFAULT_CPU_MILLIS = 1000;
 
-  /** 512 processes, 2 GiB of memory, 8 GiB per file, one CPU. */
+  /** 512 processes, 2 GiB of memory, 8 GiB per file, one CPU, 10 GiB of disk. */
   public static ResourceLimits defaults() {
-    return new ResourceLimits(512, 2 * GIB, 8 * GIB, DEFAULT_CPU_MILLIS);
+    return new ResourceLimits(512, 2 * GIB, 8 * GIB, DEFAULT_CPU_MILLIS, DEFAULT_DISK_BYTES);
   }
 
   /** These limits with {@code millis} thousandths of a CPU. */
   public ResourceLimits withCpuMillis(int millis) {
-    return new ResourceLimits(maxProcesses, maxMemoryBytes, maxFileSizeBytes, millis);
+    return new ResourceLimits(maxProcesses, maxMemoryBytes, maxFileSizeBytes, millis, maxDiskBytes);
+  }
+
+  /** These limits with a disk cap of {@code bytes}. */
+  public ResourceLimits withMaxDiskBytes(long bytes) {
+    return new ResourceLimits(maxProcesses, maxMemoryBytes, maxFileSizeBytes, cpuMillis, bytes);
   }
 }

@@ -43,6 +43,7 @@ public final class Sandbox {
   private final SandboxSettings settings;
   private final Identity identity;
   private final UidClaims claims;
+  private final StateDisks disks;
   private final List<String> viewReport;
 
   /** The agent's own uid and gid, and whether it is root. */
@@ -77,7 +78,8 @@ public final class Sandbox {
       NetworkMode network,
       SandboxSettings settings,
       Identity identity,
-      UidClaims claims) {
+      UidClaims claims,
+      StateDisks disks) {
     this.cgroups = cgroups;
     this.tools = tools;
     this.confines = confines;
@@ -86,6 +88,7 @@ public final class Sandbox {
     this.settings = settings;
     this.identity = identity;
     this.claims = claims;
+    this.disks = disks;
     // The view a session would get, reported for runtimes without a plan (and GET /v1/isolation):
     // made once, since it lists /etc/ssh and stats every mask.
     this.viewReport =
@@ -126,8 +129,15 @@ public final class Sandbox {
     Optional<CgroupLayout> cgroups = CgroupLayout.detect(cgroupRoot, self);
     UidClaims claims = new UidClaims(uidClaims);
     Optional<SeccompFilter> seccomp = SeccompFilter.forThisMachine();
+    StateDisks disks =
+        StateDisks.detect(
+            identity.root(),
+            identity.uid(),
+            identity.gid(),
+            Path.of(System.getProperty("java.io.tmpdir")));
     Sandbox candidate =
-        new Sandbox(cgroups, tools, true, seccomp, NetworkMode.NONE, settings, identity, claims);
+        new Sandbox(
+            cgroups, tools, true, seccomp, NetworkMode.NONE, settings, identity, claims, disks);
     boolean confines = tools.bwrap().isPresent() && candidate.launchWorks();
     NetworkMode network = NetworkMode.NONE;
     if (confines) {
@@ -139,7 +149,7 @@ public final class Sandbox {
           settings.network().get().wireName());
     }
     Sandbox sandbox =
-        new Sandbox(cgroups, tools, confines, seccomp, network, settings, identity, claims);
+        new Sandbox(cgroups, tools, confines, seccomp, network, settings, identity, claims, disks);
     LOG.info("session isolation on this host: {}", sandbox.isolation());
     return sandbox;
   }
@@ -154,7 +164,8 @@ public final class Sandbox {
         NetworkMode.NONE,
         SandboxSettings.defaults(),
         Identity.ofThisProcess(),
-        new UidClaims(Path.of(System.getProperty("java.io.tmpdir"), "berth-uids")));
+        new UidClaims(Path.of(System.getProperty("java.io.tmpdir"), "berth-uids")),
+        StateDisks.none());
   }
 
   /** The same host without bwrap: cgroups (if any) but no namespaces. */
@@ -167,7 +178,8 @@ public final class Sandbox {
         NetworkMode.NONE,
         settings,
         identity,
-        claims);
+        claims,
+        disks);
   }
 
   /**
@@ -183,6 +195,11 @@ public final class Sandbox {
     if (identity.root()) {
       claims.releaseAll(names);
     }
+  }
+
+  /** How this host gives each runtime's state a filesystem of its cap's size. */
+  public StateDisks disks() {
+    return disks;
   }
 
   /** Whether sessions run in the sandbox's own view (and their paths are in-sandbox paths). */
@@ -212,6 +229,7 @@ public final class Sandbox {
         cgroups.map(CgroupLayout::version).orElse("none"),
         limits,
         cpu,
+        disks.kind().wireName(),
         viewReport,
         user,
         new Isolation.Network(confines ? network.wireName() : "host", List.of()),
@@ -246,6 +264,14 @@ public final class Sandbox {
             "no cgroup freezer: a snapshot stops the session with signals, which a session can"
                 + " defeat");
       }
+    }
+    if (disks.kind() == StateDisks.Kind.NONE) {
+      weak.add(
+          identity.root()
+              ? "no disk cap: loop mounts do not work here (e2fsprogs and a loop device are"
+                  + " needed), so a session can fill the host's disk"
+              : "no disk cap: an unprivileged node needs fuse2fs, fusermount3 (fuse3) and a"
+                  + " writable /dev/fuse, so a session can fill the host's disk");
     }
     return weak;
   }

@@ -4,6 +4,7 @@ import dev.berth.agent.files.NotPrivateException;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
 import dev.berth.agent.isolation.NetworkMode;
+import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.agent.isolation.SandboxSettings;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.UnaryOperator;
 
@@ -34,7 +36,7 @@ public final class NodeMain {
     if (args.length < 1 || configure == null) {
       System.err.println(
           "usage: NodeMain [--network none|egress] [--sandbox-bind SRC[:DST][:ro]]..."
-              + " [--sandbox-mask PATH]... [--cpu MILLIS] <state-dir>");
+              + " [--sandbox-mask PATH]... [--cpu MILLIS] [--max-disk BYTES] <state-dir>");
       System.exit(2);
     }
     try {
@@ -51,7 +53,7 @@ public final class NodeMain {
 
   /**
    * The sandbox options the control plane passes on ({@code --network}, {@code --sandbox-bind},
-   * {@code --sandbox-mask}, {@code --cpu}), as a change to the host's config.
+   * {@code --sandbox-mask}, {@code --cpu}, {@code --max-disk}), as a change to the host's config.
    *
    * @throws IllegalArgumentException when an option is unknown or its value is bad
    */
@@ -60,6 +62,7 @@ public final class NodeMain {
     List<SandboxBind> binds = new ArrayList<>();
     List<Path> masks = new ArrayList<>();
     OptionalInt cpu = OptionalInt.empty();
+    OptionalLong disk = OptionalLong.empty();
     for (int i = 0; i < options.size(); i += 2) {
       String name = options.get(i);
       if (i + 1 >= options.size()) {
@@ -71,16 +74,23 @@ public final class NodeMain {
         case "--sandbox-bind" -> binds.add(SandboxBind.parse(value));
         case "--sandbox-mask" -> masks.add(Path.of(value));
         case "--cpu" -> cpu = OptionalInt.of(Integer.parseInt(value));
+        case "--max-disk" -> disk = OptionalLong.of(Long.parseLong(value));
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
     SandboxSettings settings = new SandboxSettings(network, binds, masks);
     OptionalInt cpuMillis = cpu;
+    OptionalLong diskBytes = disk;
     return config -> {
       HostConfig sandboxed = config.withSandbox(settings);
-      return cpuMillis.isPresent()
-          ? sandboxed.withLimits(sandboxed.limits().withCpuMillis(cpuMillis.getAsInt()))
-          : sandboxed;
+      ResourceLimits limits = sandboxed.limits();
+      if (cpuMillis.isPresent()) {
+        limits = limits.withCpuMillis(cpuMillis.getAsInt());
+      }
+      if (diskBytes.isPresent()) {
+        limits = limits.withMaxDiskBytes(diskBytes.getAsLong());
+      }
+      return sandboxed.withLimits(limits);
     };
   }
 

@@ -89,6 +89,24 @@ class IsolationReportTest {
   }
 
   @Test
+  void theStatusShowsWhatTheStateTakesAgainstTheDiskCapAsTheReportSaysItIsEnforced() {
+    long before = api.status(A).path("disk").path("usedBytes").asLong();
+
+    int wrote = probe("for i in 1 2 3; do head -c 1000000 /dev/urandom > ~/blob$i || exit 1; done");
+
+    assertThat(wrote).isZero();
+    JsonNode disk = api.status(A).path("disk");
+    assertThat(disk.path("capBytes").asLong()).isEqualTo(LIMITS.maxDiskBytes());
+    assertThat(isolation.path("limits").path("maxDiskBytes").asLong())
+        .isEqualTo(LIMITS.maxDiskBytes());
+    assertThat(disk.path("enforced").asBoolean())
+        .isEqualTo(!isolation.path("disk").asString().equals("none"));
+    assertThat(disk.path("usedBytes").asLong() - before).isGreaterThanOrEqualTo(3_000_000);
+    assertThat(disk.path("usedBytes").asLong() + disk.path("availableBytes").asLong())
+        .isEqualTo(LIMITS.maxDiskBytes());
+  }
+
+  @Test
   void theShellSeesTheHostsProcessesOnlyWhenNotSandboxed() {
     long hostPid = ProcessHandle.current().pid();
 
@@ -198,6 +216,7 @@ class IsolationReportTest {
         .resolve(A)
         .resolve("runtimes")
         .resolve("berth-" + A + "-1")
+        .resolve("volume")
         .resolve("state")
         .resolve("home");
   }

@@ -262,7 +262,7 @@ class RestoreThroughAgentApiTest {
   }
 
   private Path stateDirectory() {
-    return runtimeDirectory().resolve("state");
+    return runtimeDirectory().resolve("volume").resolve("state");
   }
 
   /** A real archive of a small runtime state (no shell state: the shell starts fresh on it). */

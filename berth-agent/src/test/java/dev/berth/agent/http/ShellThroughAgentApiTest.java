@@ -386,6 +386,7 @@ class ShellThroughAgentApiTest {
             .resolve(A)
             .resolve("runtimes")
             .resolve("berth-" + A + "-1")
+            .resolve("volume")
             .resolve("state");
 
     api.input(A, "export MARKER=42; mkdir -p ~/x && cd ~/x\n");

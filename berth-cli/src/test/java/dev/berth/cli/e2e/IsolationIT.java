@@ -9,6 +9,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,6 +41,7 @@ class IsolationIT {
   /** The attacks; each nested class runs them against its own server. */
   @TestInstance(TestInstance.Lifecycle.PER_CLASS)
   abstract static class Attacks {
+    static final String DISK_CAP = "64M";
     ServerProcess server;
     Path dataDir;
     TestNetwork network;
@@ -62,13 +64,22 @@ class IsolationIT {
     /** Extra cleanup of the variant (its user). */
     void cleanUp() {}
 
+    /**
+     * A session's file as the node sees it. An unprivileged node's disks are FUSE mounts, which
+     * only their owner may enter (not even root): the test reads them as the node's user.
+     */
+    String readAsTheNode(Path file) throws IOException {
+      return Files.readString(file);
+    }
+
     @BeforeAll
     void startServerAndSessions() {
       // The test host and the canary exist before any session: a session's refused routes are the
       // host's addresses when its network namespace is made.
       network = TestNetwork.create(subnet());
       canary = new TestNetwork.Canary();
-      server = start();
+      // A small disk cap, so that filling it takes a moment.
+      server = start("--max-disk", DISK_CAP);
       admin = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
       acme = tenant("acme");
       globex = tenant("globex");
@@ -109,6 +120,8 @@ class IsolationIT {
       assertThat(isolation.path("user").path("dedicated").asBoolean()).isEqualTo(asRoot());
       assertThat(isolation.path("seccomp").path("mode").asString()).isEqualTo("filter");
       assertThat(isolation.path("filesystem").toString()).contains("rw /home/berth");
+      // The node's own disk per runtime: a loop device as root, fuse2fs as an ordinary user.
+      assertThat(isolation.path("disk").asString()).isEqualTo(asRoot() ? "loop" : "fuse");
       Shell.Result id = Shell.run(acme, attacker, "id -un; id -u");
       assertThat(id.output()).isEqualTo("berth\n1000\n");
     }
@@ -143,7 +156,7 @@ class IsolationIT {
               "grep -rl --exclude-dir=proc --exclude-dir=dev --exclude-dir=usr"
                   + " -e 'globex''-secret' -e 'e2e-admin''-token' / 2>/dev/null; echo searched");
       assertThat(search.output()).isEqualTo("searched\n");
-      assertThat(Files.readString(victimState.resolve("home").resolve("secret")))
+      assertThat(readAsTheNode(victimState.resolve("home").resolve("secret")))
           .isEqualTo("globex-secret\n");
     }
 
@@ -157,8 +170,8 @@ class IsolationIT {
       }
       Shell.Result own = Shell.run(acme, attacker, "touch ~/" + probe + " /tmp/" + probe);
       assertThat(own.rc()).as(own.output()).isZero();
-      assertThat(runtimeState(attacker).resolve("home").resolve(probe)).exists();
-      assertThat(runtimeState(attacker).resolve("tmp").resolve(probe)).exists();
+      assertThat(readAsTheNode(runtimeState(attacker).resolve("home").resolve(probe))).isEmpty();
+      assertThat(readAsTheNode(runtimeState(attacker).resolve("tmp").resolve(probe))).isEmpty();
       assertThat(Path.of("/tmp", probe)).as("the host's /tmp").doesNotExist();
     }
 
@@ -320,6 +333,49 @@ class IsolationIT {
     }
 
     @Test
+    void fillingTheDiskCapFailsInsideWhileTheSessionStaysActiveAndItsSnapshotWorks() {
+      String filler = acme.create("filler");
+      // The error is kept in the shell's memory and printed once the file gave some space back:
+      // on an unprivileged node the output log shares the cap (docs/security.md).
+      Shell.Result fill =
+          Shell.run(
+              acme,
+              filler,
+              "e=$(dd if=/dev/zero of=~/fill bs=1M count=200 2>&1 >/dev/null); s=$?;"
+                  + " full=$(stat -c %s ~/fill); truncate -s 1M ~/fill;"
+                  + " echo \"dd=$s full=$((full >> 20))MiB\"; echo \"$e\" | head -1");
+      assertThat(fill.output()).contains("dd=1 ").contains("No space left on device");
+      long fullMib = Long.parseLong(fill.output().replaceAll("(?s).*full=(\\d+)MiB.*", "$1"));
+      assertThat(fullMib).as("what the session could write of 64 MiB").isBetween(32L, 64L);
+      assertThat(acme.get("/sessions/" + filler).json().path("state").asString())
+          .isEqualTo("active");
+      assertThat(Shell.run(globex, victim, "echo unaffected").output()).isEqualTo("unaffected\n");
+      JsonNode disk = acme.get("/sessions/" + filler + "/runtime").json().path("disk");
+      assertThat(disk.path("capBytes").asLong()).isEqualTo(64L << 20);
+      assertThat(disk.path("enforced").asBoolean()).isTrue();
+      assertThat(disk.path("usedBytes").asLong()).isBetween(1L << 20, 64L << 20);
+
+      // Filled again to the brim, and archived like that. Nothing is awaited in the output, which
+      // an unprivileged node cannot record while the disk is full.
+      Shell.write(acme, filler, "dd if=/dev/zero of=~/fill2 bs=1M count=200 2>/dev/null\n");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () -> {
+                JsonNode now = acme.get("/sessions/" + filler + "/runtime").json();
+                assertThat(now.path("disk").path("availableBytes").asLong()).isLessThan(2L << 20);
+                assertThat(now.path("busy").asBoolean()).isFalse();
+              });
+      Api.Answer snapshot = acme.post("/sessions/" + filler + "/snapshot", "");
+      assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+      assertThat(snapshot.json().path("state").asString()).isEqualTo("snapshot");
+      Shell.Result restored =
+          Shell.run(acme, filler, "rm ~/fill2; stat -c %s ~/fill; echo restored");
+      assertThat(restored.output()).contains("1048576\nrestored");
+      assertThat(acme.delete("/sessions/" + filler).status()).isIn(200, 202, 204);
+    }
+
+    @Test
     void homeAndWorkingDirectoryKeepTheirPathsAcrossSnapshotAndRestore() {
       String traveller = acme.create("traveller");
       Shell.Result before =
@@ -354,7 +410,7 @@ class IsolationIT {
       Path runtimes =
           dataDir.resolve("node").resolve("sessions").resolve(session).resolve("runtimes");
       try (Stream<Path> all = Files.list(runtimes)) {
-        return all.sorted().reduce((a, b) -> b).orElseThrow().resolve("state");
+        return all.sorted().reduce((a, b) -> b).orElseThrow().resolve("volume").resolve("state");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -407,6 +463,30 @@ class IsolationIT {
       if (user != null) {
         user.close();
       }
+    }
+
+    @Override
+    String readAsTheNode(Path file) throws IOException {
+      Process cat =
+          new ProcessBuilder(
+                  "setpriv",
+                  "--reuid=" + user.uid(),
+                  "--regid=" + user.uid(),
+                  "--clear-groups",
+                  "cat",
+                  file.toString())
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      String content = new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      try {
+        if (cat.waitFor() != 0) {
+          throw new IOException("the node's user cannot read " + file);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted reading " + file, e);
+      }
+      return content;
     }
   }
 

@@ -157,6 +157,7 @@ final class ServerProcess implements AutoCloseable {
   static void killNode(Path dataDir) {
     Path info = dataDir.resolve("node").resolve("node.json");
     if (!Files.exists(info)) {
+      unmountDisksUnder(dataDir);
       return;
     }
     long pid = JSON.readTree(read(info)).path("pid").asLong();
@@ -166,6 +167,31 @@ final class ServerProcess implements AutoCloseable {
           handle.destroy();
           handle.onExit().orTimeout(30, TimeUnit.SECONDS).join();
         });
+    unmountDisksUnder(dataDir);
+  }
+
+  /**
+   * Detaches the sessions' disks a node left mounted (one killed with SIGKILL leaves them), so that
+   * the test's directory can be deleted. A node that stops unmounts its own; this is the net.
+   */
+  static void unmountDisksUnder(Path dataDir) {
+    String under = dataDir.toAbsolutePath().normalize() + "/";
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+        String[] fields = line.split(" ");
+        if (fields.length > 4 && fields[4].startsWith(under)) {
+          new ProcessBuilder("umount", "-l", fields[4])
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start()
+              .waitFor(30, TimeUnit.SECONDS);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot unmount the disks under " + dataDir, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitHealthy() {

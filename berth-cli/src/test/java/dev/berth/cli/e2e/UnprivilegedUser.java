@@ -13,18 +13,22 @@ import java.util.List;
 
 /**
  * An ordinary user to run {@code bin/berth server} as, set up the way an operator runs Berth
- * without root: a uid of its own (no account needed), a copy of the distribution it can read, a
- * private data directory it owns, and a cgroup delegated to it (as systemd's {@code Delegate=yes}
- * does), so that its node can give each session its limits. The test itself runs as root.
+ * without root: an account of its own (fusermount3, which mounts its sessions' disks, looks its
+ * name up), a copy of the distribution it can read, a private data directory it owns, and a cgroup
+ * delegated to it (as systemd's {@code Delegate=yes} does), so that its node can give each session
+ * its limits. The test itself runs as root.
  */
 final class UnprivilegedUser implements AutoCloseable {
   private final long uid;
+  private final boolean accountCreated;
   private final Path home;
   private final Path distribution;
   private final List<Path> cgroups;
 
-  private UnprivilegedUser(long uid, Path home, Path distribution, List<Path> cgroups) {
+  private UnprivilegedUser(
+      long uid, boolean accountCreated, Path home, Path distribution, List<Path> cgroups) {
     this.uid = uid;
+    this.accountCreated = accountCreated;
     this.home = home;
     this.distribution = distribution;
     this.cgroups = cgroups;
@@ -39,7 +43,8 @@ final class UnprivilegedUser implements AutoCloseable {
       Path data = Files.createDirectories(home.resolve("data"));
       Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
       chown(data, uid);
-      return new UnprivilegedUser(uid, home, distribution, delegateCgroups(uid));
+      boolean created = createAccount(uid, home);
+      return new UnprivilegedUser(uid, created, home, distribution, delegateCgroups(uid));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot set up the unprivileged user", e);
     }
@@ -66,8 +71,51 @@ final class UnprivilegedUser implements AutoCloseable {
         distribution, List.of("/bin/sh", "-c", script.toString(), "berth-it-user"), List.of());
   }
 
+  /** Adds {@code berth-it-UID} unless the uid has an account (one a killed run left, say). */
+  private static boolean createAccount(long uid, Path home) throws IOException {
+    if (run("getent", "passwd", Long.toString(uid)) == 0) {
+      return false;
+    }
+    int added =
+        run(
+            "useradd",
+            "--no-create-home",
+            "--home-dir",
+            home.toString(),
+            "--uid",
+            Long.toString(uid),
+            "--user-group",
+            "--shell",
+            "/usr/sbin/nologin",
+            "berth-it-" + uid);
+    if (added != 0) {
+      throw new IOException("useradd of uid " + uid + " failed (exit " + added + ")");
+    }
+    return true;
+  }
+
+  private static int run(String... argv) throws IOException {
+    try {
+      return new ProcessBuilder(argv)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(argv[0] + " was interrupted", e);
+    }
+  }
+
   @Override
   public void close() {
+    if (accountCreated) {
+      try {
+        run("userdel", "berth-it-" + uid);
+      } catch (IOException e) {
+        // A leftover account is reused by the next run.
+      }
+    }
     for (Path cgroup : cgroups) {
       // Children first: the node's berth/ directory and any session cgroup it left.
       try (var paths = Files.walk(cgroup)) {

@@ -13,10 +13,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code GET /sessions/{id}/runtime}: what the session's agent reports about the running runtime —
- * its state and health, whether a foreground job runs, the output cursors and the isolation in
- * force. The workspace shows the isolation from here, since only the agent knows what the host
- * granted (bubblewrap may be missing, cgroups may be read-only). Passive, like the stream: a
- * session without a running runtime is 422, and nothing is restored or touched.
+ * its state and health, whether a foreground job runs, the output cursors, the disk its state takes
+ * against the cap and the isolation in force. The workspace shows the isolation from here, since
+ * only the agent knows what the host granted (bubblewrap may be missing, cgroups may be read-only).
+ * Passive, like the stream: a session without a running runtime is 422, and nothing is restored or
+ * touched.
  */
 final class RuntimeRoutes {
 
@@ -33,6 +34,7 @@ final class RuntimeRoutes {
           "lastOutputAt",
           "stopReason",
           "isolation",
+          "disk",
           "output");
 
   private final SessionService sessions;

@@ -164,6 +164,7 @@ public final class NodeIsolation {
                 + ", "
                 + (limits.path("maxFileSizeBytes").asLong() >> 20)
                 + " MiB per file"));
+    lines.add(row("disk", disk(isolation)));
     JsonNode weaknesses = isolation.path("weaknesses");
     if (weaknesses.isEmpty()) {
       lines.add(row("not enforced", "nothing: sessions are fully isolated"));
@@ -186,6 +187,16 @@ public final class NodeIsolation {
     } catch (IllegalStateException e) {
       return Optional.empty();
     }
+  }
+
+  private static String disk(JsonNode isolation) {
+    long mib = isolation.path("limits").path("maxDiskBytes").asLong() >> 20;
+    String size = mib % 1024 == 0 ? (mib / 1024) + " GiB" : mib + " MiB";
+    return switch (isolation.path("disk").asString()) {
+      case "loop" -> size + " per session (an ext4 image on a loop device)";
+      case "fuse" -> size + " per session (an ext4 image through fuse2fs)";
+      default -> size + " per session, measured but not enforced";
+    };
   }
 
   private static String row(String name, String value) {
