@@ -3,6 +3,7 @@
 #   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
 #   make test    all tests and the formatting check (./mvnw verify), then the web UI's tests
 #                (bin/test-web: vitest, and Playwright in Chromium against the real server)
+#   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
 #   make fmt     format the Java sources (spotless:apply)
 #   make clean   remove build output
 
@@ -21,7 +22,7 @@ SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o -name no
 	web/package-lock.json web/index.html web/vite.config.ts .mvn/wrapper/maven-wrapper.properties
 
 .DEFAULT_GOAL := build
-.PHONY: build run test fmt clean
+.PHONY: build run test bench fmt clean
 
 # Formatting is checked by `make test`, not here, so that unformatted code still builds and runs.
 build:
@@ -39,6 +40,13 @@ test:
 	@bin/ensure-test-tools
 	$(MVN) verify
 	bin/test-web
+
+# Not part of `make test`: benchmarks measure, they do not pass or fail.
+bench: $(CLI_JAR)
+	@for b in bench/*.java; do \
+	  echo "== $$b"; \
+	  "$(JAVA_HOME)/bin/java" -cp "$(CLI_JAR):berth-cli/target/lib/*" "$$b" || exit 1; \
+	done
 
 fmt:
 	$(MVN) -q spotless:apply

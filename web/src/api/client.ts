@@ -105,12 +105,15 @@ const enc = encodeURIComponent;
 export const api = {
   config: () => call<Config>("GET", "/config"),
 
-  /** Every session the caller may see, following the pages. */
-  async sessions(signal?: AbortSignal): Promise<Session[]> {
+  /**
+   * Every session the caller may see, following the pages; deleted ones (which answer 404 on their
+   * own routes) only with `deleted`, and then only those.
+   */
+  async sessions(signal?: AbortSignal, deleted = false): Promise<Session[]> {
     const all: Session[] = [];
     let token: string | undefined;
     do {
-      const query = `?limit=1000${token ? `&pageToken=${enc(token)}` : ""}`;
+      const query = `?limit=1000${deleted ? "&deleted=true" : ""}${token ? `&pageToken=${enc(token)}` : ""}`;
       const page = await call<SessionList>("GET", `/sessions${query}`, { signal });
       all.push(...page.sessions);
       token = page.nextPageToken;

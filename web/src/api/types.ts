@@ -54,6 +54,11 @@ export interface Session {
   pod?: string;
   model?: string;
   checkpoint?: Checkpoint;
+  /** Listed with `deleted=true` only: when the deletion was accepted. */
+  deletedAt?: string;
+  /** Listed with `deleted=true` only: whether its last archive is still kept for `recover`. */
+  recoverable?: boolean;
+  recoverableUntil?: string;
   tenant?: string;
   phase?: string;
   intentVersion?: number;

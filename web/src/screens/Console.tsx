@@ -30,11 +30,12 @@ export function Console() {
   const refresh = useCallback(async (signal?: AbortSignal) => {
     const mine = ++generation.current;
     try {
-      // A deleted session stays readable through the API for a while: it is listed apart, under
-      // Recently deleted, where its last archive can be recovered.
-      const all = await api.sessions(signal);
-      const sessions = all.filter((s) => s.state !== "terminated");
-      const deleted = all.filter((s) => s.state === "terminated");
+      // A deleted session is gone from its own routes; the listing gives it apart (deleted=true),
+      // under Recently deleted, where its last archive can be recovered.
+      const [sessions, deleted] = await Promise.all([
+        api.sessions(signal),
+        api.sessions(signal, true).then((all) => all.filter((s) => s.state === "terminated")),
+      ]);
       const idleOnes = sessions.filter((s) => s.state === "idle");
       const views = await Promise.all(
         idleOnes.map((s) => api.idle(s.id, signal).then((v) => [s.id, v] as const, () => undefined)),
@@ -335,8 +336,14 @@ function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRec
           <li key={s.id} className="deleted-item" data-session-id={s.id}>
             <span className="deleted-name">{s.name}</span>
             <code className="muted small">session/{s.id}</code>
-            <span className="muted small">deleted {ago(s.intent?.requestedAt, Date.now())}</span>
-            <button type="button" className="btn btn-small" onClick={() => recover(s)} disabled={busy !== undefined}>
+            <span className="muted small">deleted {ago(s.deletedAt ?? s.intent?.requestedAt, Date.now())}</span>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => recover(s)}
+              disabled={busy !== undefined || s.recoverable === false}
+              title={s.recoverable === false ? "No archive of it is kept: it was never snapshotted, or its recovery window ended" : undefined}
+            >
               {busy === s.id ? "Recovering…" : "Recover"}
             </button>
             {errors[s.id] && (

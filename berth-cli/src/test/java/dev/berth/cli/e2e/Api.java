@@ -43,6 +43,19 @@ final class Api {
     return send("GET", path, null);
   }
 
+  /**
+   * A deleted session as {@code GET /sessions?deleted=true} lists it (its own routes answer 404
+   * once its deletion was accepted), or a missing node when it is not listed.
+   */
+  JsonNode deleted(String id) {
+    for (JsonNode s : get("/sessions?deleted=true").json().path("sessions")) {
+      if (s.path("id").asString().equals(id)) {
+        return s;
+      }
+    }
+    return tools.jackson.databind.node.MissingNode.getInstance();
+  }
+
   Answer post(String path, String body) {
     return send("POST", path, body);
   }

@@ -70,11 +70,12 @@ class ControlPlaneIT {
     String gone = ids.get(1);
     String pod = admin.get("/sessions/" + gone).json().path("pod").asString();
     assertThat(admin.delete("/sessions/" + gone).status()).isEqualTo(204);
-    JsonNode after = admin.get("/sessions/" + gone).json();
+    assertThat(admin.get("/sessions/" + gone).status()).isEqualTo(404);
+    JsonNode after = admin.deleted(gone);
     assertThat(after.path("state").asString()).isEqualTo("terminated");
     assertThat(after.path("reservation").asString()).isEqualTo("RELEASED");
     assertThat(runtimeNames()).doesNotContain(pod);
-    assertThat(admin.post("/sessions/" + gone + "/read", null).status()).isEqualTo(409);
+    assertThat(admin.post("/sessions/" + gone + "/read", "{}").status()).isEqualTo(404);
   }
 
   @Test

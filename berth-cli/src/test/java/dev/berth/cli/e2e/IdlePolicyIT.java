@@ -178,8 +178,7 @@ class IdlePolicyIT {
         .atMost(CONVERGE)
         .until(
             () ->
-                api.get("/sessions/" + id)
-                    .json()
+                api.deleted(id)
                     .path("obligations")
                     .toString()
                     .contains("archive deleted"));

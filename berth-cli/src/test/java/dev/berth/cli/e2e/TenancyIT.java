@@ -95,8 +95,7 @@ class TenancyIT {
     assertThat(third.reason()).isEqualTo("QUOTA_EXCEEDED");
 
     assertThat(hooli.delete("/sessions/" + first).status()).isEqualTo(204);
-    assertThat(hooli.get("/sessions/" + first).json().path("reservation").asString())
-        .isEqualTo("RELEASED");
+    assertThat(hooli.deleted(first).path("reservation").asString()).isEqualTo("RELEASED");
     assertThat(hooli.post("/sessions", "{\"name\":\"h3\"}").status()).isEqualTo(201);
   }
 

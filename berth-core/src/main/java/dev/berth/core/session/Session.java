@@ -152,6 +152,20 @@ public record Session(
     return "session " + id;
   }
 
+  /**
+   * Whether the session's deletion was accepted: its intent is {@code TERMINATED}, which is final.
+   * From then on the public API answers for it as for an id that never existed, though the record
+   * stays for the recovery window, the quota and the audit log.
+   */
+  public boolean deleted() {
+    return intent.desired() == DesiredState.TERMINATED;
+  }
+
+  /** When the deletion was accepted, for a deleted session. */
+  public Optional<Instant> deletedAt() {
+    return deleted() ? Optional.of(intent.requestedAt()) : Optional.empty();
+  }
+
   /** Whether the platform believes a runtime may exist for this session. */
   public boolean holdsRuntime() {
     return runtime.isPresent();

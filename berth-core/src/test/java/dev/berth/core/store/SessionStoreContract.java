@@ -353,6 +353,22 @@ public abstract class SessionStoreContract {
   }
 
   @Test
+  void aDeletedSessionIsListedOnlyWhenDeletedOnesAreAskedForAndAlwaysByTheControlPlane() {
+    Session kept = stored();
+    clock.advance(Duration.ofMillis(1));
+    Session gone = stored();
+    store.compareAndSet(
+        gone.withIntent(DesiredState.TERMINATED, clock.instant(), "t", "deleted"), gone.version());
+
+    assertThat(collect(SessionQuery.all(10).withDeleted(SessionQuery.Deleted.EXCLUDED), List.of()))
+        .containsExactly(kept.id());
+    assertThat(collect(SessionQuery.all(10).withDeleted(SessionQuery.Deleted.ONLY), List.of()))
+        .containsExactly(gone.id());
+    assertThat(collect(SessionQuery.all(10), List.of())).containsExactly(kept.id(), gone.id());
+    assertThat(store.get(gone.id()).orElseThrow().deletedAt()).isPresent();
+  }
+
+  @Test
   void forEachVisitsEverySelectedSessionOnceAcrossPages() {
     List<SessionId> created = new ArrayList<>();
     for (int i = 0; i < 7; i++) {

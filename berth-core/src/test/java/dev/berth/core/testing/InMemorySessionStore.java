@@ -101,6 +101,7 @@ public final class InMemorySessionStore implements SessionStore, SessionLeases {
               state.sessions.values().stream()
                   .filter(s -> query.tenant().map(t -> t.equals(s.tenant())).orElse(true))
                   .filter(s -> query.phases().isEmpty() || query.phases().contains(s.phase()))
+                  .filter(query.deleted()::admits)
                   .sorted(Comparator.comparing(Session::createdAt).thenComparing(Session::id))
                   .filter(s -> query.pageToken().map(t -> key(s).compareTo(t) > 0).orElse(true))
                   .toList();

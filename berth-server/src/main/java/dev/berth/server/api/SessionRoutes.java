@@ -1,5 +1,6 @@
 package dev.berth.server.api;
 
+import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
@@ -75,19 +76,79 @@ final class SessionRoutes {
     send(ctx, session(created.session()));
   }
 
+  /**
+   * {@code GET /sessions}: every session when no {@code limit} is given (the original's contract),
+   * pages with {@code nextPageToken} when it is; {@code state}, {@code tenant} (admin) and {@code
+   * deleted=true} narrow it.
+   */
   private void list(Context ctx) {
     Caller caller = Caller.of(ctx);
-    int limit = intParam(ctx, "limit", 100, 1, 1000);
+    String limitParam = ctx.queryParam("limit");
+    java.util.OptionalInt limit =
+        limitParam == null || limitParam.isEmpty()
+            ? java.util.OptionalInt.empty()
+            : java.util.OptionalInt.of(intParam(ctx, "limit", 100, 1, 1000));
+    boolean deleted = booleanParam(ctx, "deleted");
     Page<Session> page =
         sessions.list(
             caller.scope(),
-            Optional.ofNullable(ctx.queryParam("tenant")).map(TenantId::new),
-            limit,
-            Optional.ofNullable(ctx.queryParam("pageToken")));
+            new SessionService.Listing(
+                Optional.ofNullable(ctx.queryParam("tenant")).map(TenantId::new),
+                states(ctx.queryParam("state")),
+                deleted,
+                limit,
+                Optional.ofNullable(ctx.queryParam("pageToken"))));
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("sessions", page.items().stream().map(this::session).toList());
+    body.put(
+        "sessions",
+        page.items().stream().map(s -> deleted ? deletedSession(s) : session(s)).toList());
     page.nextPageToken().ifPresent(t -> body.put("nextPageToken", t));
     send(ctx, body);
+  }
+
+  /** A deleted session as {@code deleted=true} lists it: when, and whether it can come back. */
+  private Map<String, Object> deletedSession(Session s) {
+    Map<String, Object> body = session(s);
+    s.deletedAt().ifPresent(at -> body.put("deletedAt", at.toString()));
+    Optional<java.time.Instant> until = sessions.recoverableUntil(s);
+    body.put("recoverable", until.isPresent());
+    until.ifPresent(u -> body.put("recoverableUntil", u.toString()));
+    return body;
+  }
+
+  private static java.util.Set<PublicState> states(String param) {
+    if (param == null || param.isBlank()) {
+      return java.util.Set.of();
+    }
+    java.util.Set<PublicState> states = java.util.EnumSet.noneOf(PublicState.class);
+    for (String name : param.split(",")) {
+      states.add(
+          java.util.Arrays.stream(PublicState.values())
+              .filter(p -> p.wireName().equals(name.strip()))
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new dev.berth.core.error.InvalidValueException(
+                          "invalid input: state must be one or more (comma-separated) of "
+                              + java.util.Arrays.stream(PublicState.values())
+                                  .map(PublicState::wireName)
+                                  .toList()
+                              + ", was "
+                              + param)));
+    }
+    return states;
+  }
+
+  private static boolean booleanParam(Context ctx, String name) {
+    String value = ctx.queryParam(name);
+    if (value == null || value.isEmpty() || value.equals("false")) {
+      return false;
+    }
+    if (value.equals("true")) {
+      return true;
+    }
+    throw new dev.berth.core.error.InvalidValueException(
+        "invalid input: " + name + " must be true or false, was " + value);
   }
 
   private void get(Context ctx) {

@@ -191,30 +191,98 @@ public final class SessionService {
     return new Created(settled, settled.phase() == Phase.READY);
   }
 
+  /**
+   * The session, as the public API sees it: a deleted one (its deletion accepted) answers 404 as
+   * one that never existed, as the original platform, which deletes the record, does.
+   */
   public Session get(Scope scope, SessionId id) {
+    return store
+        .get(id)
+        .filter(scope::sees)
+        .filter(s -> !s.deleted())
+        .orElseThrow(SessionService::notFound);
+  }
+
+  /** The session deleted or not: what recovery and a deletion's own answer need. */
+  private Session getIncludingDeleted(Scope scope, SessionId id) {
     return store.get(id).filter(scope::sees).orElseThrow(SessionService::notFound);
   }
 
-  public Page<Session> list(
-      Scope scope, Optional<TenantId> tenant, int limit, Optional<String> page) {
-    SessionQuery query = SessionQuery.all(limit);
-    Optional<TenantId> only = admission.listScope(scope.principal(), tenant);
+  /**
+   * What {@code GET /sessions} lists: every session the caller sees, oldest first, either in pages
+   * ({@code limit}) or all at once (no {@code limit}, the original's contract), narrowed to a
+   * tenant (admin), to the public states in {@code states} (empty: any), and to deleted sessions
+   * only or to live ones only.
+   */
+  public record Listing(
+      Optional<TenantId> tenant,
+      Set<PublicState> states,
+      boolean deleted,
+      java.util.OptionalInt limit,
+      Optional<String> pageToken) {}
+
+  public Page<Session> list(Scope scope, Listing listing) {
+    SessionQuery query =
+        SessionQuery.all(listing.limit().orElse(SessionQuery.MAX_LIMIT))
+            .withDeleted(
+                listing.deleted() ? SessionQuery.Deleted.ONLY : SessionQuery.Deleted.EXCLUDED);
+    Optional<TenantId> only = admission.listScope(scope.principal(), listing.tenant());
     if (only.isPresent()) {
       query = query.forTenant(only.get());
     }
-    return store.list(page.map(query::after).orElse(query));
+    if (listing.pageToken().isPresent()) {
+      query = query.after(listing.pageToken().get());
+    }
+    Instant now = clock.instant();
+    java.util.function.Predicate<Session> wanted =
+        s ->
+            listing.states().isEmpty()
+                || listing.states().contains(PublicState.of(s, now, settings.idleAfter()));
+    if (listing.limit().isPresent()) {
+      Page<Session> page = store.list(query);
+      return new Page<>(
+          page.items().stream().filter(wanted).toList(), page.nextPageToken());
+    }
+    List<Session> all = new java.util.ArrayList<>();
+    Page<Session> page = store.list(query);
+    while (true) {
+      page.items().stream().filter(wanted).forEach(all::add);
+      if (page.nextPageToken().isEmpty()) {
+        return new Page<>(all, Optional.empty());
+      }
+      page = store.list(query.after(page.nextPageToken().get()));
+    }
+  }
+
+  /**
+   * Until when a deleted session can still be recovered: its last archive is kept for the
+   * recovery window and not yet handed to a recovered session. Empty when it cannot be.
+   */
+  public Optional<Instant> recoverableUntil(Session s) {
+    if (s.phase() != Phase.TERMINATED || s.archive().isEmpty()) {
+      return Optional.empty();
+    }
+    String uri = s.archive().get().uri();
+    return s.obligations().stream()
+        .filter(o -> o.action() == ObligationAction.RETAIN_ARCHIVE)
+        .filter(o -> o.resource().equals(uri))
+        .filter(o -> o.state() == ObligationState.RETAINED)
+        .flatMap(o -> o.retainUntil().stream())
+        .filter(until -> clock.instant().isBefore(until))
+        .findFirst();
   }
 
   /** Whether the session was terminated within the wait (otherwise termination continues). */
   public record Deleted(Session session, boolean terminated) {}
 
   public Deleted delete(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
+    // A second DELETE is a 404, as for an id that never existed (the original's contract).
     get(scope, id);
     requestIntent(id, DesiredState.TERMINATED, ifMatch, actor, "deleted through the API");
     Session settled =
         signals
             .await(id, s -> s.phase() == Phase.TERMINATED, settings.deleteWait())
-            .orElseGet(() -> get(scope, id));
+            .orElseGet(() -> getIncludingDeleted(scope, id));
     return new Deleted(settled, settled.phase() == Phase.TERMINATED);
   }
 
@@ -295,7 +363,7 @@ public final class SessionService {
    * longer deletes it.
    */
   public Session recover(Scope scope, SessionId id, String actor) {
-    Session deleted = get(scope, id);
+    Session deleted = getIncludingDeleted(scope, id);
     if (deleted.phase() != Phase.TERMINATED) {
       throw new RequestRefused(
           409,

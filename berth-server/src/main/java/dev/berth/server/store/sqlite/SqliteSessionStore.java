@@ -151,14 +151,16 @@ public final class SqliteSessionStore implements SessionStore, SessionLeases, Au
           int inserted =
               update(
                   c,
-                  "INSERT INTO sessions (id, tenant, phase, created_at, version, last_access, body)"
-                      + " VALUES (?, ?, ?, ?, 1, ?, ?) ON CONFLICT (id) DO NOTHING",
+                  "INSERT INTO sessions"
+                      + " (id, tenant, phase, created_at, version, last_access, body, deleted)"
+                      + " VALUES (?, ?, ?, ?, 1, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
                   stored.id().value(),
                   stored.tenant().value(),
                   stored.phase().name(),
                   nanos(stored.createdAt()),
                   nanos(stored.activity().lastAccess()),
-                  body);
+                  body,
+                  stored.deleted() ? 1 : 0);
           if (inserted == 0) {
             throw new AlreadyExistsException("session " + stored.id());
           }
@@ -192,6 +194,11 @@ public final class SqliteSessionStore implements SessionStore, SessionLeases, Au
       sql.append(" AND phase IN (");
       sql.append(String.join(", ", Collections.nCopies(query.phases().size(), "?"))).append(")");
       query.phases().stream().map(Phase::name).sorted().forEach(args::add);
+    }
+    switch (query.deleted()) {
+      case INCLUDED -> {}
+      case EXCLUDED -> sql.append(" AND deleted = 0");
+      case ONLY -> sql.append(" AND deleted = 1");
     }
     if (query.pageToken().isPresent()) {
       PageCursor after = PageCursor.parse(query.pageToken().get());
@@ -242,12 +249,13 @@ public final class SqliteSessionStore implements SessionStore, SessionLeases, Au
         queryOne(
             c,
             "UPDATE sessions SET phase = ?, version = ?, last_access = max(last_access, ?),"
-                + " body = ? WHERE id = ? AND version = ? RETURNING last_access",
+                + " body = ?, deleted = ? WHERE id = ? AND version = ? RETURNING last_access",
             rs -> rs.getLong(1),
             next.phase().name(),
             expectedVersion + 1,
             nanos(next.activity().lastAccess()),
             body,
+            next.deleted() ? 1 : 0,
             next.id().value(),
             expectedVersion);
     if (lastAccess.isPresent()) {

@@ -1,0 +1,194 @@
+package dev.berth.cli.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The public API as a client written against the original platform's contract drives it, with only
+ * the fields and status codes that contract defines: a session's whole life, then its deletion,
+ * after which every route answers exactly as for an id that never existed, and the listing, which
+ * returns every session when no {@code limit} is given.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class OriginalContractIT {
+
+  private static final String NEVER_EXISTED = "0123456789abcdef0123456789abcdef";
+
+  private Path dataDir;
+  private ServerProcess server;
+  private Api api;
+
+  @BeforeAll
+  void startServer(@TempDir Path work) {
+    dataDir = work.resolve("data");
+    server = ServerProcess.start(dataDir, Map.of());
+    api = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
+  }
+
+  @AfterAll
+  void stopServer() {
+    server.close();
+    ServerProcess.killNode(dataDir);
+  }
+
+  @Test
+  void aSessionLivesThroughWriteReadSnapshotAndRestoreByReadThenIsGoneEverywhereOnceDeleted()
+      throws Exception {
+    Api.Answer created = api.post("/sessions", "{\"name\":\"contract\"}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String id = created.json().path("id").asString();
+    assertThat(created.json().path("state").asString()).isEqualTo("active");
+    assertThat(listedIds()).contains(id);
+    assertThat(api.get("/sessions/" + id).json().path("name").asString()).isEqualTo("contract");
+
+    assertThat(write(id, "echo contract-$((6*7))\n").status()).isEqualTo(200);
+    assertThat(Shell.run(api, id, "echo again").output()).isEqualTo("again\n");
+    assertThat(api.text(id, 0)).contains("contract-42");
+    assertThat(api.post("/sessions/" + id + "/switch", "{}").json().path("state").asString())
+        .isEqualTo("active");
+
+    Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "{}");
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    assertThat(snapshot.json().path("state").asString()).isEqualTo("snapshot");
+    assertThat(snapshot.json().path("checkpoint").path("ref").asString()).isNotEmpty();
+    // A read restores a snapshot and serves the history from before it.
+    Api.Answer read = api.post("/sessions/" + id + "/read", "{\"offset\":0}");
+    assertThat(read.status()).as(read.body()).isEqualTo(200);
+    assertThat(read.json().path("session").path("state").asString()).isEqualTo("active");
+    assertThat(api.text(id, 0)).contains("contract-42");
+
+    assertThat(api.delete("/sessions/" + id).status()).isIn(202, 204);
+
+    for (Route route : Route.everyRouteOfASession()) {
+      Api.Answer deleted = route.call(api, id);
+      Api.Answer never = route.call(api, NEVER_EXISTED);
+      assertThat(deleted.status()).as("%s of the deleted session: %s", route, deleted.body())
+          .isEqualTo(404);
+      assertThat(deleted.reason()).as("%s", route).isEqualTo(never.reason());
+    }
+    assertThat(attachRefused(id)).isEqualTo(attachRefused(NEVER_EXISTED)).isTrue();
+    assertThat(listedIds()).doesNotContain(id);
+    assertThat(api.deleted(id).path("id").asString()).isEqualTo(id);
+  }
+
+  @Test
+  void theListingReturnsEverySessionWithoutALimitAndANewOneAfterManyWereCreatedAndDeleted() {
+    for (int i = 0; i < 150; i++) {
+      Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"churn-" + i + "\"}");
+      assertThat(made.status()).as(made.body()).isIn(201, 202);
+      String id = made.json().path("id").asString();
+      assertThat(api.delete("/sessions/" + id).status()).isIn(202, 204);
+    }
+    List<String> kept = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"kept-" + i + "\"}");
+      assertThat(made.status()).as(made.body()).isIn(201, 202);
+      kept.add(made.json().path("id").asString());
+    }
+    String fresh = api.create("after-the-churn");
+
+    JsonNode listing = api.get("/sessions").json();
+    List<String> names = new ArrayList<>();
+    listing.path("sessions").forEach(s -> names.add(s.path("name").asString()));
+
+    assertThat(listing.has("nextPageToken")).as("one answer without a limit").isFalse();
+    assertThat(names).contains("after-the-churn").noneMatch(n -> n.startsWith("churn-"));
+    assertThat(listedIds()).containsAll(kept).contains(fresh);
+    // With a limit it pages, in creation order.
+    JsonNode first = api.get("/sessions?limit=50").json();
+    assertThat(first.path("sessions").size()).isEqualTo(50);
+    assertThat(first.path("nextPageToken").asString()).isNotEmpty();
+    kept.forEach(id -> api.delete("/sessions/" + id));
+    api.delete("/sessions/" + fresh);
+  }
+
+  private List<String> listedIds() {
+    List<String> ids = new ArrayList<>();
+    api.get("/sessions").json().path("sessions").forEach(s -> ids.add(s.path("id").asString()));
+    return ids;
+  }
+
+  private Api.Answer write(String id, String text) {
+    return api.post(
+        "/sessions/" + id + "/write",
+        Api.JSON.createObjectNode().put("payload", text).toString());
+  }
+
+  /** Whether a WebSocket attach to {@code id} is refused before any output. */
+  private boolean attachRefused(String id) throws Exception {
+    CompletableFuture<Integer> closed = new CompletableFuture<>();
+    try {
+      HttpClient.newHttpClient()
+          .newWebSocketBuilder()
+          .header("Authorization", "Bearer " + ServerProcess.ADMIN_TOKEN)
+          .buildAsync(
+              URI.create(
+                  server.baseUrl().replace("http", "ws") + "/api/v1/sessions/" + id + "/attach"),
+              new WebSocket.Listener() {
+                @Override
+                public java.util.concurrent.CompletionStage<?> onClose(
+                    WebSocket ws, int status, String reason) {
+                  closed.complete(status);
+                  return null;
+                }
+
+                @Override
+                public java.util.concurrent.CompletionStage<?> onBinary(
+                    WebSocket ws, java.nio.ByteBuffer data, boolean last) {
+                  closed.complete(-1);
+                  return null;
+                }
+              })
+          .join();
+    } catch (CompletionException e) {
+      return e.getCause() instanceof WebSocketHandshakeException;
+    }
+    return closed.get(20, TimeUnit.SECONDS) != -1;
+  }
+
+  /** A route of one session, as the original's clients call it. */
+  private record Route(String method, String path, String body) {
+    static List<Route> everyRouteOfASession() {
+      return List.of(
+          new Route("GET", "", null),
+          new Route("POST", "/read", "{\"offset\":0}"),
+          new Route("POST", "/write", "{\"payload\":\"echo\\n\"}"),
+          new Route("POST", "/switch", "{}"),
+          new Route("POST", "/snapshot", "{}"),
+          new Route("GET", "/stream", null),
+          new Route("GET", "/runtime", null),
+          new Route("GET", "/idle", null),
+          new Route("POST", "/keepalive", "{}"),
+          new Route("GET", "/executions", null),
+          new Route("POST", "/executions", "{\"command\":\"true\"}"),
+          new Route("GET", "/operations", null),
+          new Route("DELETE", "", null));
+    }
+
+    Api.Answer call(Api api, String id) {
+      return api.send(method, "/sessions/" + id + path, body);
+    }
+
+    @Override
+    public String toString() {
+      return method + " /sessions/{id}" + path;
+    }
+  }
+}

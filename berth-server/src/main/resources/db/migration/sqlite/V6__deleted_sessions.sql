@@ -1,0 +1,7 @@
+-- Whether the session's deletion was accepted (intent TERMINATED, final): the public listing
+-- leaves these out unless asked, so the column is indexed with the listing's order.
+ALTER TABLE sessions ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0 CHECK (deleted IN (0, 1));
+
+UPDATE sessions SET deleted = 1 WHERE json_extract(body, '$.intent.desired') = 'TERMINATED';
+
+CREATE INDEX sessions_by_deleted_created ON sessions (deleted, created_at, id);
