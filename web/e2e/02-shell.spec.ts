@@ -53,6 +53,9 @@ test("create a shell session from the UI, work in its terminal, resize it, reloa
   await expect(page.getByTestId("isolation")).toContainText("egress");
   // The test host enforces the whole sandbox (bin/ensure-test-tools), so no warning is shown.
   await expect(page.getByTestId("weak-isolation")).toHaveCount(0);
+  // The session's disk against the default cap, enforced (an ext4 image of its own).
+  await expect(page.getByTestId("disk-use")).toContainText("of 10.0 GiB");
+  await expect(page.getByTestId("disk-use")).not.toContainText("not enforced");
   await expect(page.getByTestId("operations")).toContainText("provision");
 
   // A reload replays the scrollback from offset 0.

@@ -157,6 +157,8 @@ export interface RuntimeStatus {
     cgroup?: string;
     limits?: Record<string, unknown>;
     cpuLimited?: boolean;
+    /** How the disk cap is enforced: loop or fuse (an ext4 image per runtime), none (measured only). */
+    disk?: "loop" | "fuse" | "none";
     filesystem?: string[];
     user?: { uid?: number; name?: string; hostUid?: number | null; dedicated?: boolean };
     network?: { mode?: string; blocked?: string[] };
@@ -164,5 +166,7 @@ export interface RuntimeStatus {
     /** What this host does not enforce, one sentence each; empty when fully isolated. */
     weaknesses?: string[];
   };
+  /** What the runtime's state (home, /tmp, shell state, output) takes against its disk cap. */
+  disk?: { capBytes: number; usedBytes: number; availableBytes: number; enforced: boolean };
   output?: { startOffset: number; nextOffset: number };
 }

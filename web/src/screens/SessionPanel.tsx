@@ -8,7 +8,7 @@ import { ConfirmDelete } from "../components/ConfirmDelete";
 import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
-import { clock, duration, stepLabel, time } from "../lib/format";
+import { bytes, clock, duration, stepLabel, time } from "../lib/format";
 import { useMounted, useNow, usePoll } from "../lib/hooks";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
@@ -167,6 +167,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
             </dd>
             <dt>uptime</dt>
             <dd>{started ? duration(now - started) : "—"}</dd>
+            {runtime?.disk && <DiskUse disk={runtime.disk} />}
             {runtime?.foreground && (
               <>
                 <dt>running</dt>
@@ -276,6 +277,31 @@ function latest(a?: string, b?: string): string | undefined {
   if (!a) return b;
   if (!b) return a;
   return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+/** The disk the session's state takes, against its cap: a write beyond the cap fails inside. */
+export function DiskUse({ disk }: { disk: NonNullable<RuntimeStatus["disk"]> }) {
+  const share = disk.capBytes > 0 ? Math.min(1, disk.usedBytes / disk.capBytes) : 0;
+  const level = share >= 0.95 ? "full" : share >= 0.8 ? "high" : "ok";
+  return (
+    <>
+      <dt>disk</dt>
+      <dd data-testid="disk-use">
+        {bytes(disk.usedBytes)} of {bytes(disk.capBytes)}
+        {disk.enforced ? "" : " (not enforced)"}
+        <meter
+          className={`disk-meter disk-${level}`}
+          min={0}
+          max={1}
+          low={0.8}
+          high={0.95}
+          optimum={0}
+          value={share}
+          aria-label="disk used of the cap"
+        />
+      </dd>
+    </>
+  );
 }
 
 function Limit({ name, value }: { name: string; value: unknown }) {

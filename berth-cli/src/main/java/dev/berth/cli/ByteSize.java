@@ -1,6 +1,7 @@
 package dev.berth.cli;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,7 +37,14 @@ final class ByteSize {
               default -> 40;
             };
     if (number > (Long.MAX_VALUE >> shift)) {
-      throw new IllegalArgumentException(option + " is too large: \"" + value + "\"");
+      throw new IllegalArgumentException(
+          option
+              + " is too large: \""
+              + value
+              + "\" (at most "
+              + (Long.MAX_VALUE >> shift)
+              + Objects.toString(m.group(2), "")
+              + ")");
     }
     return number << shift;
   }

@@ -25,6 +25,6 @@ class ByteSizeTest {
     assertThatThrownBy(() -> ByteSize.parse("--max-disk", "-1G"))
         .hasMessageContaining("was \"-1G\"");
     assertThatThrownBy(() -> ByteSize.parse("--max-disk", "99999999999999T"))
-        .hasMessage("--max-disk is too large: \"99999999999999T\"");
+        .hasMessage("--max-disk is too large: \"99999999999999T\" (at most 8388607T)");
   }
 }

@@ -71,6 +71,12 @@ final class ExecutionProcess {
   }
 
   private Optional<Long> workload() {
+    if (workload.isEmpty() && workloadDepth == 0) {
+      // The spawned process is the workload, and setsid made its pid the group's id: known even
+      // when bash exited before this looked (a short command under load), while the background
+      // processes it left still form the group that must be killed.
+      workload = Optional.of(process.pid());
+    }
     if (workload.isEmpty()) {
       workload = ProcessTree.descend(process.pid(), workloadDepth, RESOLVE_TIMEOUT);
     }

@@ -62,7 +62,7 @@ public record HostConfig(
 
   /**
    * The room beyond a session's disk cap kept for what the host itself writes into the runtime's
-   * state: the output log at its cap, four executions' logs at theirs and the shell state. Where
+   * state: the output log at its cap, four executions' logs at theirs and 16 MiB of slack. Where
    * the host is root, a session that fills its cap cannot take it (see {@code StateDisks}).
    */
   public long diskReserveBytes() {

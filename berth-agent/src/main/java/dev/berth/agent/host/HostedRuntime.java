@@ -307,7 +307,7 @@ final class HostedRuntime {
             .withMaxTotalBytes(total)
             .withMaxEntryBytes(
                 Math.max(defaults.maxEntryBytes(), config.limits().maxFileSizeBytes()));
-    return sandbox.disks().kind() == StateDisks.Kind.NONE ? fit : fit.withRatioGraceBytes(total);
+    return sandbox.disks().enforced(directory) ? fit.withRatioGraceBytes(total) : fit;
   }
 
   /** What a checkpoint of this runtime preserves, for the archive's {@code contents}. */

@@ -44,11 +44,12 @@ import org.slf4j.LoggerFactory;
  * post-termination command is refused even after the runtime was removed or the host restarted.
  *
  * <p>Layout: {@code <root>/sessions/<sid>/contract.json} and {@code
- * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,state/{home,tmp,shell-state,output,
- * executions}}}. Commands on one session are serialized by that session's lock; sessions never wait
- * for each other. Every directory down to {@code state/}, and the host's own files, are private to
- * the host's user (0700 and 0600); what {@code home}, {@code tmp} and {@code shell-state} get is
- * the workload's business.
+ * <root>/sessions/<sid>/runtimes/<runtime>/{runtime.json,volume.img,volume.cap,
+ * volume/state/{home,tmp,shell-state,output,executions}}}, where {@code volume/} is the mount of
+ * the runtime's own disk image ({@link StateDisks}). Commands on one session are serialized by that
+ * session's lock; sessions never wait for each other. Every directory down to {@code state/}, and
+ * the host's own files, are private to the host's user (0700 and 0600); what {@code home}, {@code
+ * tmp} and {@code shell-state} get is the workload's business.
  */
 public final class SessionHost implements AutoCloseable {
 
@@ -428,7 +429,10 @@ public final class SessionHost implements AutoCloseable {
   private void attachFound(Path directory) throws IOException {
     Path legacy = directory.resolve("state");
     Path volume = StateDisks.volume(directory);
-    if (Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS) && !Files.exists(volume)) {
+    // Also after a crash between making volume/ and the move: volume/ is then still empty.
+    if (Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS)
+        && !Files.exists(directory.resolve("volume.img"), LinkOption.NOFOLLOW_LINKS)
+        && !StateDisks.mounted(volume)) {
       Files.createDirectories(volume);
       Files.move(legacy, HostedRuntime.state(directory), StandardCopyOption.ATOMIC_MOVE);
       return;
@@ -481,6 +485,16 @@ public final class SessionHost implements AutoCloseable {
 
   private void discard(Path directory) {
     sandbox.disks().detachQuietly(directory);
+    try {
+      if (StateDisks.mounted(StateDisks.volume(directory))) {
+        // Deleting through a mount that would not go would fail half-way, on the image's files.
+        LOG.warn("keeping {}: its disk is still mounted", directory);
+        return;
+      }
+    } catch (IOException e) {
+      LOG.warn("keeping {}: cannot tell whether its disk is mounted", directory, e);
+      return;
+    }
     deleteTree(directory);
   }
 

@@ -124,10 +124,16 @@ public final class StateDisks {
     }
     of(Kind.FUSE, uid, gid).ifPresent(candidates::add);
     for (StateDisks candidate : candidates) {
-      Path probe = scratch.resolve("disk-probe-" + ProcessHandle.current().pid());
+      Path probe;
       try {
-        ScratchDirectories.delete(probe);
-        PrivateFiles.createDirectories(probe);
+        // A fresh name of its own, 0700: another user of a shared /tmp cannot have placed a link
+        // or an image of theirs where a root node is about to mount.
+        probe = Files.createTempDirectory(scratch, "berth-disk-probe-");
+      } catch (IOException e) {
+        LOG.info("session disks: cannot make a probe directory in {}: {}", scratch, e.getMessage());
+        return none();
+      }
+      try {
         candidate.attach(probe, PROBE_BYTES, 0);
         Files.createDirectories(volume(probe).resolve("state"));
         candidate.detach(probe);
@@ -218,7 +224,18 @@ public final class StateDisks {
     if (kind == Kind.NONE || !mounted(volume)) {
       Files.createDirectories(volume);
     }
+    Path image = image(runtimeDirectory);
     if (kind == Kind.NONE) {
+      if (Files.exists(image, LinkOption.NOFOLLOW_LINKS)) {
+        // Serving the empty directory under it would show the session a home without its files.
+        throw new IOException(
+            "runtime "
+                + runtimeDirectory.getFileName()
+                + " keeps its state in "
+                + image
+                + ", but this node cannot mount disk images (see the isolation report); install"
+                + " what the report names, or run the node as root, and restart it");
+      }
       return volume;
     }
     if (mounted(volume)) {
@@ -228,7 +245,6 @@ public final class StateDisks {
       LOG.warn("the filesystem at {} no longer answers; mounting its image again", volume);
       unmount(volume, true);
     }
-    Path image = image(runtimeDirectory);
     if (!Files.exists(image, LinkOption.NOFOLLOW_LINKS) && !empty(volume)) {
       // Made without a cap (a node that could not mount images, or an earlier version): mounting
       // a new image over it would hide the session's files. It stays a plain directory.
@@ -246,17 +262,29 @@ public final class StateDisks {
             java.nio.ByteBuffer.wrap(Long.toString(capBytes).getBytes(StandardCharsets.UTF_8)));
       }
     }
+    if (kind == Kind.FUSE) {
+      prepareFuseMount(image);
+    }
     String said =
         kind == Kind.LOOP
             ? run(
                 List.of(
                     mounter,
                     "-o",
-                    "loop,nosuid,nodev,noatime",
+                    // discard: what the session deletes is given back to the host's disk.
+                    "loop,nosuid,nodev,noatime,discard",
                     image.toString(),
                     volume.toString()))
             : run(fuseMount(image, volume));
-    awaitMounted(volume, said);
+    try {
+      awaitMounted(volume, said);
+    } catch (IOException e) {
+      if (kind == Kind.FUSE) {
+        // A daemon that mounts after all, later, must not serve an image nobody tracks.
+        endDaemonsOf(image);
+      }
+      throw e;
+    }
     Files.setPosixFilePermissions(volume, PosixFilePermissions.fromString("rwx------"));
     return volume;
   }
@@ -272,6 +300,20 @@ public final class StateDisks {
     } catch (IOException busy) {
       // An output log closed a moment ago, a process not yet reaped: detach it now, free it later.
       unmount(volume, true);
+      if (kind == Kind.FUSE) {
+        // A lazily detached fuse2fs would go on serving the image after the next node mounted it
+        // again; nothing of the runtime runs any more, so nothing still needs it.
+        endDaemonsOf(image(runtimeDirectory));
+      }
+    }
+  }
+
+  /** Whether the runtime's state is on an image of its own, so that its cap holds. */
+  public boolean enforced(Path runtimeDirectory) {
+    try {
+      return kind != Kind.NONE && mounted(volume(runtimeDirectory));
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -332,11 +374,58 @@ public final class StateDisks {
 
   private List<String> fuseMount(Path image, Path volume) {
     List<String> argv = new ArrayList<>(List.of(mounter, image.toString(), volume.toString()));
-    if (uid == 0) {
-      // A root node runs each session as a uid of its own, which a FUSE mount refuses by default.
-      argv.addAll(List.of("-o", "allow_other"));
-    }
+    // A root node runs each session as a uid of its own, which a FUSE mount refuses by default;
+    // fusermount3 adds nosuid and nodev for an ordinary user, a root node must ask for them.
+    argv.addAll(List.of("-o", uid == 0 ? "allow_other,nosuid,nodev" : "nosuid,nodev"));
     return argv;
+  }
+
+  /**
+   * Makes the image safe to mount with fuse2fs: no daemon may still serve it (one a lazy unmount
+   * left behind, or one of a killed node that lost its mount) — two would write one filesystem at
+   * once —, and an image whose daemon died is checked first, as fuse2fs writes no journal.
+   */
+  private void prepareFuseMount(Path image) throws IOException {
+    endDaemonsOf(image);
+    SandboxTools.which("e2fsck")
+        .ifPresent(
+            e2fsck -> {
+              try {
+                run(List.of(e2fsck, "-p", image.toString()));
+              } catch (IOException e) {
+                // Exit 1 (errors corrected) is success for a preen; anything worse is logged
+                // and the mount tried: fuse2fs refuses what it cannot read.
+                LOG.warn("e2fsck -p {}: {}", image, e.getMessage());
+              }
+            });
+  }
+
+  private void endDaemonsOf(Path image) {
+    String served = image.toString();
+    List<ProcessHandle> daemons =
+        ProcessHandle.allProcesses()
+            .filter(
+                p ->
+                    p.info()
+                        .arguments()
+                        .map(args -> args.length > 0 && args[0].equals(served))
+                        .orElse(false))
+            .filter(p -> p.info().command().map(c -> c.endsWith("fuse2fs")).orElse(false))
+            .toList();
+    for (ProcessHandle daemon : daemons) {
+      LOG.warn("ending fuse2fs {} that still serves {}", daemon.pid(), image);
+      daemon.destroy();
+      try {
+        daemon.onExit().get(5, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        daemon.destroyForcibly();
+      } catch (java.util.concurrent.ExecutionException e) {
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private void format(Path image, long capBytes, long reserveBytes) throws IOException {
@@ -399,7 +488,7 @@ public final class StateDisks {
   }
 
   /** Whether {@code volume} is a mount point in this process's mount namespace. */
-  static boolean mounted(Path volume) throws IOException {
+  public static boolean mounted(Path volume) throws IOException {
     Path parent = volume.toAbsolutePath().getParent();
     if (parent == null || !Files.isDirectory(parent)) {
       return false;

@@ -74,7 +74,7 @@ public final class NodeMain {
         case "--sandbox-bind" -> binds.add(SandboxBind.parse(value));
         case "--sandbox-mask" -> masks.add(Path.of(value));
         case "--cpu" -> cpu = OptionalInt.of(Integer.parseInt(value));
-        case "--max-disk" -> disk = OptionalLong.of(Long.parseLong(value));
+        case "--max-disk" -> disk = OptionalLong.of(bytes(name, value));
         default -> throw new IllegalArgumentException("unknown option " + name);
       }
     }
@@ -92,6 +92,15 @@ public final class NodeMain {
       }
       return sandboxed.withLimits(limits);
     };
+  }
+
+  private static long bytes(String option, String value) {
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          option + " takes a number of bytes (such as 10737418240), was \"" + value + "\"");
+    }
   }
 
   /** Starts a node and blocks until the process is asked to stop. */

@@ -165,7 +165,10 @@ class ExecutionRunnerTest {
 
     assertThat(done.state()).isEqualTo(ExecutionState.SUCCEEDED);
     assertThat(output(done)).isEqualTo("started\n");
-    assertThat(HostProcesses.withArgument(word)).isEmpty();
+    // Killed as the execution ends; the kernel takes a moment to take the process away.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(HostProcesses.withArgument(word)).isEmpty());
   }
 
   @Test

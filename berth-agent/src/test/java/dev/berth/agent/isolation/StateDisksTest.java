@@ -155,15 +155,7 @@ class StateDisksTest {
     Path volume = disks(StateDisks.Kind.FUSE).attach(runtime, 32 * MIB, 0);
     Files.writeString(volume.resolve("kept"), "synced before the crash");
     new ProcessBuilder("sync").start().waitFor();
-    List<ProcessHandle> daemons =
-        ProcessHandle.allProcesses()
-            .filter(
-                p ->
-                    p.info()
-                        .commandLine()
-                        .map(c -> c.contains("fuse2fs") && c.contains(runtime.toString()))
-                        .orElse(false))
-            .toList();
+    List<ProcessHandle> daemons = daemonsServing(runtime);
     assertThat(daemons).hasSize(1);
     daemons.get(0).destroyForcibly();
     daemons.get(0).onExit().get(10, TimeUnit.SECONDS);
@@ -172,6 +164,42 @@ class StateDisksTest {
     disks.attach(runtime, 32 * MIB, 0);
 
     assertThat(volume.resolve("kept")).hasContent("synced before the crash");
+  }
+
+  @Test
+  void aFuseDaemonThatALazyUnmountLeftServingIsEndedBeforeTheImageIsMountedAgain()
+      throws Exception {
+    Path volume = disks(StateDisks.Kind.FUSE).attach(runtime, 32 * MIB, 0);
+    Files.writeString(volume.resolve("kept"), "one writer at a time");
+    try (var held = Files.newByteChannel(volume.resolve("kept"))) {
+      assertThat(new ProcessBuilder("umount", "-l", volume.toString()).start().waitFor()).isZero();
+      assertThat(daemonsServing(runtime)).as("the held file keeps the daemon").hasSize(1);
+
+      disks.attach(runtime, 32 * MIB, 0);
+
+      assertThat(daemonsServing(runtime)).as("one daemon, the new one").hasSize(1);
+      assertThat(held.isOpen()).isTrue();
+    }
+    assertThat(volume.resolve("kept")).hasContent("one writer at a time");
+  }
+
+  @Test
+  void aNodeThatCannotMountImagesRefusesARuntimeWhoseStateIsInOne() throws IOException {
+    disks(StateDisks.Kind.LOOP).attach(runtime, 32 * MIB, 0);
+    disks.detach(runtime);
+
+    assertThatThrownBy(() -> StateDisks.none().attach(runtime, 32 * MIB, 0))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("this node cannot mount disk images");
+  }
+
+  private static List<ProcessHandle> daemonsServing(Path runtime) {
+    String image = runtime.resolve("volume.img").toString();
+    return ProcessHandle.allProcesses()
+        .filter(
+            p -> p.info().arguments().map(a -> a.length > 0 && a[0].equals(image)).orElse(false))
+        .filter(ProcessHandle::isAlive)
+        .toList();
   }
 
   @Test
