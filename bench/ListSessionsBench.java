@@ -1,6 +1,8 @@
 // Lists 10,000 sessions the way GET /sessions does without a limit (the store's keyset pages of
-// 1000, each body parsed into a Session, deleted ones left out), against a baseline measured in
-// the same run: a plain JDBC scan of the same rows' bodies, unparsed. Run with `make bench`.
+// 1000, each row made a Session, deleted ones left out), against a baseline measured in the same
+// run: a plain JDBC scan of the same rows' bodies, unparsed. It measures the store's part of the
+// route (rows and parsing, warm: the store keeps parsed sessions by version); the JSON the route
+// writes is not in it. Run with `make bench`.
 
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Session;

@@ -73,9 +73,7 @@ class CrashRecoveryIT {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);
       await()
           .atMost(CONVERGE)
-          .until(
-              () ->
-                  after.deleted(id).path("state").asString().equals("terminated"));
+          .until(() -> after.deleted(id).path("state").asString().equals("terminated"));
 
       JsonNode session = after.deleted(id);
       assertThat(session.path("reservation").asString()).isEqualTo("RELEASED");

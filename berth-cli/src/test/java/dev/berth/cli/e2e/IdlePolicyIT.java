@@ -176,12 +176,7 @@ class IdlePolicyIT {
 
     await()
         .atMost(CONVERGE)
-        .until(
-            () ->
-                api.deleted(id)
-                    .path("obligations")
-                    .toString()
-                    .contains("archive deleted"));
+        .until(() -> api.deleted(id).path("obligations").toString().contains("archive deleted"));
     assertThat(
             java.nio.file.Files.exists(
                 work.resolve("data/archives")

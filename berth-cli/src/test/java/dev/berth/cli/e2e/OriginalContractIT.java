@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,7 +82,8 @@ class OriginalContractIT {
     for (Route route : Route.everyRouteOfASession()) {
       Api.Answer deleted = route.call(api, id);
       Api.Answer never = route.call(api, NEVER_EXISTED);
-      assertThat(deleted.status()).as("%s of the deleted session: %s", route, deleted.body())
+      assertThat(deleted.status())
+          .as("%s of the deleted session: %s", route, deleted.body())
           .isEqualTo(404);
       assertThat(deleted.reason()).as("%s", route).isEqualTo(never.reason());
     }
@@ -89,34 +93,54 @@ class OriginalContractIT {
   }
 
   @Test
-  void theListingReturnsEverySessionWithoutALimitAndANewOneAfterManyWereCreatedAndDeleted() {
-    for (int i = 0; i < 150; i++) {
-      Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"churn-" + i + "\"}");
-      assertThat(made.status()).as(made.body()).isIn(201, 202);
-      String id = made.json().path("id").asString();
-      assertThat(api.delete("/sessions/" + id).status()).isIn(202, 204);
-    }
-    List<String> kept = new ArrayList<>();
-    for (int i = 0; i < 120; i++) {
-      Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"kept-" + i + "\"}");
-      assertThat(made.status()).as(made.body()).isIn(201, 202);
-      kept.add(made.json().path("id").asString());
-    }
-    String fresh = api.create("after-the-churn");
+  void theListingReturnsEverySessionWithoutALimitAndANewOneAfterManyWereCreatedAndDeleted()
+      throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Integer>> churn = new ArrayList<>();
+      for (int i = 0; i < 150; i++) {
+        String name = "churn-" + i;
+        churn.add(
+            clients.submit(() -> api.delete("/sessions/" + createWithoutWaiting(name)).status()));
+      }
+      for (Future<Integer> deleted : churn) {
+        assertThat(deleted.get(120, TimeUnit.SECONDS)).isIn(202, 204);
+      }
+      // More than the 100 a page used to hold: without a limit, all of them come in one answer.
+      List<Future<String>> kept = new ArrayList<>();
+      for (int i = 0; i < 110; i++) {
+        String name = "kept-" + i;
+        kept.add(clients.submit(() -> createWithoutWaiting(name)));
+      }
+      List<String> keptIds = new ArrayList<>();
+      for (Future<String> id : kept) {
+        keptIds.add(id.get(120, TimeUnit.SECONDS));
+      }
+      String fresh = api.create("after-the-churn");
 
-    JsonNode listing = api.get("/sessions").json();
-    List<String> names = new ArrayList<>();
-    listing.path("sessions").forEach(s -> names.add(s.path("name").asString()));
+      JsonNode listing = api.get("/sessions").json();
+      List<String> names = new ArrayList<>();
+      listing.path("sessions").forEach(s -> names.add(s.path("name").asString()));
 
-    assertThat(listing.has("nextPageToken")).as("one answer without a limit").isFalse();
-    assertThat(names).contains("after-the-churn").noneMatch(n -> n.startsWith("churn-"));
-    assertThat(listedIds()).containsAll(kept).contains(fresh);
-    // With a limit it pages, in creation order.
-    JsonNode first = api.get("/sessions?limit=50").json();
-    assertThat(first.path("sessions").size()).isEqualTo(50);
-    assertThat(first.path("nextPageToken").asString()).isNotEmpty();
-    kept.forEach(id -> api.delete("/sessions/" + id));
-    api.delete("/sessions/" + fresh);
+      assertThat(listing.has("nextPageToken")).as("one answer without a limit").isFalse();
+      assertThat(names).contains("after-the-churn").noneMatch(n -> n.startsWith("churn-"));
+      assertThat(listedIds()).containsAll(keptIds).contains(fresh);
+      // With a limit it pages, in creation order; deleted ones are listed only on request.
+      JsonNode first = api.get("/sessions?limit=50").json();
+      assertThat(first.path("sessions").size()).isEqualTo(50);
+      assertThat(first.path("nextPageToken").asString()).isNotEmpty();
+      assertThat(api.get("/sessions?deleted=true").json().path("sessions").size())
+          .isGreaterThanOrEqualTo(150);
+    } finally {
+      clients.shutdownNow();
+    }
+  }
+
+  /** Creates a session with {@code ?wait=false}: the answer comes while it provisions. */
+  private String createWithoutWaiting(String name) {
+    Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"" + name + "\"}");
+    assertThat(made.status()).as(made.body()).isIn(201, 202);
+    return made.json().path("id").asString();
   }
 
   private List<String> listedIds() {
@@ -127,8 +151,7 @@ class OriginalContractIT {
 
   private Api.Answer write(String id, String text) {
     return api.post(
-        "/sessions/" + id + "/write",
-        Api.JSON.createObjectNode().put("payload", text).toString());
+        "/sessions/" + id + "/write", Api.JSON.createObjectNode().put("payload", text).toString());
   }
 
   /** Whether a WebSocket attach to {@code id} is refused before any output. */

@@ -58,8 +58,7 @@ public record SessionQuery(
   }
 
   public static SessionQuery all(int limit) {
-    return new SessionQuery(
-        Optional.empty(), Set.of(), limit, Optional.empty(), Deleted.INCLUDED);
+    return new SessionQuery(Optional.empty(), Set.of(), limit, Optional.empty(), Deleted.INCLUDED);
   }
 
   public SessionQuery forTenant(TenantId t) {

@@ -240,8 +240,7 @@ public final class SessionService {
                 || listing.states().contains(PublicState.of(s, now, settings.idleAfter()));
     if (listing.limit().isPresent()) {
       Page<Session> page = store.list(query);
-      return new Page<>(
-          page.items().stream().filter(wanted).toList(), page.nextPageToken());
+      return new Page<>(page.items().stream().filter(wanted).toList(), page.nextPageToken());
     }
     List<Session> all = new java.util.ArrayList<>();
     Page<Session> page = store.list(query);
@@ -255,8 +254,8 @@ public final class SessionService {
   }
 
   /**
-   * Until when a deleted session can still be recovered: its last archive is kept for the
-   * recovery window and not yet handed to a recovered session. Empty when it cannot be.
+   * Until when a deleted session can still be recovered: its last archive is kept for the recovery
+   * window and not yet handed to a recovered session. Empty when it cannot be.
    */
   public Optional<Instant> recoverableUntil(Session s) {
     if (s.phase() != Phase.TERMINATED || s.archive().isEmpty()) {

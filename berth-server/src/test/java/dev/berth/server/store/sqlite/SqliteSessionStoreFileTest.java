@@ -88,10 +88,10 @@ class SqliteSessionStoreFileTest {
               AuditEvent.of(
                   session.id(), clock.instant(), "tester", "session.test", "before reopen"));
     }
-    assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5");
+    assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5", "6");
 
     try (SqliteSessionStore reopened = SqliteSessionStore.open(file(), clock)) {
-      assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5");
+      assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5", "6");
       assertThat(reopened.get(session.id()))
           .contains(session.touched(clock.instant().plusSeconds(3600)).withVersion(1));
       assertThat(reopened.listOperations(session.id())).containsExactly(op);
@@ -232,6 +232,28 @@ class SqliteSessionStoreFileTest {
       won += f.get() ? 1 : 0;
     }
     return won;
+  }
+
+  @Test
+  void theDeletedColumnMatchesWhatV6ReadsFromAStoredBodyToBackfillIt() throws Exception {
+    Session session = TestSessions.everyField(clock.instant());
+    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+      Session stored = store.create(session);
+      store.compareAndSet(
+          stored.withIntent(
+              dev.berth.core.session.DesiredState.TERMINATED, clock.instant(), "t", "deleted"),
+          stored.version());
+    }
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT deleted, json_extract(body, '$.intent.desired') = 'TERMINATED'"
+                    + " FROM sessions")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getInt(1)).isEqualTo(1);
+      assertThat(rs.getInt(2)).as("the backfill's test of a body").isEqualTo(1);
+    }
   }
 
   @Test
