@@ -86,6 +86,15 @@ final class HostileArchives {
             Violation.LINK_ESCAPES,
             () -> new TarBuilder().symlink("link", "/tmp").file("link/" + PWNED, "x").manifest()),
         hostile(
+            "write-through-absolute-symlink-in-home",
+            Violation.WRITE_THROUGH_LINK,
+            () ->
+                new TarBuilder()
+                    .dir("home")
+                    .symlink("home/link", "/tmp")
+                    .file("home/link/" + PWNED, "x")
+                    .manifest()),
+        hostile(
             "write-through-symlink-dir",
             Violation.WRITE_THROUGH_LINK,
             () ->
