@@ -9,14 +9,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The symlink rule both sides share: a target is non-empty, free of control characters, and either
- * absolute on a link inside the session's own files ({@code home/…}, {@code tmp/…}; see {@link
- * #inWorkspace}) or relative and, resolved segment by segment from the link's own directory, stays
- * below the root without being the root itself, and never passes through another symlink of the
- * archive on the way (the last segment may be one). Without links in the middle, this lexical
- * resolution is exactly what the kernel does, so no chain of links can climb out (kubectl cp
- * CVE-2019-11251, CPython gh-149486, Rust zip CVE-2025-29787). A link's own directory is a real
- * directory: entries below a symlink are refused before this check runs.
+ * The symlink rule both sides share: a target is relative, non-empty, free of control characters,
+ * and, resolved segment by segment from the link's own directory, stays below the root without
+ * being the root itself, and never passes through another symlink of the archive on the way (the
+ * last segment may be one). Without links in the middle, this lexical resolution is exactly what
+ * the kernel does, so no chain of links can climb out (kubectl cp CVE-2019-11251, CPython
+ * gh-149486, Rust zip CVE-2025-29787). A link's own directory is a real directory: entries below a
+ * symlink are refused before this check runs.
  */
 final class LinkTargets {
 
@@ -40,23 +39,9 @@ final class LinkTargets {
           "the symlink target is longer than " + limits.maxPathBytes() + " bytes");
     }
     if (target.startsWith("/")) {
-      if (inWorkspace(path)) {
-        return Optional.empty();
-      }
       return bad(Violation.LINK_ESCAPES, "the symlink target \"" + target + "\" is absolute");
     }
     return resolve(path, target, links);
-  }
-
-  /**
-   * Whether a link lies inside the session's own files ({@code home/} or {@code tmp/}, below their
-   * top): only the session's processes follow links there, inside their own view, where an absolute
-   * target names a path of that view (a virtual environment's {@code bin/python ->
-   * /usr/bin/python3}). The host never follows one: it walks, archives, owns and deletes these
-   * trees without following links, and entries below any link are refused.
-   */
-  private static boolean inWorkspace(String path) {
-    return path.startsWith("home/") || path.startsWith("tmp/");
   }
 
   private static Optional<Problem> resolve(String path, String target, Set<String> links) {

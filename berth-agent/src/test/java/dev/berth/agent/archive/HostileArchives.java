@@ -85,9 +85,30 @@ final class HostileArchives {
             "write-through-absolute-symlink",
             Violation.LINK_ESCAPES,
             () -> new TarBuilder().symlink("link", "/tmp").file("link/" + PWNED, "x").manifest()),
+        // Chains that end at a link the host would follow: a link out of the state reached
+        // through one of the node's own paths (its output log) or through a top-level directory.
+        hostile(
+            "output-segment-chained-to-an-absolute-link-in-home",
+            Violation.LINK_ESCAPES,
+            () ->
+                new TarBuilder()
+                    .dir("home")
+                    .symlink("home/x", "/etc/shadow")
+                    .dir("output")
+                    .symlink("output/00000000000000000000.seg", "../home/x")
+                    .manifest()),
+        hostile(
+            "top-level-home-chained-to-an-absolute-link-in-tmp",
+            Violation.LINK_ESCAPES,
+            () ->
+                new TarBuilder()
+                    .dir("tmp")
+                    .symlink("tmp/l", "/")
+                    .symlink("home", "tmp/l")
+                    .manifest()),
         hostile(
             "write-through-absolute-symlink-in-home",
-            Violation.WRITE_THROUGH_LINK,
+            Violation.LINK_ESCAPES,
             () ->
                 new TarBuilder()
                     .dir("home")
