@@ -24,36 +24,58 @@ final class TestNetwork implements AutoCloseable {
   static final int PORT = 7777;
   static final String GREETING = "berth-egress-ok";
 
-  private final String namespace;
+  private final Process holder;
+  private final String hostSide;
   private final int subnet;
   private final Process listener;
 
-  private TestNetwork(String namespace, int subnet, Process listener) {
-    this.namespace = namespace;
+  private TestNetwork(Process holder, String hostSide, int subnet, Process listener) {
+    this.holder = holder;
+    this.hostSide = hostSide;
     this.subnet = subnet;
     this.listener = listener;
   }
 
-  /** Makes the test host {@code 10.213.subnet.0/30}. */
+  /**
+   * Makes the test host {@code 10.213.subnet.0/30}. Its namespace is held by a process of its own
+   * and named by that pid, not by {@code ip netns add}: a bind mount under {@code /run/netns} was
+   * seen once to be invalid the moment after it was made (EINVAL moving the veth into it) while
+   * another test's node ran a hundred sessions, and a namespace held by a process cannot be.
+   */
   static TestNetwork create(int subnet) {
     String suffix = ProcessHandle.current().pid() + "x" + subnet;
-    String namespace = "berth-it-" + suffix;
     String hostSide = "bh" + suffix;
     String inside = "bn" + suffix;
-    run("ip", "netns", "add", namespace);
-    run("ip", "link", "add", hostSide, "type", "veth", "peer", "name", inside);
-    run("ip", "link", "set", inside, "netns", namespace);
-    run("ip", "addr", "add", "10.213." + subnet + ".1/30", "dev", hostSide);
-    run("ip", "link", "set", hostSide, "up");
-    run("ip", "-n", namespace, "addr", "add", "10.213." + subnet + ".2/30", "dev", inside);
-    run("ip", "-n", namespace, "link", "set", inside, "up");
-    run("ip", "-n", namespace, "link", "set", "lo", "up");
+    Process holder = start("unshare", "--net", "sleep", "infinity");
+    String pid = Long.toString(awaitOwnNetwork(holder));
+    try {
+      run("ip", "link", "add", hostSide, "type", "veth", "peer", "name", inside);
+      run("ip", "link", "set", inside, "netns", pid);
+      run("ip", "addr", "add", "10.213." + subnet + ".1/30", "dev", hostSide);
+      run("ip", "link", "set", hostSide, "up");
+      run(
+          "nsenter",
+          "-t",
+          pid,
+          "-n",
+          "ip",
+          "addr",
+          "add",
+          "10.213." + subnet + ".2/30",
+          "dev",
+          inside);
+      run("nsenter", "-t", pid, "-n", "ip", "link", "set", inside, "up");
+      run("nsenter", "-t", pid, "-n", "ip", "link", "set", "lo", "up");
+    } catch (RuntimeException e) {
+      holder.destroyForcibly();
+      throw e;
+    }
     Process listener =
         start(
-            "ip",
-            "netns",
-            "exec",
-            namespace,
+            "nsenter",
+            "-t",
+            pid,
+            "-n",
             "perl",
             "-MIO::Socket::INET",
             "-e",
@@ -73,7 +95,34 @@ final class TestNetwork implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new TestNetwork(namespace, subnet, listener);
+    return new TestNetwork(holder, hostSide, subnet, listener);
+  }
+
+  /** The holder's pid once it runs in a network namespace other than this process's. */
+  private static long awaitOwnNetwork(Process holder) {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    try {
+      java.nio.file.Path own =
+          java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/ns/net"));
+      while (System.nanoTime() < deadline) {
+        java.nio.file.Path ns =
+            java.nio.file.Path.of("/proc", Long.toString(holder.pid()), "ns", "net");
+        try {
+          if (!java.nio.file.Files.readSymbolicLink(ns).equals(own)) {
+            return holder.pid();
+          }
+        } catch (IOException notYet) {
+          // The holder is still being exec'd.
+        }
+        Thread.sleep(5);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    holder.destroyForcibly();
+    throw new IllegalStateException("unshare --net did not make the test host's namespace");
   }
 
   /** The test host's address, where the listener is: not an address of this machine. */
@@ -89,7 +138,10 @@ final class TestNetwork implements AutoCloseable {
   @Override
   public void close() {
     listener.destroyForcibly();
-    run("ip", "netns", "del", namespace);
+    // The veth pair goes with the namespace when its holder ends; its host side is removed first
+    // so that nothing of it is left should the holder outlive this.
+    run("ip", "link", "del", hostSide);
+    holder.destroyForcibly();
   }
 
   /**
