@@ -334,7 +334,9 @@ public final class StateDisks {
     Path volume = volume(runtimeDirectory);
     long capBytes = capOf(runtimeDirectory, configuredCap);
     try {
-      if (kind != Kind.NONE && mounted(volume)) {
+      // A hosted runtime with an image has it mounted (attach made sure, or the runtime is not
+      // hosted): no read of the mount table on every status call.
+      if (kind != Kind.NONE && Files.exists(image(runtimeDirectory), LinkOption.NOFOLLOW_LINKS)) {
         long available = Math.min(capBytes, Files.getFileStore(volume).getUsableSpace());
         return new Usage(capBytes, capBytes - available, available, true);
       }

@@ -56,6 +56,42 @@ final class Api {
     return tools.jackson.databind.node.MissingNode.getInstance();
   }
 
+  /**
+   * How a WebSocket attach to session {@code id} with this token ends before any output: {@code
+   * "refused"} (the handshake), {@code "closed <code>"}, or {@code "output"} when output came.
+   */
+  String attachOutcome(String id) throws Exception {
+    java.util.concurrent.CompletableFuture<String> ended =
+        new java.util.concurrent.CompletableFuture<>();
+    try {
+      HttpClient.newHttpClient()
+          .newWebSocketBuilder()
+          .header("Authorization", "Bearer " + token)
+          .buildAsync(
+              java.net.URI.create(
+                  base.replace("http", "ws") + "/api/v1/sessions/" + id + "/attach"),
+              new java.net.http.WebSocket.Listener() {
+                @Override
+                public java.util.concurrent.CompletionStage<?> onClose(
+                    java.net.http.WebSocket ws, int status, String reason) {
+                  ended.complete("closed " + status);
+                  return null;
+                }
+
+                @Override
+                public java.util.concurrent.CompletionStage<?> onBinary(
+                    java.net.http.WebSocket ws, java.nio.ByteBuffer data, boolean last) {
+                  ended.complete("output");
+                  return null;
+                }
+              })
+          .join();
+    } catch (java.util.concurrent.CompletionException e) {
+      return "refused";
+    }
+    return ended.get(20, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
   Answer post(String path, String body) {
     return send("POST", path, body);
   }

@@ -2,16 +2,10 @@ package dev.berth.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.net.http.WebSocketHandshakeException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -87,7 +81,9 @@ class OriginalContractIT {
           .isEqualTo(404);
       assertThat(deleted.reason()).as("%s", route).isEqualTo(never.reason());
     }
-    assertThat(attachRefused(id)).isEqualTo(attachRefused(NEVER_EXISTED)).isTrue();
+    assertThat(api.attachOutcome(id))
+        .isEqualTo(api.attachOutcome(NEVER_EXISTED))
+        .isNotEqualTo("output");
     assertThat(listedIds()).doesNotContain(id);
     assertThat(api.deleted(id).path("id").asString()).isEqualTo(id);
   }
@@ -154,38 +150,6 @@ class OriginalContractIT {
   private Api.Answer write(String id, String text) {
     return api.post(
         "/sessions/" + id + "/write", Api.JSON.createObjectNode().put("payload", text).toString());
-  }
-
-  /** Whether a WebSocket attach to {@code id} is refused before any output. */
-  private boolean attachRefused(String id) throws Exception {
-    CompletableFuture<Integer> closed = new CompletableFuture<>();
-    try {
-      HttpClient.newHttpClient()
-          .newWebSocketBuilder()
-          .header("Authorization", "Bearer " + ServerProcess.ADMIN_TOKEN)
-          .buildAsync(
-              URI.create(
-                  server.baseUrl().replace("http", "ws") + "/api/v1/sessions/" + id + "/attach"),
-              new WebSocket.Listener() {
-                @Override
-                public java.util.concurrent.CompletionStage<?> onClose(
-                    WebSocket ws, int status, String reason) {
-                  closed.complete(status);
-                  return null;
-                }
-
-                @Override
-                public java.util.concurrent.CompletionStage<?> onBinary(
-                    WebSocket ws, java.nio.ByteBuffer data, boolean last) {
-                  closed.complete(-1);
-                  return null;
-                }
-              })
-          .join();
-    } catch (CompletionException e) {
-      return e.getCause() instanceof WebSocketHandshakeException;
-    }
-    return closed.get(20, TimeUnit.SECONDS) != -1;
   }
 
   /** A route of one session, as the original's clients call it. */

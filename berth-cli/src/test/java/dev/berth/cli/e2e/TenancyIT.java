@@ -2,13 +2,9 @@ package dev.berth.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -162,34 +158,7 @@ class TenancyIT {
 
   /** Whether a WebSocket attach with {@code token} to {@code id} is refused. */
   private boolean attachRefused(String token, String id) throws Exception {
-    java.util.concurrent.CompletableFuture<Integer> closed =
-        new java.util.concurrent.CompletableFuture<>();
-    try {
-      HttpClient.newHttpClient()
-          .newWebSocketBuilder()
-          .header("Authorization", "Bearer " + token)
-          .buildAsync(
-              URI.create(
-                  server.baseUrl().replace("http", "ws") + "/api/v1/sessions/" + id + "/attach"),
-              new WebSocket.Listener() {
-                @Override
-                public java.util.concurrent.CompletionStage<?> onClose(
-                    WebSocket ws, int status, String reason) {
-                  closed.complete(status);
-                  return null;
-                }
-
-                @Override
-                public java.util.concurrent.CompletionStage<?> onBinary(
-                    WebSocket ws, java.nio.ByteBuffer data, boolean last) {
-                  closed.complete(-1);
-                  return null;
-                }
-              })
-          .join();
-    } catch (CompletionException e) {
-      return true;
-    }
-    return closed.get(20, java.util.concurrent.TimeUnit.SECONDS) == 1008;
+    String outcome = admin.as(token).attachOutcome(id);
+    return outcome.equals("refused") || outcome.equals("closed 1008");
   }
 }
