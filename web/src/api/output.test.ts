@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { backoff, OutputFollower, partialTail, type OutputListener, type OutputPorts } from "./output";
 import { SseParser } from "./sse";
-import type { SessionState } from "./types";
+import type { Lifecycle } from "./types";
 
 const enc = new TextEncoder();
 
@@ -31,7 +31,7 @@ function stream(chunks: string[], stayOpen = false): Response {
 interface Script {
   /** One response per connection, given the offset it was opened at. */
   opens: Array<(offset: number) => Response>;
-  states?: Array<SessionState | "gone">;
+  states?: Array<Lifecycle | "gone">;
   /** The log POST read serves: each read answers at most `page` bytes from its offset. */
   log?: Uint8Array;
   page?: number;

@@ -17,7 +17,7 @@
 // Bytes that are not UTF-8 are never shown substituted from the stream: the follower re-reads the
 // transcript through POST read and decodes it with visible replacements (U+FFFD).
 
-import type { SessionState } from "./types";
+import type { Lifecycle } from "./types";
 import { SseParser, type SseEvent } from "./sse";
 
 export type StreamStatus = "connecting" | "live" | "reconnecting" | "offline";
@@ -41,7 +41,7 @@ export interface OutputPorts {
   /** POST read {offset}: at most a page of the log (the server caps a read), from offset or its head. */
   read(offset: number): Promise<{ offset: number; nextOffset: number; payload: string; payloadBase64: string }>;
   /** The session's state, or "gone" when it no longer exists for this caller. */
-  state(): Promise<SessionState | "gone">;
+  state(): Promise<Lifecycle | "gone">;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
@@ -61,10 +61,8 @@ export function base64Bytes(text: string): Uint8Array {
 }
 
 /** States a session passes through on its way somewhere; its stream is refused meanwhile. */
-export function isChanging(state: SessionState | "gone"): boolean {
-  return (
-    state === "provisioning" || state === "suspending" || state === "restoring" || state === "terminating"
-  );
+export function isChanging(state: Lifecycle | "gone"): boolean {
+  return state === "provisioning" || state === "suspending" || state === "restoring" || state === "deleting";
 }
 
 /** How long a stream may stay silent before it is taken for dropped (keepalives come every 15 s). */
@@ -192,7 +190,7 @@ export class OutputFollower {
         this.listener.suspended();
         break;
       }
-      if (state === "gone" || state === "terminated") {
+      if (state === "gone" || state === "deleted") {
         this.listener.status("offline", "the session was deleted");
         this.listener.ended("the session was deleted");
         break;

@@ -1,16 +1,32 @@
 // The wire objects of the public API (docs/api.md). Only what the UI reads is typed; the server
 // may send more.
 
-export type SessionState =
-  | "active"
-  | "idle"
-  | "snapshot"
-  | "provisioning"
-  | "suspending"
-  | "restoring"
-  | "terminating"
-  | "terminated"
-  | "failed";
+/**
+ * The original's states for every session an access can serve (one provisioning reads `active`, one
+ * restoring `snapshot`), `failed` for one none can, `deleted` for one listed with `deleted=true`.
+ */
+export type SessionState = "active" | "idle" | "snapshot" | "failed" | "deleted";
+
+/** What a session is doing, for people: the state, or the phase where that says more. */
+export type Lifecycle = SessionState | "provisioning" | "suspending" | "restoring" | "deleting";
+
+export function lifecycle(s: Pick<Session, "state" | "phase">): Lifecycle {
+  switch (s.phase) {
+    case "REQUESTED":
+    case "PROVISIONING":
+      return "provisioning";
+    case "SUSPENDING":
+      return "suspending";
+    case "RESUMING":
+      return "restoring";
+    case "TERMINATING":
+      return "deleting";
+    case "TERMINATED":
+      return "deleted";
+    default:
+      return s.state;
+  }
+}
 
 export interface Checkpoint {
   ref: string;
@@ -34,6 +50,10 @@ export interface ArchiveRef {
   sha256: string;
   createdAt: string;
   contents: string[];
+  /** The runtime it was taken from. */
+  source?: string;
+  /** What the state held and the archive left out, with why. */
+  skipped?: { path: string; reason: string }[];
 }
 
 export interface Condition {

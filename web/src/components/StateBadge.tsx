@@ -1,4 +1,4 @@
-import type { SessionState } from "../api/types";
+import type { Lifecycle } from "../api/types";
 
 const LABELS: Record<string, string> = {
   active: "active",
@@ -7,12 +7,12 @@ const LABELS: Record<string, string> = {
   provisioning: "provisioning",
   suspending: "suspending",
   restoring: "restoring",
-  terminating: "deleting",
-  terminated: "deleted",
+  deleting: "deleting",
+  deleted: "deleted",
   failed: "failed",
 };
 
-export function StateBadge({ state, large }: { state: SessionState | string; large?: boolean }) {
+export function StateBadge({ state, large }: { state: Lifecycle | string; large?: boolean }) {
   return (
     <span className={`badge badge-${state} ${large ? "badge-large" : ""}`} data-testid="state-badge">
       <span className="badge-dot" aria-hidden="true" />

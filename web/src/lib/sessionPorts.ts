@@ -2,12 +2,13 @@
 
 import { api, API, ApiError, notifyUnauthenticated, problemOf } from "../api/client";
 import type { OutputPorts } from "../api/output";
-import type { SessionState } from "../api/types";
+import { lifecycle, type Lifecycle } from "../api/types";
 import type { AttachPorts } from "../terminal/attach";
 
-export async function sessionState(id: string): Promise<SessionState | "gone"> {
+/** What the session is doing (its phase where that says more than its state), or gone. */
+export async function sessionState(id: string): Promise<Lifecycle | "gone"> {
   try {
-    return (await api.session(id)).state;
+    return lifecycle(await api.session(id));
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) return "gone";
     throw e;

@@ -15,6 +15,7 @@ import { errorText, outputPorts } from "../lib/sessionPorts";
 import { LoadState, WorkspaceHeader } from "./Common";
 import { SessionPanel } from "./SessionPanel";
 import { useSession } from "./useSession";
+import { lifecycle } from "../api/types";
 
 /** Transcripts are kept to their last 2 MiB of text in the page; the log keeps everything. */
 const MAX_TRANSCRIPT = 2 * 1024 * 1024;
@@ -44,8 +45,8 @@ export function AgentWorkspace({ id }: { id: string }) {
   const pre = useRef<HTMLPreElement>(null);
   const stick = useRef(true);
 
-  const state = load.kind === "ready" ? load.session.state : undefined;
-  const hasRuntime = load.kind === "ready" && !!load.session.pod && state !== "snapshot";
+  const state = load.kind === "ready" ? lifecycle(load.session) : undefined;
+  const hasRuntime = load.kind === "ready" && !!load.session.pod && state !== "snapshot" && state !== "restoring";
   useEffect(() => {
     if (state === "snapshot" && !ownSnapshot) navigate(`/restore/${encodeURIComponent(id)}`, { replace: true });
   }, [state, id, navigate, ownSnapshot]);

@@ -2,6 +2,7 @@ import type { Session } from "../api/types";
 import { StateBadge } from "../components/StateBadge";
 import { Link } from "../lib/router";
 import type { SessionLoad } from "./useSession";
+import { lifecycle } from "../api/types";
 
 export function WorkspaceHeader({ session, extra }: { session: Session; extra?: string }) {
   return (
@@ -13,7 +14,7 @@ export function WorkspaceHeader({ session, extra }: { session: Session; extra?: 
       </nav>
       <div className="ws-title">
         <h1 data-testid="ws-name">{session.name}</h1>
-        <StateBadge state={session.state} />
+        <StateBadge state={lifecycle(session)} />
       </div>
       <p className="muted mono small">
         session/{session.id}

@@ -12,6 +12,7 @@ import { ago, bytes, clock, duration } from "../lib/format";
 import { useMounted, useNow, usePoll } from "../lib/hooks";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
+import { lifecycle } from "../api/types";
 
 const POLL_MS = 3000;
 
@@ -34,7 +35,7 @@ export function Console() {
       // under Recently deleted, where its last archive can be recovered.
       const [sessions, deleted] = await Promise.all([
         api.sessions(signal),
-        api.sessions(signal, true).then((all) => all.filter((s) => s.state === "terminated")),
+        api.sessions(signal, true).then((all) => all.filter((s) => lifecycle(s) === "deleted")),
       ]);
       const idleOnes = sessions.filter((s) => s.state === "idle");
       const views = await Promise.all(
@@ -207,7 +208,7 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; on
             session/{s.id}
           </code>
         </div>
-        <StateBadge state={s.state} />
+        <StateBadge state={lifecycle(s)} />
         <Menu
           label={`Actions for ${s.name}`}
           testId="card-menu"
@@ -229,7 +230,8 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; on
 }
 
 function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView; now: number }) {
-  switch (s.state) {
+  // On its way somewhere (provisioning, suspending, restoring) a card says so, whatever the state.
+  switch (lifecycle(s)) {
     case "active": {
       const started = s.runtime?.startedAt ? Date.parse(s.runtime.startedAt) : undefined;
       return (
@@ -300,7 +302,7 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
     default:
       return (
         <p className="muted">
-          {s.state === "terminating" ? "deleting" : s.state}… {s.intent?.reason ? `(${s.intent.reason})` : ""}
+          {lifecycle(s)}… {s.intent?.reason ? `(${s.intent.reason})` : ""}
         </p>
       );
   }

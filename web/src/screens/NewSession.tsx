@@ -10,6 +10,7 @@ import { stepLabel, time } from "../lib/format";
 import { pollVisible } from "../lib/hooks";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
+import { lifecycle } from "../api/types";
 
 const DESCRIPTIONS: Record<string, string> = {
   shell: "Interactive bash in its own sandbox. You type the commands.",
@@ -198,7 +199,8 @@ export function Provisioning(props: {
       setSession(current);
       setOperation(operations.find((o) => o.type === "PROVISION"));
       setError(undefined);
-      if (current.state === "active" || current.state === "idle") {
+      // A session still provisioning already reads active: the phase says when it is ready.
+      if (lifecycle(current) === "active" || lifecycle(current) === "idle") {
         setTimeout(() => !stopped && handlers.current.onActive(current), 300);
         return true;
       }
@@ -208,7 +210,7 @@ export function Provisioning(props: {
         );
         return true;
       }
-      if (current.state === "terminated" || current.state === "terminating") {
+      if (current.state === "deleted") {
         handlers.current.onFailed("Provisioning failed: the session was deleted");
         return true;
       }
@@ -221,13 +223,13 @@ export function Provisioning(props: {
   }, [props.session.id]);
 
   const reached = new Map((operation?.steps ?? []).map((s) => [s.name, s]));
-  const ready = session.state === "active" || session.state === "idle";
+  const ready = lifecycle(session) === "active" || lifecycle(session) === "idle";
   const extra = (operation?.steps ?? []).filter((s) => !PROVISION_STEPS.includes(s.name));
   return (
     <div className="progress" aria-live="polite" data-testid="provisioning">
       <p className="muted">
         workloadType={session.workloadType}
-        {session.model ? ` · model=${session.model}` : ""} · state {session.state}
+        {session.model ? ` · model=${session.model}` : ""} · {lifecycle(session)}
       </p>
       <ol className="steps">
         <Step done label="Register session" detail={`session/${session.id}`} />

@@ -15,6 +15,7 @@ import { errorText } from "../lib/sessionPorts";
 import { Step } from "./NewSession";
 import { LoadState } from "./Common";
 import { useSession } from "./useSession";
+import { lifecycle } from "../api/types";
 
 const RESUME_STEPS = ["PLAN_RUNTIME", "CREATE_RUNTIME", "RESTORE_ARCHIVE", "AWAIT_READY"];
 
@@ -49,7 +50,7 @@ export function Restore({ id }: { id: string }) {
       setOperation(
         ops.filter((o) => o.type === "RESUME").sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0],
       );
-      return current.state === "terminated" || current.state === "failed";
+      return current.state === "deleted" || current.state === "failed";
     }, 400);
   }, [restoring, id, setSession]);
 
@@ -94,7 +95,7 @@ export function Restore({ id }: { id: string }) {
               session/{session.id} · {session.workloadType}
             </p>
           </div>
-          <StateBadge state={session.state} large />
+          <StateBadge state={lifecycle(session)} large />
         </div>
         <p>
           {session.workloadType === "shell"
@@ -129,6 +130,22 @@ export function Restore({ id }: { id: string }) {
                 "not listed"
               )}
             </dd>
+            <dt>left out</dt>
+            <dd data-testid="archive-skipped">
+              {archive?.skipped?.length ? (
+                <ul className="contents">
+                  {archive.skipped.map((k) => (
+                    <li key={k.path}>
+                      <span className="mono small break">{k.path}</span> ({k.reason})
+                    </li>
+                  ))}
+                </ul>
+              ) : archive ? (
+                "nothing: the archive holds the whole state"
+              ) : (
+                "not listed"
+              )}
+            </dd>
           </dl>
         ) : (
           <p className="muted">Snapshot metadata is not available.</p>
@@ -152,7 +169,7 @@ export function Restore({ id }: { id: string }) {
               })}
             </ol>
             <RestoreBar progress={session.restore ?? operation?.progress} />
-            <p className="muted small">state {session.state}</p>
+            <p className="muted small">{lifecycle(session)}</p>
           </div>
         )}
 
@@ -163,7 +180,7 @@ export function Restore({ id }: { id: string }) {
         )}
         {!isSnapshot && !restoring && (
           <p className="banner" data-testid="not-snapshot">
-            This session is {session.state}; there is nothing to restore.{" "}
+            This session is {lifecycle(session)}; there is nothing to restore.{" "}
             <Link to={sessionPath(session)}>Open it</Link>
           </p>
         )}

@@ -12,6 +12,7 @@ import { bytes, clock, duration, stepLabel, time } from "../lib/format";
 import { useMounted, useNow, usePoll } from "../lib/hooks";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
+import { lifecycle } from "../api/types";
 
 export interface PanelHooks {
   /** Called before the snapshot request: the workspace lets go of the stream it holds. */
@@ -45,12 +46,13 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
       if (ops) setOperations([...ops].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
     },
     3000,
-    [session.id, session.state],
+    [session.id, session.state, session.phase],
   );
   usePoll(
     async (signal) => {
       // The report is refused (422) unless the runtime is up; do not ask while it is not.
-      if (!session.pod || (session.state !== "active" && session.state !== "idle")) {
+      const now = lifecycle(session);
+      if (!session.pod || (now !== "active" && now !== "idle")) {
         setRuntime(undefined);
         return;
       }
@@ -62,7 +64,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
       }
     },
     10000,
-    [session.id, session.pod, session.state],
+    [session.id, session.pod, session.state, session.phase],
   );
 
   const [holding, setHolding] = useState(false);
@@ -105,14 +107,14 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
   const suspendAt = idle?.suspendAt
     ? Math.max(Date.parse(idle.suspendAt), held ?? 0)
     : undefined;
-  const canSnapshot = session.state === "active" || session.state === "idle";
+  const canSnapshot = lifecycle(session) === "active" || lifecycle(session) === "idle";
 
   return (
     <aside className="panel" aria-label="Session">
       <section className="panel-section">
         <h2 className="panel-title">State</h2>
         <div className="state-line" data-testid="ws-state">
-          <StateBadge state={session.state} large />
+          <StateBadge state={lifecycle(session)} large />
           {session.phase && <span className="muted">phase {session.phase}</span>}
         </div>
         {session.failure && (
@@ -144,7 +146,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
                 Kept from suspension until {time(new Date(held).toISOString())} (keep-alive)
               </p>
             )}
-            {idle.suspendEnabled && (session.state === "active" || session.state === "idle") && (
+            {idle.suspendEnabled && canSnapshot && (
               <button type="button" className="btn btn-small" onClick={keepAlive} disabled={holding}>
                 {holding ? "Holding…" : "Keep for 1 h"}
               </button>
@@ -355,7 +357,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
     async (signal) => {
       try {
         const all = await api.sessions(signal);
-        setSessions(all.filter((s) => s.state !== "terminated" && s.state !== "terminating"));
+        setSessions(all.filter((s) => s.state !== "deleted"));
       } catch (e) {
         if (!signal.aborted) setError(errorText(e));
       }
@@ -390,7 +392,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
               <button type="button" className="switch-item" onClick={() => pick(s)} disabled={busy !== undefined}>
                 <span className="switch-name">{s.name}</span>
                 <span className="muted small">{s.id === current.id ? "this session" : s.workloadType}</span>
-                <StateBadge state={s.state} />
+                <StateBadge state={lifecycle(s)} />
                 {busy === s.id && <span className="small">switching…</span>}
               </button>
             </li>

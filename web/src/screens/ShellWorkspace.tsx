@@ -9,6 +9,7 @@ import { Terminal, type TerminalHandle } from "../terminal/Terminal";
 import type { AttachStatus } from "../terminal/attach";
 import { useRouter } from "../lib/router";
 import { useToast } from "../components/Toasts";
+import { lifecycle } from "../api/types";
 
 const STATUS_TEXT: Record<AttachStatus, string> = {
   connecting: "connecting",
@@ -27,14 +28,14 @@ export function ShellWorkspace({ id }: { id: string }) {
   // While our own "Snapshot now" runs, the panel decides where to go afterwards (the console).
   const [ownSnapshot, setOwnSnapshot] = useState(false);
 
-  const state = load.kind === "ready" ? load.session.state : undefined;
+  const state = load.kind === "ready" ? lifecycle(load.session) : undefined;
   useEffect(() => {
     if (state === "snapshot" && !ownSnapshot) navigate(`/restore/${encodeURIComponent(id)}`, { replace: true });
   }, [state, id, navigate, ownSnapshot]);
 
   if (load.kind !== "ready") return <LoadState load={load} />;
   const session = load.session;
-  const attachable = !!session.pod && session.state !== "snapshot" && session.state !== "terminated";
+  const attachable = !!session.pod && state !== "snapshot" && state !== "restoring" && state !== "deleted";
 
   return (
     <main className="workspace">
@@ -44,7 +45,7 @@ export function ShellWorkspace({ id }: { id: string }) {
           <span className="console-label">terminal</span>
           <span className={`tag tag-${status.status}`} data-testid="terminal-status" title={status.detail}>
             {STATUS_TEXT[status.status]}
-            {status.detail && status.status !== "attached" ? ` — ${status.detail}` : ""}
+            {status.detail ? ` — ${status.detail}` : ""}
           </span>
           <span className="spacer" />
           <button type="button" className="btn btn-small" onClick={() => handle.current?.term.focus()}>
@@ -68,7 +69,7 @@ export function ShellWorkspace({ id }: { id: string }) {
           />
         ) : (
           <div className="placeholder">
-            <p>The session has no running shell ({session.state}); the terminal opens when it has one.</p>
+            <p>The session has no running shell ({state}); the terminal opens when it has one.</p>
           </div>
         )}
         {load.error && <p className="banner banner-warn">Could not refresh the session: {load.error}</p>}

@@ -47,6 +47,8 @@ export function Terminal(props: {
     // Keystrokes the connection could neither send nor keep (a long outage) are said to be lost,
     // once per outage, rather than vanishing.
     let warned = false;
+    // Once the shell exited, the next key (sent as typed) starts a new shell and clears the note.
+    let shellGone = false;
     const connection = new AttachConnection(attachPorts(props.sessionId), {
       output: (bytes) => term.write(bytes),
       status: (s, d) => {
@@ -55,6 +57,11 @@ export function Terminal(props: {
       },
       reset: () => term.write("\r\n\x1b[2m[berth] earlier output was dropped from the log\x1b[0m\r\n"),
       refused: (message) => term.write(`\r\n\x1b[33m[berth] ${message.replace(/[\x00-\x1f]/g, " ")}\x1b[0m\r\n`),
+      // The agent's marker line says it in the output; the status bar says what to do next.
+      shellExited: (status) => {
+        shellGone = true;
+        callbacks.current.onStatus("attached", `the shell exited with status ${status}; press Enter for a new one`);
+      },
       suspended: () => callbacks.current.onSuspended(),
       ended: (reason) => callbacks.current.onEnded(reason),
     });
@@ -63,7 +70,13 @@ export function Terminal(props: {
       warned = true;
       term.write("\r\n\x1b[33m[berth] not connected: keystrokes are being dropped\x1b[0m\r\n");
     };
-    const input = term.onData((data) => sent(connection.send(data)));
+    const input = term.onData((data) => {
+      if (shellGone) {
+        shellGone = false;
+        callbacks.current.onStatus("attached");
+      }
+      sent(connection.send(data));
+    });
     // Binary strings (some mouse reports) carry one byte per character, not UTF-16 text.
     const binary = term.onBinary((data) => sent(connection.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff))));
     let frame = 0;

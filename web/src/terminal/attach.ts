@@ -7,7 +7,7 @@
 // so nothing is lost or shown twice. A close is followed by a look at the session: a snapshot goes
 // to Restore (attaching is passive and never restores), a deleted session ends the terminal.
 
-import type { SessionState } from "../api/types";
+import type { Lifecycle } from "../api/types";
 import { backoff, isChanging } from "../api/output";
 
 export type AttachStatus = "connecting" | "attached" | "reconnecting" | "closed";
@@ -19,13 +19,15 @@ export interface AttachListener {
   reset(nextOffset: number): void;
   /** An input or resize the agent refused. */
   refused(message: string): void;
+  /** The shell exited; the session stays active and the next key starts a new shell. */
+  shellExited(status: number): void;
   suspended(): void;
   ended(reason: string): void;
 }
 
 export interface AttachPorts {
   url(offset: number): string;
-  state(): Promise<SessionState | "gone">;
+  state(): Promise<Lifecycle | "gone">;
 }
 
 /** Input frames are at most 64 KiB (the agent's limit); a larger paste goes in pieces. */
@@ -135,7 +137,14 @@ export class AttachConnection {
   }
 
   private notice(text: string): void {
-    let frame: { type?: string; offset?: number; nextOffset?: number; error?: string; reason?: string };
+    let frame: {
+      type?: string;
+      offset?: number;
+      nextOffset?: number;
+      error?: string;
+      reason?: string;
+      status?: number;
+    };
     try {
       frame = JSON.parse(text) as typeof frame;
     } catch {
@@ -156,6 +165,9 @@ export class AttachConnection {
         break;
       case "error":
         this.listener.refused(frame.error ?? frame.reason ?? "refused");
+        break;
+      case "shell-exited":
+        this.listener.shellExited(typeof frame.status === "number" ? frame.status : -1);
         break;
       default:
         break;
@@ -190,7 +202,7 @@ export class AttachConnection {
       this.listener.suspended();
       return;
     }
-    if (state === "gone" || state === "terminated") {
+    if (state === "gone" || state === "deleted") {
       this.listener.status("closed", "the session was deleted");
       this.listener.ended("the session was deleted");
       return;

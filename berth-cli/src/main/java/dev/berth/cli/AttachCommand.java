@@ -69,13 +69,15 @@ final class AttachCommand extends ClientCommand {
       throw new UsageException("--offset is a byte offset >= 0, was " + offset);
     }
     long start = offset != null ? offset : endOfOutput(client);
-    AttachConnection connection = client.attach(id, start, TerminalRelay.output(env.stdout()));
+    ShellGate gate = new ShellGate();
+    AttachConnection connection =
+        client.attach(id, start, TerminalRelay.output(env.stdout(), gate, detachKey));
     PrintWriter err = err();
     err.println("Attached to session " + id + "; detach with " + detachKey.describe() + ".");
     err.flush();
     Outcome outcome;
     try (connection) {
-      outcome = relay(env, terminal, connection);
+      outcome = relay(env, terminal, connection, gate);
     }
     err.println();
     err.println(outcome.message());
@@ -102,7 +104,8 @@ final class AttachCommand extends ClientCommand {
   /** How the attach ended, for the user. */
   record Outcome(String message, int exitCode) {}
 
-  private Outcome relay(CliEnvironment env, Terminal terminal, AttachConnection connection)
+  private Outcome relay(
+      CliEnvironment env, Terminal terminal, AttachConnection connection, ShellGate gate)
       throws Exception {
     Terminal.Handle raw = terminal.rawMode();
     Thread restoreOnExit = env.ownsProcess() ? restoreHook(raw) : null;
@@ -117,13 +120,14 @@ final class AttachCommand extends ClientCommand {
           .start(
               () -> {
                 try {
-                  input.complete(TerminalRelay.pumpInput(env.stdin(), connection::send, detachKey));
+                  input.complete(
+                      TerminalRelay.pumpInput(env.stdin(), connection::send, detachKey, gate));
                 } catch (Exception | Error e) {
                   input.completeExceptionally(e);
                 }
               });
       CompletableFuture.anyOf(input, connection.closed()).exceptionally(e -> null).get();
-      return outcome(input, connection);
+      return outcome(input, connection, gate);
     } finally {
       if (resizes != null) {
         resizes.close();
@@ -139,7 +143,8 @@ final class AttachCommand extends ClientCommand {
     }
   }
 
-  private Outcome outcome(CompletableFuture<TerminalRelay.End> input, AttachConnection connection)
+  private Outcome outcome(
+      CompletableFuture<TerminalRelay.End> input, AttachConnection connection, ShellGate gate)
       throws InterruptedException {
     if (connection.closed().isDone()) {
       AttachConnection.Closed closed = connection.closed().join();
@@ -158,7 +163,7 @@ final class AttachCommand extends ClientCommand {
     }
     try {
       return switch (input.get()) {
-        case DETACHED -> new Outcome("Detached from session " + id + "; it keeps running.", 0);
+        case DETACHED -> new Outcome(detached(gate), 0);
         case INPUT_CLOSED -> new Outcome("Input ended; detached from session " + id + ".", 0);
       };
     } catch (ExecutionException e) {
@@ -167,6 +172,18 @@ final class AttachCommand extends ClientCommand {
       }
       return new Outcome(ErrorReporter.message(e.getCause()), ErrorReporter.FAILED);
     }
+  }
+
+  /** Never claims a shell keeps running that is gone. */
+  private String detached(ShellGate gate) {
+    if (gate.exitStatus().isPresent()) {
+      return "Detached from session "
+          + id
+          + "; its shell had exited with status "
+          + gate.exitStatus().getAsInt()
+          + ". The session stays active: the next 'berth attach' or write starts a new shell.";
+    }
+    return "Detached from session " + id + "; its shell keeps running.";
   }
 
   private static void sendSize(Terminal terminal, AttachConnection connection) {

@@ -55,5 +55,9 @@ abstract class ClientCommand implements Callable<Integer> {
 
   void print(OutputFormat format, SessionView session) {
     print(format, List.of(session), session.json());
+    if (format == OutputFormat.TABLE) {
+      out().print(SessionPrinter.archive(session));
+      out().flush();
+    }
   }
 }

@@ -21,11 +21,50 @@ final class SessionPrinter {
               s.id().value(),
               s.name(),
               s.workloadType(),
-              s.state(),
+              state(s),
               s.runtimeName().orElse("-"),
               age(s.createdAt(), now)));
     }
     return table.render();
+  }
+
+  /**
+   * The original's state, with the phase beside it where it says more: {@code snapshot
+   * (restoring)}.
+   */
+  static String state(SessionView s) {
+    return s.lifecycle().equals(s.state()) ? s.state() : s.state() + " (" + s.lifecycle() + ")";
+  }
+
+  /**
+   * The session's last archive, under its table row: generation, size, and every entry the archive
+   * left out with the reason, so that nothing is dropped without the user knowing. Empty without an
+   * archive.
+   */
+  static String archive(SessionView s) {
+    if (s.archive().isEmpty()) {
+      return "";
+    }
+    tools.jackson.databind.JsonNode a = s.archive().get();
+    StringBuilder text =
+        new StringBuilder("archive: generation ")
+            .append(a.path("generation").asLong())
+            .append(", ")
+            .append(a.path("sizeBytes").asLong())
+            .append(" bytes");
+    tools.jackson.databind.JsonNode skipped = a.path("skipped");
+    if (!skipped.isArray() || skipped.isEmpty()) {
+      return text.append(", nothing left out\n").toString();
+    }
+    text.append("; left out of it:\n");
+    for (tools.jackson.databind.JsonNode entry : skipped) {
+      text.append("  ")
+          .append(Escape.cell(entry.path("path").asString()))
+          .append(" (")
+          .append(Escape.cell(entry.path("reason").asString()))
+          .append(")\n");
+    }
+    return text.toString();
   }
 
   /** How long ago, in its largest unit: {@code 42s}, {@code 5m}, {@code 3h}, {@code 12d}. */

@@ -203,7 +203,8 @@ final class SessionsCommand {
         } else {
           ObjectNode document = JsonMapper.builder().build().createObjectNode();
           document.put("id", id.value());
-          document.put("state", "terminated");
+          document.put("state", "deleted");
+          document.put("phase", "TERMINATED");
           out().print(JsonOutput.render(document));
         }
       } else if (deletion.terminated()) {
@@ -214,8 +215,13 @@ final class SessionsCommand {
                 "session "
                     + id
                     + " is "
-                    + Escape.cell(deletion.session().map(SessionView::state).orElse("terminating"))
-                    + "; termination continues on the server");
+                    + Escape.cell(deletion.session().map(SessionView::lifecycle).orElse("deleting"))
+                    + "; termination continues on the server"
+                    + deletion
+                        .session()
+                        .flatMap(SessionView::operation)
+                        .map(op -> " (operation " + Escape.cell(op) + ")")
+                        .orElse(""));
       }
       out().flush();
       return 0;

@@ -32,13 +32,20 @@ final class TerminalRelay {
    * sent; what was typed before it in the same read is) or the end of input.
    */
   static End pumpInput(InputStream in, Consumer<byte[]> send, DetachKey detach) throws IOException {
+    return pumpInput(in, send, detach, new ShellGate());
+  }
+
+  /** As {@link #pumpInput(InputStream, Consumer, DetachKey)}, through {@code gate}. */
+  static End pumpInput(InputStream in, Consumer<byte[]> send, DetachKey detach, ShellGate gate)
+      throws IOException {
     byte[] buffer = new byte[AttachConnection.MAX_INPUT_FRAME];
     int n;
     while ((n = in.read(buffer)) >= 0) {
       int cut = detach.value().isPresent() ? indexOf(buffer, n, detach.value().getAsInt()) : -1;
       int length = cut >= 0 ? cut : n;
-      if (length > 0) {
-        send.accept(Arrays.copyOf(buffer, length));
+      byte[] admitted = length > 0 ? gate.admit(Arrays.copyOf(buffer, length)) : new byte[0];
+      if (admitted.length > 0) {
+        send.accept(admitted);
       }
       if (cut >= 0) {
         return End.DETACHED;
@@ -61,10 +68,31 @@ final class TerminalRelay {
    * say) as one escaped line; {@code \r\n} because the terminal is in raw mode.
    */
   static AttachListener output(OutputStream out) {
+    return output(out, new ShellGate(), DetachKey.parse(DetachKey.DEFAULT));
+  }
+
+  /**
+   * As {@link #output(OutputStream)}; a shell that exited closes {@code gate} and is told to the
+   * user with what to do next.
+   */
+  static AttachListener output(OutputStream out, ShellGate gate, DetachKey detach) {
     return new AttachListener() {
       @Override
       public void output(byte[] bytes) {
         write(out, bytes);
+      }
+
+      @Override
+      public void shellExited(int status, int shell) {
+        gate.exited(status);
+        write(
+            out,
+            ("\r\nberth: the shell exited with status "
+                    + status
+                    + "; the session stays active. Press Enter to start a new shell"
+                    + (detach.value().isPresent() ? ", or " + detach.describe() + " to detach" : "")
+                    + ".\r\n")
+                .getBytes(StandardCharsets.UTF_8));
       }
 
       @Override

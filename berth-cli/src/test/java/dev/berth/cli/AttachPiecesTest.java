@@ -32,6 +32,28 @@ class AttachPiecesTest {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
+  /** A terminal whose reads answer {@code reads} one by one, then end. */
+  private static InputStream typist(byte[]... reads) {
+    return new InputStream() {
+      private int next;
+
+      @Override
+      public int read() {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        if (next == reads.length) {
+          return -1;
+        }
+        byte[] chunk = reads[next++];
+        System.arraycopy(chunk, 0, b, off, chunk.length);
+        return chunk.length;
+      }
+    };
+  }
+
   @Test
   void sendsKeystrokesUntilTheDetachKeyAndNotTheKeyItself() throws IOException {
     byte[] typed = {'l', 's', '\r', 0x03, CTRL_BRACKET, 'x'};
@@ -49,26 +71,7 @@ class AttachPiecesTest {
 
   @Test
   void detachesOnAKeyThatArrivesInALaterRead() throws IOException {
-    InputStream slowTypist =
-        new InputStream() {
-          private final byte[][] reads = {bytes("a"), bytes("b"), new byte[] {CTRL_BRACKET}};
-          private int next;
-
-          @Override
-          public int read() {
-            throw new UnsupportedOperationException();
-          }
-
-          @Override
-          public int read(byte[] b, int off, int len) {
-            if (next == reads.length) {
-              return -1;
-            }
-            byte[] chunk = reads[next++];
-            System.arraycopy(chunk, 0, b, off, chunk.length);
-            return chunk.length;
-          }
-        };
+    InputStream slowTypist = typist(bytes("a"), bytes("b"), new byte[] {CTRL_BRACKET});
     List<String> sent = new CopyOnWriteArrayList<>();
 
     TerminalRelay.End end =
@@ -105,6 +108,35 @@ class AttachPiecesTest {
 
     assertThat(out.toString(StandardCharsets.UTF_8))
         .isEqualTo("\u001b[31mred\u001b[0m\r\n\r\nberth: SHELL_EXITED: no live shell\\x1b[2J\r\n");
+  }
+
+  @Test
+  void aShellThatExitedIsToldToTheUserAndOnlyEnterAsksForANewOne() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ShellGate gate = new ShellGate();
+    var listener = TerminalRelay.output(out, gate, DetachKey.parse("ctrl-]"));
+
+    listener.output(bytes("\r\n[berth] the shell exited with status 0; ...\r\n"));
+    listener.shellExited(0, 1);
+
+    assertThat(out.toString(StandardCharsets.UTF_8))
+        .endsWith(
+            "berth: the shell exited with status 0; the session stays active. Press Enter to"
+                + " start a new shell, or Ctrl-] to detach.\r\n");
+    assertThat(gate.exitStatus()).hasValue(0);
+    InputStream typist = typist(bytes("ls"), bytes("x\r"), bytes("pwd\r"));
+    List<String> sent = new CopyOnWriteArrayList<>();
+
+    TerminalRelay.pumpInput(
+        typist,
+        b -> sent.add(new String(b, StandardCharsets.UTF_8)),
+        DetachKey.parse("ctrl-]"),
+        gate);
+
+    assertThat(sent)
+        .as("keys before Enter are dropped, then all go")
+        .containsExactly("\r", "pwd\r");
+    assertThat(gate.exitStatus()).isEmpty();
   }
 
   @Test

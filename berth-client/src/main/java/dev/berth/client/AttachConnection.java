@@ -268,6 +268,8 @@ public final class AttachConnection implements AutoCloseable {
         }
         case "error" ->
             listener.error(node.path("reason").asString(""), node.path("error").asString(""));
+        case "shell-exited" ->
+            listener.shellExited(node.path("status").asInt(-1), node.path("shell").asInt(0));
         default -> {
           // A control message of a newer server; nothing to do with it.
         }

@@ -16,6 +16,14 @@ public interface AttachListener {
   /** The cursor jumped to {@code nextOffset}: the output before it is not coming. */
   default void reset(long nextOffset) {}
 
+  /**
+   * The session's shell exited with {@code status} (after its marker line in the output); the
+   * session stays active and the connection open, and the next input starts a new shell.
+   *
+   * @param shell which shell of the runtime it was, 1 for the first
+   */
+  default void shellExited(int status, int shell) {}
+
   /** The server refused an input or a resize ({@code SHELL_EXITED}, say); the connection stays. */
   default void error(String reason, String message) {}
 

@@ -221,7 +221,8 @@ public final class BerthClient implements AutoCloseable {
       return new Deletion(id, true, Optional.empty());
     }
     SessionView session = session(answer.json().get());
-    return new Deletion(id, session.state().equals("terminated"), Optional.of(session));
+    return new Deletion(
+        id, session.phase().filter("TERMINATED"::equals).isPresent(), Optional.of(session));
   }
 
   /**

@@ -10,8 +10,9 @@ import java.util.Set;
  */
 final class SessionStreamTarget implements FollowTarget {
 
-  private static final Set<String> NO_RUNTIME =
-      Set.of("snapshot", "suspending", "terminating", "terminated", "failed");
+  // A session suspending still reads active: the follow waits, and ends once it is a snapshot (an
+  // access may yet take the suspend back).
+  private static final Set<String> NO_RUNTIME = Set.of("snapshot", "deleted", "failed");
 
   private final BerthClient client;
   private final SessionId id;
@@ -41,7 +42,7 @@ final class SessionStreamTarget implements FollowTarget {
     try {
       SessionView session = client.getSession(id);
       if (NO_RUNTIME.contains(session.state())) {
-        detail.append("session ").append(id).append(" is ").append(session.state());
+        detail.append("session ").append(id).append(" is ").append(session.lifecycle());
         return Optional.of(StreamEnd.Reason.UNAVAILABLE);
       }
       return Optional.empty();

@@ -17,8 +17,12 @@ import tools.jackson.databind.JsonNode;
  * archive}, {@code reservation}, {@code obligations}) are kept as JSON. Unknown fields are ignored;
  * {@link #json()} has the object exactly as the server sent it.
  *
- * @param state {@code active | idle | snapshot}, or {@code provisioning | suspending | restoring |
- *     terminating | terminated | failed}; kept as text so a new state does not break the client
+ * @param state the original's {@code active | idle | snapshot} for every session an access can
+ *     serve (one provisioning reads {@code active}, one restoring {@code snapshot}), {@code failed}
+ *     for one none can, {@code deleted} for one listed with {@code deleted=true}; kept as text so a
+ *     new state does not break the client
+ * @param phase the precise lifecycle ({@code PROVISIONING}, {@code READY}, {@code SUSPENDING},
+ *     {@code RESUMING}, {@code TERMINATED}, …)
  * @param pod the runtime's name (the original's field), absent when there is none
  */
 public record SessionView(
@@ -58,9 +62,25 @@ public record SessionView(
     return runtime.flatMap(RuntimeInfo::name).or(() -> pod);
   }
 
-  /** Whether the session can never run again ({@code terminated} or {@code failed}). */
+  /** Whether the session can never run again ({@code deleted} or {@code failed}). */
   public boolean isFinal() {
-    return state.equals("terminated") || state.equals("failed");
+    return state.equals("deleted") || state.equals("failed");
+  }
+
+  /**
+   * What the session is doing, for people: the phase where it says more than the state ({@code
+   * provisioning}, {@code suspending}, {@code restoring}, {@code deleting}, {@code deleted}), else
+   * the state.
+   */
+  public String lifecycle() {
+    return switch (phase.orElse("")) {
+      case "REQUESTED", "PROVISIONING" -> "provisioning";
+      case "SUSPENDING" -> "suspending";
+      case "RESUMING" -> "restoring";
+      case "TERMINATING" -> "deleting";
+      case "TERMINATED" -> "deleted";
+      default -> state;
+    };
   }
 
   /** {@code checkpoint}: the archive of a {@code snapshot} session. */
@@ -68,7 +88,7 @@ public record SessionView(
       Optional<String> ref,
       OptionalLong sizeBytes,
       Optional<Instant> createdAt,
-      Optional<Boolean> reclaimed) {}
+      Optional<String> reclaimed) {}
 
   /** {@code intent}: what the session was last asked to be, by whom and why. */
   public record Intent(

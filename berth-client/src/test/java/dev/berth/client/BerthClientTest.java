@@ -26,13 +26,13 @@ class BerthClientTest {
                 r ->
                     r.post(
                         "/api/v1/sessions",
-                        ctx -> FakeBerth.json(ctx, 202, FakeBerth.session("provisioning"))));
+                        ctx -> FakeBerth.json(ctx, 202, FakeBerth.session("active"))));
         BerthClient client = berth.client()) {
       SessionView session =
           client.createSession(NewSession.named("demo").workloadType("shell").waitForActive(false));
 
       assertThat(session.id()).isEqualTo(ID);
-      assertThat(session.state()).isEqualTo("provisioning");
+      assertThat(session.state()).isEqualTo("active");
       FakeBerth.Seen request = berth.seen("/api/v1/sessions").get(0);
       assertThat(request.authorization()).isEqualTo("Bearer " + FakeBerth.TOKEN);
       assertThat(request.query()).isEqualTo("wait=false");
@@ -176,7 +176,7 @@ class BerthClientTest {
                           if (ctx.header("If-Match") == null) {
                             ctx.status(204);
                           } else {
-                            FakeBerth.json(ctx, 202, FakeBerth.session("terminating"));
+                            FakeBerth.json(ctx, 202, FakeBerth.session("deleted"));
                           }
                         }));
         BerthClient client = berth.client()) {
@@ -185,7 +185,7 @@ class BerthClientTest {
       Deletion pending = client.deleteSession(ID, OptionalLong.of(7));
 
       assertThat(pending.terminated()).isFalse();
-      assertThat(pending.session().orElseThrow().state()).isEqualTo("terminating");
+      assertThat(pending.session().orElseThrow().state()).isEqualTo("deleted");
       assertThat(berth.seen.get(1).ifMatch()).isEqualTo("\"7\"");
     }
   }

@@ -74,7 +74,7 @@ class OutputFollowTest {
                               ctx,
                               200,
                               FakeBerth.session(
-                                  gets.incrementAndGet() == 1 ? "active" : "terminated")));
+                                  gets.incrementAndGet() == 1 ? "active" : "deleted")));
                 });
         BerthClient client = berth.client()) {
       Collector collector = new Collector();
@@ -84,7 +84,7 @@ class OutputFollowTest {
 
       assertThat(collector.text()).isEqualTo("hello world!");
       assertThat(end.reason()).isEqualTo(StreamEnd.Reason.UNAVAILABLE);
-      assertThat(end.detail()).isEqualTo("session " + SID + " is terminated");
+      assertThat(end.detail()).isEqualTo("session " + SID + " is deleted");
       assertThat(end.cursor()).isEqualTo(12);
       assertThat(berth.seen(STREAM))
           .extracting(FakeBerth.Seen::lastEventId, FakeBerth.Seen::query)

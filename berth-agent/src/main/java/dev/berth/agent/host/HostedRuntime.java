@@ -50,6 +50,9 @@ final class HostedRuntime {
   /** How long a checkpoint waits for the shell to write a fresh capture of its state. */
   static final Duration CAPTURE_TIMEOUT = Duration.ofSeconds(2);
 
+  /** How long a new shell waits for the exit of the one it replaces to be recorded. */
+  private static final Duration EXIT_RECORD_TIMEOUT = Duration.ofSeconds(6);
+
   /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
@@ -66,6 +69,16 @@ final class HostedRuntime {
   private RuntimeState state;
   private Optional<String> stopReason = Optional.empty();
   private volatile String pendingStopReason = ControlLease.LEASE_EXPIRED;
+  // The shell is one execution of the runtime, not the runtime: when it exits the runtime stays
+  // RUNNING, the exit is written into the output, and the next input or attach starts a new shell.
+  private int shellStarts;
+  private Optional<ShellExit> lastShellExit = Optional.empty();
+  // Completes once the current shell's exit was recorded and its marker written: a new shell waits
+  // for it, so that the old shell's last output and its marker come before the new one's.
+  private volatile java.util.concurrent.CompletableFuture<Void> exitRecorded =
+      new java.util.concurrent.CompletableFuture<>();
+  // Set once the host closes the runtime: the shell it kills then is not announced as an exit.
+  private volatile boolean closing;
 
   private HostedRuntime(
       RuntimeDescriptor descriptor,
@@ -216,15 +229,33 @@ final class HostedRuntime {
   }
 
   void write(byte[] input) {
-    liveShell().shell().write(input);
+    shellForInput().shell().write(input);
   }
 
+  /** A resize reaches the running shell; with none, the next one starts at the size it had. */
   void resize(int columns, int rows) {
-    liveShell().shell().resize(columns, rows);
+    Workload.Live live = admitted();
+    if (live.shell().isAlive()) {
+      live.shell().resize(columns, rows);
+    }
   }
 
+  /**
+   * What an attach does first: a runtime whose shell exited gets a new one, so that the terminal
+   * opens on a prompt. A runtime that admits nothing (paused, stopped, awaiting) is left alone.
+   */
+  void ensureShell() {
+    shellForInput();
+  }
+
+  /** How the last shell that ended ended, if one did since the runtime started. */
+  synchronized Optional<ShellExit> lastShellExit() {
+    return lastShellExit;
+  }
+
+  /** Executions run in the runtime's sandbox beside the shell, whether or not the shell runs. */
   ExecutionView startExecution(ExecutionRequest request) {
-    return liveShell().executions().start(request);
+    return admitted().executions().start(request);
   }
 
   List<ExecutionView> executions() {
@@ -338,7 +369,11 @@ final class HostedRuntime {
       }
       live = workload.live().get();
     }
-    live.shellState().capture(live.shell(), CAPTURE_TIMEOUT);
+    // A shell that exited left its last capture (or none) in shell-state/: that is what a new
+    // shell would start from, so it is what the archive keeps.
+    if (live.shell().isAlive()) {
+      live.shellState().capture(live.shell(), CAPTURE_TIMEOUT);
+    }
     pause();
   }
 
@@ -408,6 +443,7 @@ final class HostedRuntime {
 
   /** Ends everything of this runtime: its processes, then its logs (streams then end). */
   void close() {
+    closing = true;
     Workload current = workload;
     current.live().ifPresent(this::stopLive);
     current.log().ifPresent(OutputLog::close);
@@ -422,9 +458,9 @@ final class HostedRuntime {
         descriptor,
         state,
         process.map(p -> OptionalLong.of(p.pid())).orElse(OptionalLong.empty()),
-        process.flatMap(
-            p ->
-                p.exitCode().isPresent() ? Optional.of(p.exitCode().getAsInt()) : Optional.empty()),
+        process.map(ShellProcess::isAlive).orElse(false),
+        shellStarts,
+        lastShellExit,
         state == RuntimeState.RUNNING && process.map(ShellProcess::busy).orElse(false),
         state == RuntimeState.RUNNING
             ? process.flatMap(ShellProcess::foregroundCommand)
@@ -486,8 +522,13 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_STARTED);
       workload = live;
+      shellStarts++;
     }
-    live.shell().onExit().thenRun(this::shellExited);
+    watchExit(live.shell());
+  }
+
+  private void watchExit(ShellProcess shell) {
+    exitRecorded = shell.onExit().thenAccept(status -> shellExited(shell, status));
   }
 
   private synchronized void requireAwaiting(String action) {
@@ -527,7 +568,52 @@ final class HostedRuntime {
    * 503 SHELL_EXITED, which tells the control plane to start a new runtime when what it has to do
    * is renew the lease (ControlLeaseThroughAgentApiTest).
    */
-  private Workload.Live liveShell() {
+  /**
+   * The running shell, or a new one in place of one that exited: the first input after an exit
+   * starts a shell in the same runtime (same home, {@code /tmp} and sandbox), says so in the
+   * output, and is then written to it.
+   */
+  private Workload.Live shellForInput() {
+    Workload.Live live = admitted();
+    if (live.shell().isAlive()) {
+      return live;
+    }
+    try {
+      exitRecorded.get(EXIT_RECORD_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw HostRefusal.shellExited(name());
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // The old shell's output did not drain in time: the new shell starts all the same.
+    }
+    synchronized (this) {
+      Workload.Live current = workload.live().orElseThrow();
+      if (state != RuntimeState.RUNNING) {
+        throw HostRefusal.shellExited(name());
+      }
+      if (current.shell().isAlive()) {
+        return current;
+      }
+      int columns = current.shell().columns();
+      int rows = current.shell().rows();
+      byte[] notice =
+          ("[berth] a new shell starts (shell " + (shellStarts + 1) + " of this runtime)\r\n")
+              .getBytes(StandardCharsets.UTF_8);
+      current.output().append(notice, 0, notice.length);
+      Workload.Live next = current.withNewShell();
+      next.shell().resize(columns, rows);
+      workload = next;
+      shellStarts++;
+      watchExit(next.shell());
+      return next;
+    }
+  }
+
+  /*
+   * The workload, when the runtime admits input: running (its shell may have exited), not paused,
+   * awaiting, stopped or terminated.
+   */
+  private Workload.Live admitted() {
     lease.checkAdmitting();
     synchronized (this) {
       if (state == RuntimeState.AWAITING_RESTORE) {
@@ -543,17 +629,43 @@ final class HostedRuntime {
                 + " (which a read or write then restores)");
       }
       Optional<Workload.Live> live = workload.live();
-      if (state != RuntimeState.RUNNING || live.isEmpty() || !live.get().shell().isAlive()) {
+      if (state != RuntimeState.RUNNING || live.isEmpty()) {
         throw HostRefusal.shellExited(name());
       }
       return live.get();
     }
   }
 
-  private void shellExited() {
+  /**
+   * The shell of the current workload ended by itself ({@code exit}, Ctrl-D, killed, out of
+   * memory): the runtime stays running, and the exit goes into the output as one marker line after
+   * everything the shell wrote. A shell the host ended (stop, terminate, close) is not announced.
+   */
+  private void shellExited(ShellProcess shell, int status) {
+    ShellExit exit;
+    OutputLog output;
     synchronized (this) {
-      if (state == RuntimeState.RUNNING || state == RuntimeState.PAUSED) {
-        state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_EXITED);
+      Optional<Workload.Live> live = workload.live();
+      if (live.isEmpty() || live.get().shell() != shell) {
+        return;
+      }
+      exit = new ShellExit(status, clock.instant(), shellStarts, -1);
+      lastShellExit = Optional.of(exit);
+      if (state != RuntimeState.RUNNING || closing) {
+        return;
+      }
+      output = live.get().output();
+    }
+    byte[] marker = exit.marker().getBytes(StandardCharsets.UTF_8);
+    try {
+      output.append(marker, 0, marker.length);
+    } catch (RuntimeException closedMeanwhile) {
+      return; // The runtime is being removed: its output ends without the marker.
+    }
+    synchronized (this) {
+      if (lastShellExit.equals(Optional.of(exit))) {
+        lastShellExit =
+            Optional.of(new ShellExit(status, exit.at(), exit.shell(), output.nextOffset()));
       }
     }
   }

@@ -3,9 +3,10 @@ package dev.berth.agent.host;
 import dev.berth.core.transition.TransitionTable;
 
 /**
- * Where a hosted runtime's workload stands. A shell that exits is observed and reported, never
- * restarted with an empty buffer; a runtime stopped by the host (lease expiry, maximum lifetime,
- * host restart) says why.
+ * Where a hosted runtime stands. Its shell is one execution of it, not the runtime: a shell that
+ * exits leaves the runtime RUNNING (HostedRuntime reports the exit and starts a new shell on the
+ * next input); a runtime stopped by the host (lease expiry, maximum lifetime, host restart) says
+ * why.
  */
 public enum RuntimeState {
   /**
@@ -16,7 +17,6 @@ public enum RuntimeState {
   RUNNING,
   /** Paused for a checkpoint: admission closed, the whole process tree stopped (SIGSTOP). */
   PAUSED,
-  EXITED,
   STOPPED,
   TERMINATED;
 
@@ -27,7 +27,6 @@ public enum RuntimeState {
      * it), once the archive is restored for a resumed one.
      */
     SHELL_STARTED,
-    SHELL_EXITED,
     PAUSE,
     CONTINUE,
     STOP,
@@ -42,17 +41,16 @@ public enum RuntimeState {
           .on(Event.SHELL_STARTED, RUNNING)
           .on(Event.STOP, STOPPED)
           .on(Event.TERMINATE, TERMINATED)
-          .state(RUNNING, "a running shell exits by itself, is stopped by the host, or terminated")
-          .on(Event.SHELL_EXITED, EXITED)
+          .state(
+              RUNNING,
+              "a running runtime (whose shell may have exited) is paused, stopped by the host, or"
+                  + " terminated")
           .on(Event.PAUSE, PAUSED)
           .on(Event.STOP, STOPPED)
           .on(Event.TERMINATE, TERMINATED)
           .state(PAUSED, "a paused runtime continues (checkpoint aborted), or is stopped or ended")
           .on(Event.CONTINUE, RUNNING)
-          .on(Event.SHELL_EXITED, EXITED)
           .on(Event.STOP, STOPPED)
-          .on(Event.TERMINATE, TERMINATED)
-          .state(EXITED, "an exited shell can only be terminated; it is never restarted")
           .on(Event.TERMINATE, TERMINATED)
           .state(STOPPED, "a stopped runtime can only be terminated; it is never restarted")
           .on(Event.TERMINATE, TERMINATED)
@@ -65,7 +63,6 @@ public enum RuntimeState {
       case AWAITING_RESTORE -> "awaiting its archive";
       case RUNNING -> "ok";
       case PAUSED -> "paused for a checkpoint";
-      case EXITED -> "shell exited";
       case STOPPED -> "stopped";
       case TERMINATED -> "terminated";
     };

@@ -8,12 +8,20 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** What the status route reports of one hosted runtime, read at one moment. */
+/**
+ * What the status route reports of one hosted runtime, read at one moment.
+ *
+ * @param shellRunning whether a shell runs now; a runtime whose shell exited stays {@code running}
+ * @param shellStarts how many shells the runtime started (0 while it awaits its archive)
+ * @param lastShellExit how the last shell that ended ended, if one did
+ */
 public record RuntimeView(
     RuntimeDescriptor descriptor,
     RuntimeState state,
     OptionalLong shellPid,
-    Optional<Integer> exitCode,
+    boolean shellRunning,
+    int shellStarts,
+    Optional<ShellExit> lastShellExit,
     boolean busy,
     Optional<String> foreground,
     Optional<Instant> lastOutputAt,

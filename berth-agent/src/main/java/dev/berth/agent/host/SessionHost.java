@@ -386,6 +386,23 @@ public final class SessionHost implements AutoCloseable {
     return runtime(session).output();
   }
 
+  /**
+   * What an attach does: a runtime whose shell exited gets a new one. Refusals (a runtime paused,
+   * stopped or awaiting its archive) are left to the input that follows.
+   */
+  public void ensureShell(SessionId session) {
+    try {
+      runtime(session).ensureShell();
+    } catch (HostRefusal | dev.berth.agent.contract.LeaseExpiredException notAdmitting) {
+      // the attach still follows the output; input says why it is refused
+    }
+  }
+
+  /** How the session's last shell that ended ended, if one did. */
+  public java.util.Optional<ShellExit> lastShellExit(SessionId session) {
+    return runtime(session).lastShellExit();
+  }
+
   public ExecutionView startExecution(
       SessionId session, Optional<CommandHeaders> headers, ExecutionRequest request) {
     contract(session).checkData("execution", headers);

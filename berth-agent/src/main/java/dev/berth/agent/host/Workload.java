@@ -51,8 +51,20 @@ sealed interface Workload {
       ShellState shellState,
       LaunchPlan plan,
       ShellProcess shell,
-      ExecutionRunner executions)
+      ExecutionRunner executions,
+      ShellLauncher launcher)
       implements Workload {
+
+    /**
+     * The same runtime with a new shell in place of one that exited: same sandbox, output log and
+     * executions, and a shell state prepared afresh, so that the new shell starts from the last
+     * capture (the one its predecessor took at its last prompt) like a restored one.
+     */
+    Live withNewShell() {
+      ShellState fresh = launcher.prepare();
+      ShellProcess next = ShellProcess.start(fresh.spec(), plan, output);
+      return new Live(output, outputStart, fresh, plan, next, executions, launcher);
+    }
 
     /**
      * Opens the output log in {@code state/output} and starts the shell with the {@link ShellState}
@@ -90,17 +102,14 @@ sealed interface Workload {
                   .withVariable("USER", SessionUser.INSIDE_NAME)
                   .withVariable("LOGNAME", SessionUser.INSIDE_NAME);
         }
-        ShellState shellState =
-            confined
-                ? ShellState.prepare(
-                    state, SANDBOX_ROOT, SANDBOX_ROOT.resolve(ShellState.DIRECTORY), defaults)
-                : ShellState.prepare(state, defaults);
+        ShellLauncher launcher = new ShellLauncher(state, defaults, confined);
+        ShellState shellState = launcher.prepare();
         ShellSpec spec = shellState.spec();
         plan = sandbox.plan(planName, spec.command(), writable, config.limits(), networkLimit);
         ShellProcess shell = ShellProcess.start(spec, plan, output);
         ExecutionRunner executions =
             new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());
-        return new Live(output, outputStart, shellState, plan, shell, executions);
+        return new Live(output, outputStart, shellState, plan, shell, executions, launcher);
       } catch (RuntimeException e) {
         if (plan != null) {
           plan.close();
@@ -108,6 +117,16 @@ sealed interface Workload {
         output.close();
         throw e;
       }
+    }
+  }
+
+  /** How a runtime's shell state is prepared, kept so that a shell that exited can be replaced. */
+  record ShellLauncher(Path state, ShellSpec defaults, boolean confined) {
+    ShellState prepare() {
+      return confined
+          ? ShellState.prepare(
+              state, SANDBOX_ROOT, SANDBOX_ROOT.resolve(ShellState.DIRECTORY), defaults)
+          : ShellState.prepare(state, defaults);
     }
   }
 

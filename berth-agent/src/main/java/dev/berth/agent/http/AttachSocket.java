@@ -1,6 +1,7 @@
 package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
+import dev.berth.agent.host.ShellExit;
 import dev.berth.agent.output.FollowEvent;
 import dev.berth.agent.output.OutputFollower;
 import dev.berth.agent.output.OutputLog;
@@ -12,6 +13,7 @@ import io.javalin.websocket.WsContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
@@ -80,21 +82,28 @@ final class AttachSocket {
       }
       log = host.output(session);
       cursor = Requests.cursor(ctx.queryParam("offset"), "offset");
+      // An attach opens on a prompt: a shell that exited is replaced by a new one.
+      host.ensureShell(session);
     } catch (RuntimeException e) {
       ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, truncate(e.getMessage()));
       return;
     }
     ctx.enableAutomaticPings(15, java.util.concurrent.TimeUnit.SECONDS);
+    SessionId attached = session;
     Thread follower =
-        Thread.ofVirtual().name("attach-" + session.value()).start(() -> follow(ctx, log, cursor));
+        Thread.ofVirtual()
+            .name("attach-" + session.value())
+            .start(() -> follow(ctx, attached, log, cursor));
     followers.put(ctx.sessionId(), follower);
   }
 
-  private void follow(WsContext ctx, OutputLog log, long cursor) {
+  private void follow(WsContext ctx, SessionId session, OutputLog log, long cursor) {
     OutputFollower follower = new OutputFollower(log, cursor, MAX_FRAME, settings.utf8HoldBack());
+    int announced = lastExit(session).map(ShellExit::shell).orElse(0);
     try {
       sendText(ctx, json.writeValueAsString(Map.of("type", "attached", "offset", cursor)));
       while (ctx.session.isOpen()) {
+        announced = announceExit(ctx, session, follower.cursor(), announced);
         FollowEvent event = follower.next(Duration.ofSeconds(1));
         switch (event) {
           case FollowEvent.Chunk chunk -> sendBinary(ctx, ByteBuffer.wrap(chunk.bytes()));
@@ -114,6 +123,41 @@ final class AttachSocket {
       Thread.currentThread().interrupt();
     } catch (RuntimeException | StallWatch.StalledException e) {
       LOG.debug("attach stream of {} ended: {}", ctx.sessionId(), e.toString());
+    }
+  }
+
+  /**
+   * Tells the client, once the output it was sent reaches past the marker line, that the shell
+   * exited: {@code {"type":"shell-exited","status":N,"shell":K}}. The connection stays; the next
+   * input starts a new shell. Returns the last shell announced.
+   */
+  private int announceExit(WsContext ctx, SessionId session, long sentUpTo, int announced)
+      throws InterruptedException, StallWatch.StalledException {
+    Optional<ShellExit> exit = lastExit(session);
+    if (exit.isEmpty()
+        || exit.get().shell() <= announced
+        || exit.get().markerEnd() < 0
+        || sentUpTo < exit.get().markerEnd()) {
+      return announced;
+    }
+    sendText(
+        ctx,
+        json.writeValueAsString(
+            Map.of(
+                "type",
+                "shell-exited",
+                "status",
+                exit.get().status(),
+                "shell",
+                exit.get().shell())));
+    return exit.get().shell();
+  }
+
+  private Optional<ShellExit> lastExit(SessionId session) {
+    try {
+      return host.lastShellExit(session);
+    } catch (RuntimeException removed) {
+      return Optional.empty();
     }
   }
 

@@ -22,8 +22,20 @@ final class StatusJson {
     body.put("state", view.state().wire());
     body.put("health", view.state().health());
     Map<String, Object> shell = new LinkedHashMap<>();
-    view.shellPid().ifPresent(pid -> shell.put("pid", pid));
-    view.exitCode().ifPresent(code -> shell.put("exitCode", code));
+    // The shell is one execution of the runtime: "exited" leaves the runtime running and healthy.
+    shell.put(
+        "state",
+        view.shellRunning() ? "running" : view.lastShellExit().isPresent() ? "exited" : "none");
+    if (view.shellRunning()) {
+      view.shellPid().ifPresent(pid -> shell.put("pid", pid));
+    }
+    shell.put("starts", view.shellStarts());
+    view.lastShellExit()
+        .ifPresent(
+            exit -> {
+              shell.put("lastExitStatus", exit.status());
+              shell.put("lastExitAt", exit.at().toString());
+            });
     shell.put("cols", view.columns());
     shell.put("rows", view.rows());
     body.put("shell", shell);

@@ -84,6 +84,53 @@ class AttachSocketTest {
   }
 
   @Test
+  void aShellThatExitsIsAnnouncedAfterItsMarkerAndTheNextKeyStartsANewShellOnTheSameSocket() {
+    AttachClient client = attach("?offset=" + api.end(A));
+    await().atMost(WAIT).until(() -> !client.messages().isEmpty());
+
+    client.type("exit 7\n");
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                client.messages().stream()
+                    .anyMatch(m -> m.path("type").asString().equals("shell-exited")));
+    JsonNode exited =
+        client.messages().stream()
+            .filter(m -> m.path("type").asString().equals("shell-exited"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(exited.path("status").asInt()).isEqualTo(7);
+    assertThat(exited.path("shell").asInt()).isEqualTo(1);
+    assertThat(client.outputText()).contains("[berth] the shell exited with status 7;");
+
+    client.type("echo again-$((6*7))\n");
+
+    await().atMost(WAIT).until(() -> client.outputText().contains("again-42\r\n"));
+    assertThat(client.outputText())
+        .contains("[berth] a new shell starts (shell 2 of this runtime)");
+    assertThat(errors(client)).isEmpty();
+  }
+
+  @Test
+  void attachingToARuntimeWhoseShellExitedStartsANewShell() {
+    api.input(A, "exit\n");
+    await()
+        .atMost(WAIT)
+        .until(() -> api.status(A).path("shell").path("state").asString().equals("exited"));
+
+    AttachClient client = attach("?offset=" + api.end(A));
+
+    await()
+        .atMost(WAIT)
+        .until(() -> api.status(A).path("shell").path("state").asString().equals("running"));
+    client.type("echo fresh-$((6*7))\n");
+    await().atMost(WAIT).until(() -> client.outputText().contains("fresh-42\r\n"));
+    assertThat(api.status(A).path("shell").path("starts").asInt()).isEqualTo(2);
+  }
+
+  @Test
   void attachingFromZeroReplaysTheEarlierOutputInOrder() {
     api.input(A, "for i in $(seq 1 300); do echo replay-$i; done\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("replay-300\r\n"));

@@ -238,16 +238,21 @@ class ExecutionsThroughAgentApiTest {
   }
 
   @Test
-  void aSessionWhoseShellExitedRefusesExecutions() {
+  void aSessionWhoseShellExitedStillRunsExecutionsInItsRuntime() {
     api.input(A, "exit\n");
-    await().atMost(WAIT).until(() -> api.status(A).path("state").asString().equals("exited"));
+    await()
+        .atMost(WAIT)
+        .until(() -> api.status(A).path("shell").path("state").asString().equals("exited"));
 
     AgentApi.Answer answer =
-        api.startExecution(A, "{\"command\":\"echo too-late\",\"timeoutSeconds\":30}");
+        api.startExecution(A, "{\"command\":\"echo not-too-late\",\"timeoutSeconds\":30}");
 
-    assertThat(answer.status()).isEqualTo(503);
-    assertThat(answer.json().path("reason").asString()).isEqualTo("SHELL_EXITED");
-    assertThat(answer.headers().firstValue("content-type")).hasValue(Problems.CONTENT_TYPE);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(201);
+    JsonNode done = awaitFinished(answer.json().path("id").asString());
+    assertThat(done.path("exitCode").asInt()).isZero();
+    assertThat(api.status(A).path("shell").path("state").asString())
+        .as("an execution does not start the shell")
+        .isEqualTo("exited");
   }
 
   private JsonNode awaitFinished(String id) {

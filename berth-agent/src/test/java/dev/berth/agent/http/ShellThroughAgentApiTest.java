@@ -262,21 +262,66 @@ class ShellThroughAgentApiTest {
   }
 
   @Test
-  void killingOneSessionsShellLeavesTheOtherSessionUntouched() throws Exception {
+  void killingOneSessionsShellLeavesItsRuntimeRunningAndTheOtherSessionUntouched()
+      throws Exception {
     provision(A);
     provision(B);
     long pidA = api.status(A).path("shell").path("pid").asLong();
 
     ProcessHandle.of(pidA).orElseThrow().destroyForcibly();
 
-    await().atMost(WAIT).until(() -> api.status(A).path("state").asString().equals("exited"));
+    await()
+        .atMost(WAIT)
+        .until(() -> api.status(A).path("shell").path("state").asString().equals("exited"));
     JsonNode a = api.status(A);
-    assertThat(a.path("health").asString()).isEqualTo("shell exited");
-    assertThat(api.input(A, "echo nope\n").json().path("reason").asString())
-        .isEqualTo("SHELL_EXITED");
+    assertThat(a.path("state").asString())
+        .as("the runtime outlives its shell")
+        .isEqualTo("running");
+    assertThat(a.path("health").asString()).isEqualTo("ok");
+    assertThat(a.path("shell").path("lastExitStatus").asInt()).isEqualTo(137);
+    await()
+        .atMost(WAIT)
+        .until(() -> api.text(A, 0).contains("the shell exited with status 137 (signal 9)"));
     assertThat(api.status(B).path("state").asString()).isEqualTo("running");
+    assertThat(api.status(B).path("shell").path("pid").asLong()).isNotEqualTo(pidA);
     api.input(B, "echo still-$((10+1))\n");
     await().atMost(WAIT).until(() -> api.text(B, 0).contains("still-11"));
+  }
+
+  @Test
+  void aShellThatExitedIsReplacedByTheNextInputWithTheWholeHistoryAndTheMarkerKept()
+      throws Exception {
+    provision(A);
+    api.input(A, "echo before-$((40+2)); touch ~/kept-file\n");
+    await().atMost(WAIT).until(() -> api.text(A, 0).contains("before-42"));
+
+    api.input(A, "exit 3\n");
+    await()
+        .atMost(WAIT)
+        .until(() -> api.status(A).path("shell").path("state").asString().equals("exited"));
+    await()
+        .atMost(WAIT)
+        .until(() -> api.text(A, 0).contains("[berth] the shell exited with status 3;"));
+    JsonNode exited = api.status(A);
+    assertThat(exited.path("state").asString()).isEqualTo("running");
+    assertThat(exited.path("shell").path("lastExitStatus").asInt()).isEqualTo(3);
+    assertThat(exited.path("shell").path("starts").asInt()).isEqualTo(1);
+    assertThat(exited.path("busy").asBoolean()).isFalse();
+
+    AgentApi.Answer input = api.input(A, "ls ~; echo after-$((6*7))\n");
+
+    assertThat(input.status()).as(input.body()).isLessThan(300);
+    await().atMost(WAIT).until(() -> api.text(A, 0).contains("after-42"));
+    String text = api.text(A, 0);
+    assertThat(text)
+        .contains("before-42", "[berth] a new shell starts (shell 2 of this runtime)", "kept-file");
+    assertThat(text.indexOf("before-42"))
+        .isLessThan(text.indexOf("the shell exited with status 3"))
+        .isLessThan(text.indexOf("a new shell starts"));
+    JsonNode again = api.status(A);
+    assertThat(again.path("shell").path("state").asString()).isEqualTo("running");
+    assertThat(again.path("shell").path("starts").asInt()).isEqualTo(2);
+    assertThat(again.path("shell").path("pid").asLong()).isPositive();
   }
 
   @Test

@@ -72,7 +72,8 @@ class ControlPlaneIT {
     assertThat(admin.delete("/sessions/" + gone).status()).isEqualTo(204);
     assertThat(admin.get("/sessions/" + gone).status()).isEqualTo(404);
     JsonNode after = admin.deleted(gone);
-    assertThat(after.path("state").asString()).isEqualTo("terminated");
+    assertThat(after.path("state").asString()).isEqualTo("deleted");
+    assertThat(after.path("phase").asString()).isEqualTo("TERMINATED");
     assertThat(after.path("reservation").asString()).isEqualTo("RELEASED");
     assertThat(runtimeNames()).doesNotContain(pod);
     assertThat(admin.post("/sessions/" + gone + "/read", "{}").status()).isEqualTo(404);
@@ -244,7 +245,7 @@ class ControlPlaneIT {
   }
 
   @Test
-  void aSessionWhoseShellDiedIsReportedFailedAndNotRestarted() {
+  void aSessionWhoseShellWasKilledStaysActiveAndTheNextWriteStartsANewShellInTheSameRuntime() {
     String id = admin.create("mortal");
     JsonNode runtime =
         ServerProcess.nodeRuntimes(dataDir).stream()
@@ -255,18 +256,17 @@ class ControlPlaneIT {
 
     await()
         .atMost(WAIT)
-        .until(
-            () -> {
-              admin.post("/sessions/" + id + "/write", "{\"payload\":\"echo x\\n\"}");
-              return admin.get("/sessions/" + id).json().path("state").asString().equals("failed");
-            });
+        .until(() -> admin.text(id, 0).contains("the shell exited with status 137 (signal 9)"));
+    JsonNode session = admin.get("/sessions/" + id).json();
+    assertThat(session.path("state").asString()).isEqualTo("active");
+    assertThat(session.has("failure")).isFalse();
 
-    JsonNode failed = admin.get("/sessions/" + id).json();
-    assertThat(failed.path("failure").path("reason").asString()).isEqualTo("RUNTIME_HEALTH");
-    Api.Answer read = admin.post("/sessions/" + id + "/read", null);
-    assertThat(read.status()).isEqualTo(503);
-    assertThat(read.reason()).isEqualTo("RUNTIME_UNAVAILABLE");
-    assertThat(failed.path("pod").asString()).isEqualTo(runtime.path("runtime").asString());
+    assertThat(Shell.run(admin, id, "echo reborn-$((6*7))").output()).isEqualTo("reborn-42\n");
+    JsonNode after = admin.get("/sessions/" + id).json();
+    assertThat(after.path("state").asString()).isEqualTo("active");
+    assertThat(after.path("pod").asString())
+        .as("the same runtime, not a new one")
+        .isEqualTo(runtime.path("runtime").asString());
     assertThat(admin.delete("/sessions/" + id).status()).isEqualTo(204);
   }
 

@@ -46,7 +46,7 @@ class CrashRecoveryIT {
       await()
           .atMost(CONVERGE)
           .until(
-              () -> after.get("/sessions/" + id).json().path("state").asString().equals("active"));
+              () -> after.get("/sessions/" + id).json().path("phase").asString().equals("READY"));
 
       JsonNode session = after.get("/sessions/" + id).json();
       List<JsonNode> runtimes = ServerProcess.nodeRuntimes(dataDir);
@@ -73,7 +73,8 @@ class CrashRecoveryIT {
       Api after = new Api(restarted.baseUrl(), ServerProcess.ADMIN_TOKEN);
       await()
           .atMost(CONVERGE)
-          .until(() -> after.deleted(id).path("state").asString().equals("terminated"));
+          .until(() -> after.deleted(id).path("phase").asString().equals("TERMINATED"));
+      assertThat(after.deleted(id).path("state").asString()).isEqualTo("deleted");
 
       JsonNode session = after.deleted(id);
       assertThat(session.path("reservation").asString()).isEqualTo("RELEASED");

@@ -65,10 +65,19 @@ final class CrashSteps {
     assertThat(dying.process().exitValue()).as("halted at " + failpoint).isEqualTo(137);
   }
 
+  /**
+   * Until the session reads {@code state} and has settled there: a session still provisioning reads
+   * {@code active} and one restoring {@code snapshot}, so the phase must be READY or SUSPENDED too.
+   */
   static void awaitState(Api api, String id, String state) {
     await()
         .atMost(CONVERGE)
-        .until(() -> api.get("/sessions/" + id).json().path("state").asString().equals(state));
+        .until(
+            () -> {
+              JsonNode s = api.get("/sessions/" + id).json();
+              return s.path("state").asString().equals(state)
+                  && java.util.Set.of("READY", "SUSPENDED").contains(s.path("phase").asString());
+            });
   }
 
   /** No runtime left, the committed archive whole, no partial upload left behind. */

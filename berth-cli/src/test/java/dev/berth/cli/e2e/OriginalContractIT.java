@@ -1,8 +1,10 @@
 package dev.berth.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,10 +63,14 @@ class OriginalContractIT {
     assertThat(api.post("/sessions/" + id + "/switch", "{}").json().path("state").asString())
         .isEqualTo("active");
 
+    String pod = api.get("/sessions/" + id).json().path("pod").asString();
     Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "{}");
     assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
     assertThat(snapshot.json().path("state").asString()).isEqualTo("snapshot");
+    assertThat(snapshot.json().has("pod")).as("no pod after a snapshot").isFalse();
     assertThat(snapshot.json().path("checkpoint").path("ref").asString()).isNotEmpty();
+    assertThat(snapshot.json().path("checkpoint").path("reclaimed").asString())
+        .isEqualTo("runtime " + pod);
     // A read restores a snapshot and serves the history from before it.
     Api.Answer read = api.post("/sessions/" + id + "/read", "{\"offset\":0}");
     assertThat(read.status()).as(read.body()).isEqualTo(200);
@@ -119,6 +125,14 @@ class OriginalContractIT {
       listing.path("sessions").forEach(s -> names.add(s.path("name").asString()));
 
       assertThat(listing.has("nextPageToken")).as("one answer without a limit").isFalse();
+      // Sessions still provisioning read as active: only the original's values are listed.
+      listing
+          .path("sessions")
+          .forEach(
+              s ->
+                  assertThat(s.path("state").asString())
+                      .as("state of %s (phase %s)", s.path("name"), s.path("phase"))
+                      .isIn("active", "idle", "snapshot"));
       assertThat(names).contains("after-the-churn").noneMatch(n -> n.startsWith("churn-"));
       assertThat(listedIds()).containsAll(keptIds).contains(fresh);
       // With a limit it pages, in creation order; deleted ones are listed only on request.
@@ -134,10 +148,46 @@ class OriginalContractIT {
     }
   }
 
+  @Test
+  void aShellThatExitsLeavesTheSessionActiveWithItsWholeHistoryAndTheNextWriteGetsANewShell() {
+    String id = api.create("exits");
+    assertThat(Shell.run(api, id, "echo before-$((40+2)); export KEPT=no").output())
+        .isEqualTo("before-42\n");
+
+    assertThat(write(id, "exit 4\n").status()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> api.text(id, 0).contains("[berth] the shell exited with status 4;"));
+
+    JsonNode session = api.get("/sessions/" + id).json();
+    assertThat(session.path("state").asString()).isEqualTo("active");
+    assertThat(session.path("phase").asString()).isEqualTo("READY");
+    assertThat(session.has("failure")).isFalse();
+    JsonNode shell = api.get("/sessions/" + id + "/runtime").json().path("shell");
+    assertThat(shell.path("state").asString()).isEqualTo("exited");
+    assertThat(shell.path("lastExitStatus").asInt()).isEqualTo(4);
+    Api.Answer read = api.post("/sessions/" + id + "/read", "{\"offset\":0}");
+    assertThat(read.status()).as(read.body()).isEqualTo(200);
+    assertThat(read.json().path("payload").asString())
+        .contains("before-42", "the shell exited with status 4");
+
+    // It starts from the state the old one captured at its last prompt, as a restore would.
+    assertThat(Shell.run(api, id, "echo after-$((6*7)) ${KEPT:-fresh}").output())
+        .as("a new shell answers, in the same runtime")
+        .isEqualTo("after-42 no\n");
+    assertThat(api.text(id, 0))
+        .contains("before-42", "[berth] a new shell starts (shell 2 of this runtime)");
+    assertThat(
+            api.get("/sessions/" + id + "/runtime").json().path("shell").path("state").asString())
+        .isEqualTo("running");
+    api.delete("/sessions/" + id);
+  }
+
   /** Creates a session with {@code ?wait=false}: the answer comes while it provisions. */
   private String createWithoutWaiting(String name) {
     Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"" + name + "\"}");
     assertThat(made.status()).as(made.body()).isIn(201, 202);
+    assertThat(made.json().path("state").asString()).as(made.body()).isEqualTo("active");
     return made.json().path("id").asString();
   }
 

@@ -507,7 +507,8 @@ public final class Reconciler {
                 + reply);
       }
       failpoints.reach("suspend.before-commit-record");
-      save(s, s.archiveCommitted(taken.archive()));
+      // The runtime it was taken from is the one this suspend reclaims (checkpoint.reclaimed).
+      save(s, s.archiveCommitted(taken.archive().takenFrom(s.runtime().orElseThrow().name())));
       save(op.step(StepName.COMMITTING, taken.archive().uri(), now()));
       deleteOlderArchives(s, generation);
       // The archive this one replaces may be another session's (a recovered session starts from

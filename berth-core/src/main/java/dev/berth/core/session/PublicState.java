@@ -4,19 +4,22 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The original platform's public state, derived from the phase and activity: {@code active}, {@code
- * idle} and {@code snapshot}, plus the transient and terminal values.
+ * The original platform's public state: {@code active}, {@code idle} or {@code snapshot} for every
+ * session an access can serve, {@code failed} for one no access can serve, and {@code deleted} for
+ * one only {@code GET /sessions?deleted=true} lists. The precise lifecycle is the {@link Phase}.
+ *
+ * <p>A session on its way reads as the state whose access behaviour it already has, so a client of
+ * the original never meets a value it does not know: one provisioning is {@code active} (an access
+ * waits for it, then is served), one restoring from its archive is {@code snapshot} (an access
+ * waits for the restore, as it would start one), and one suspending is {@code active} until its
+ * archive is committed (an access until then takes the suspend back).
  */
 public enum PublicState {
-  PROVISIONING("provisioning"),
   ACTIVE("active"),
   IDLE("idle"),
-  SUSPENDING("suspending"),
   SNAPSHOT("snapshot"),
-  RESTORING("restoring"),
-  TERMINATING("terminating"),
-  TERMINATED("terminated"),
-  FAILED("failed");
+  FAILED("failed"),
+  DELETED("deleted");
 
   private final String wireName;
 
@@ -34,13 +37,13 @@ public enum PublicState {
    */
   public static PublicState of(Session session, Instant now, Duration idleAfter) {
     return switch (session.phase()) {
-      case REQUESTED, PROVISIONING -> PROVISIONING;
+      case REQUESTED, PROVISIONING -> ACTIVE;
       case READY -> isIdle(session.activity(), now, idleAfter) ? IDLE : ACTIVE;
-      case SUSPENDING -> SUSPENDING;
+      case SUSPENDING -> ACTIVE;
       case SUSPENDED -> SNAPSHOT;
-      case RESUMING -> RESTORING;
-      case TERMINATING -> TERMINATING;
-      case TERMINATED -> TERMINATED;
+      // A restore without an archive (a runtime lost before any snapshot) provisions afresh.
+      case RESUMING -> session.archive().isPresent() ? SNAPSHOT : ACTIVE;
+      case TERMINATING, TERMINATED -> DELETED;
       case FAILED -> FAILED;
     };
   }

@@ -12,13 +12,16 @@ import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
 import org.junit.jupiter.api.Test;
 
-/** A workload that ends inside a runtime that still exists is reported, never restarted. */
+/**
+ * A runtime that stopped its workload (its host stopped it) is reported, never restarted. A shell
+ * that exits is not such an end: the agent keeps the runtime running and starts a new shell.
+ */
 class WorkloadExitTest {
 
   private final LifecycleFixture f = new LifecycleFixture();
 
   @Test
-  void aSessionWhoseShellExitedFailsWithTheRuntimeHealthReasonAndKeepsItsRuntime() {
+  void aSessionWhoseRuntimeStoppedItsWorkloadFailsWithTheRuntimeHealthReasonAndKeepsItsRuntime() {
     Session s = f.ready();
     RuntimeRef runtime = s.runtime().orElseThrow();
 

@@ -121,7 +121,11 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     restoreRefusal = reason;
   }
 
-  /** The workload ends inside a runtime that still exists (the shell exited). */
+  /**
+   * The workload ends inside a runtime that still exists and the runtime says it no longer runs it
+   * (its host stopped it: a lease expiry, the maximum lifetime). A shell that exits is not this:
+   * the runtime stays running and starts a new shell.
+   */
   public synchronized void workloadExits(String name) {
     Sim sim = runtimes.get(name);
     if (sim != null) {

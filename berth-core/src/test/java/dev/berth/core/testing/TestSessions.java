@@ -68,12 +68,14 @@ public final class TestSessions {
             .startSuspend(now)
             .archiveCommitted(
                 new ArchiveRef(
-                    1,
-                    "file:///archives/a/1.tar.zst",
-                    1234,
-                    "ab".repeat(32),
-                    now,
-                    List.of("home", "output", "shell-state")))
+                        1,
+                        "file:///archives/a/1.tar.zst",
+                        1234,
+                        "ab".repeat(32),
+                        now,
+                        List.of("home", "output", "shell-state"))
+                    .takenFrom("berth-everyfield-1")
+                    .withSkipped(List.of(new ArchiveRef.Skipped("home/pipe", "fifo"))))
             .runtimeGone(now, "Suspended", "removed")
             .completeSuspend(1);
     s =

@@ -45,6 +45,7 @@ final class ApiJson {
                 checkpoint.put("ref", a.uri());
                 checkpoint.put("sizeBytes", a.sizeBytes());
                 checkpoint.put("createdAt", a.createdAt().toString());
+                a.source().ifPresent(r -> checkpoint.put("reclaimed", "runtime " + r));
                 body.put("checkpoint", checkpoint);
               });
     }
@@ -140,6 +141,10 @@ final class ApiJson {
     body.put("sha256", a.sha256());
     body.put("createdAt", a.createdAt().toString());
     body.put("contents", List.copyOf(a.contents()));
+    a.source().ifPresent(r -> body.put("source", r));
+    body.put(
+        "skipped",
+        a.skipped().stream().map(k -> Map.of("path", k.path(), "reason", k.reason())).toList());
     return body;
   }
 

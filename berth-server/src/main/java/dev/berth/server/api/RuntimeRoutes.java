@@ -29,6 +29,7 @@ final class RuntimeRoutes {
           "workload",
           "state",
           "health",
+          "shell",
           "busy",
           "foreground",
           "lastOutputAt",
@@ -61,6 +62,10 @@ final class RuntimeRoutes {
       if (value != null && !value.isNull()) {
         body.put(field, value);
       }
+    }
+    // The shell's host process id means nothing to a caller and tells it about the host.
+    if (body.get("shell") instanceof tools.jackson.databind.node.ObjectNode shell) {
+      body.put("shell", shell.deepCopy().without("pid"));
     }
     ctx.contentType("application/json").result(json.writeValueAsString(body));
   }

@@ -121,20 +121,26 @@ final class SessionRoutes {
       return java.util.Set.of();
     }
     java.util.Set<PublicState> states = java.util.EnumSet.noneOf(PublicState.class);
+    // Deleted sessions are asked for with deleted=true; a state filter narrows either listing.
+    java.util.List<PublicState> filterable =
+        java.util.Arrays.stream(PublicState.values())
+            .filter(p -> p != PublicState.DELETED)
+            .toList();
     for (String name : param.split(",")) {
       states.add(
-          java.util.Arrays.stream(PublicState.values())
+          filterable.stream()
               .filter(p -> p.wireName().equals(name.strip()))
               .findFirst()
               .orElseThrow(
                   () ->
                       new dev.berth.core.error.InvalidValueException(
                           "invalid input: state must be one or more (comma-separated) of "
-                              + java.util.Arrays.stream(PublicState.values())
-                                  .map(PublicState::wireName)
-                                  .toList()
+                              + filterable.stream().map(PublicState::wireName).toList()
                               + ", was "
-                              + param)));
+                              + param
+                              + (name.strip().equals(PublicState.DELETED.wireName())
+                                  ? "; deleted sessions are listed with deleted=true"
+                                  : ""))));
     }
     return states;
   }
@@ -163,7 +169,15 @@ final class SessionRoutes {
       ctx.status(204);
     } else {
       ctx.status(202);
-      send(ctx, session(deleted.session()));
+      Map<String, Object> body = session(deleted.session());
+      deleted
+          .operation()
+          .ifPresent(
+              op -> {
+                body.put("operation", op.value());
+                ctx.header("Location", "/api/v1/operations/" + op.value());
+              });
+      send(ctx, body);
     }
   }
 

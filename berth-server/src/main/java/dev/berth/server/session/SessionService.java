@@ -271,8 +271,14 @@ public final class SessionService {
         .findFirst();
   }
 
-  /** Whether the session was terminated within the wait (otherwise termination continues). */
-  public record Deleted(Session session, boolean terminated) {}
+  /**
+   * Whether the session was terminated within the wait; otherwise termination continues, followed
+   * through {@code operation} once the reconciler began it.
+   */
+  public record Deleted(
+      Session session,
+      boolean terminated,
+      Optional<dev.berth.core.operation.OperationId> operation) {}
 
   public Deleted delete(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
     // A second DELETE is a 404, as for an id that never existed (the original's contract).
@@ -282,7 +288,20 @@ public final class SessionService {
         signals
             .await(id, s -> s.phase() == Phase.TERMINATED, settings.deleteWait())
             .orElseGet(() -> getIncludingDeleted(scope, id));
-    return new Deleted(settled, settled.phase() == Phase.TERMINATED);
+    boolean terminated = settled.phase() == Phase.TERMINATED;
+    Optional<dev.berth.core.operation.OperationId> operation =
+        terminated
+            ? Optional.empty()
+            : store.listOperations(id).stream()
+                .filter(op -> op.type() == dev.berth.core.operation.OperationType.TERMINATE)
+                .reduce((first, second) -> second)
+                .map(Operation::id);
+    return new Deleted(settled, terminated, operation);
+  }
+
+  /** The precise lifecycle, for messages: {@code provisioning}, {@code suspended}, … */
+  private static String phaseName(Session s) {
+    return s.phase().name().toLowerCase(java.util.Locale.ROOT);
   }
 
   public Session switchTo(Scope scope, SessionId id, OptionalLong ifMatch, String actor) {
@@ -370,7 +389,7 @@ public final class SessionService {
           "only a deleted session can be recovered; session "
               + id.value()
               + " is "
-              + PublicState.of(deleted, clock.instant(), settings.idleAfter()).wireName()
+              + phaseName(deleted)
               + (deleted.phase() == Phase.TERMINATING ? " (being deleted: retry shortly)" : ""));
     }
     SessionId heir = heirOf(id);
@@ -575,7 +594,7 @@ public final class SessionService {
           422,
           "INVALID_STATE",
           "session in invalid state for operation: it is "
-              + PublicState.of(session, clock.instant(), settings.idleAfter()).wireName()
+              + phaseName(session)
               + " and has no running runtime; the stream never restores (read, write or switch"
               + " do)");
     }
@@ -792,8 +811,15 @@ public final class SessionService {
 
   private static RequestRefused failed(Session s) {
     String why = s.failure().map(f -> f.reason() + ": " + f.message()).orElse("no reason recorded");
+    String wayOut =
+        s.archive().isPresent()
+            ? "; delete it, then POST /sessions/"
+                + s.id().value()
+                + "/recover brings its last"
+                + " archive back as a new session"
+            : "; delete it and create a new one";
     return new RequestRefused(
-        503, "RUNTIME_UNAVAILABLE", "session " + s.id().value() + " failed: " + why);
+        503, "RUNTIME_UNAVAILABLE", "session " + s.id().value() + " failed: " + why + wayOut);
   }
 
   private void requestIntent(

@@ -33,7 +33,8 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * The JSON body format of stored sessions, operations and executions, shared by the store adapters.
  * Thread-safe and immutable once built.
  *
- * <p>Format 1, the only one so far: a JSON object with {@code "format": 1} beside the record's
+ * <p>Format 2 (format 1 bodies are read and upgraded: their archive gains {@code "source": null}
+ * and {@code "skipped": []}): a JSON object with {@code "format": 2} beside the record's
  * components, named as in the record and nested the same way. Typed ids ({@link SessionId}, {@link
  * TenantId}, {@link WorkloadType}, {@link OperationId}, {@link ExecutionId}) are plain strings;
  * enums are their constant names; {@code Instant}s are ISO-8601 UTC strings with up to nanosecond
@@ -49,7 +50,10 @@ import tools.jackson.databind.ser.std.StdSerializer;
 public final class StoreJson {
 
   /** The format number written into every body. */
-  public static final int FORMAT = 1;
+  public static final int FORMAT = 2;
+
+  /** The oldest format still read (and upgraded on read). */
+  static final int FIRST_FORMAT = 1;
 
   private static final String FORMAT_FIELD = "format";
 
@@ -140,9 +144,21 @@ public final class StoreJson {
         throw new CorruptRecordException(subject, "the body is not a JSON object");
       }
       JsonNode format = root.remove(FORMAT_FIELD);
-      if (format == null || !format.isInt() || format.intValue() != FORMAT) {
+      if (format == null
+          || !format.isInt()
+          || format.intValue() < FIRST_FORMAT
+          || format.intValue() > FORMAT) {
         throw new CorruptRecordException(
-            subject, "format must be " + FORMAT + ", was " + (format == null ? "missing" : format));
+            subject,
+            "format must be "
+                + FIRST_FORMAT
+                + " to "
+                + FORMAT
+                + ", was "
+                + (format == null ? "missing" : format));
+      }
+      if (format.intValue() == 1) {
+        upgradeFromFormat1(root);
       }
       return mapper.treeToValue(root, type);
     } catch (DatabindException e) {
@@ -150,6 +166,21 @@ public final class StoreJson {
       throw new CorruptRecordException(subject, e.getOriginalMessage() + at, e);
     } catch (JacksonException e) {
       throw new CorruptRecordException(subject, "invalid JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /**
+   * Format 1 archives had no {@code source} nor {@code skipped}: the runtime they were taken from
+   * was not recorded, and nothing was known to be left out.
+   */
+  private static void upgradeFromFormat1(ObjectNode root) {
+    if (root.get("archive") instanceof ObjectNode archive) {
+      if (!archive.has("source")) {
+        archive.putNull("source");
+      }
+      if (!archive.has("skipped")) {
+        archive.putArray("skipped");
+      }
     }
   }
 

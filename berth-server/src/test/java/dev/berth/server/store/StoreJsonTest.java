@@ -67,11 +67,28 @@ class StoreJsonTest {
   @Test
   void rejectsABodyOfAnotherFormatNamingTheRecord() {
     Session s = TestSessions.requested(NOW);
-    String body = json.writeSession(s).replace("\"format\":1", "\"format\":2");
+    String body = json.writeSession(s).replace("\"format\":2", "\"format\":3");
     assertThatThrownBy(() -> json.readSession(s.id().value(), body))
         .isInstanceOf(CorruptRecordException.class)
         .hasMessageContaining("session " + s.id().value())
-        .hasMessageContaining("format must be 1, was 2");
+        .hasMessageContaining("format must be 1 to 2, was 3");
+  }
+
+  @Test
+  void readsAFormatOneSessionWhoseArchiveHadNoSourceNorSkippedEntries() {
+    Session s = TestSessions.everyField(NOW);
+    String body =
+        json.writeSession(s)
+            .replace("\"format\":2", "\"format\":1")
+            .replaceAll(",\"source\":(null|\"[^\"]*\")", "")
+            .replaceAll(",\"skipped\":\\[[^\\]]*\\]", "");
+    assertThat(body).doesNotContain("\"skipped\"", "\"source\"");
+
+    Session read = json.readSession(s.id().value(), body);
+
+    assertThat(read.archive().orElseThrow().source()).isEmpty();
+    assertThat(read.archive().orElseThrow().skipped()).isEmpty();
+    assertThat(read.archive().orElseThrow().uri()).isEqualTo(s.archive().orElseThrow().uri());
   }
 
   @Test
@@ -82,7 +99,7 @@ class StoreJsonTest {
             () ->
                 json.readSession(
                     s.id().value(),
-                    body.replace("{\"format\":1,", "{\"format\":1,\"colour\":\"red\",")))
+                    body.replace("{\"format\":2,", "{\"format\":2,\"colour\":\"red\",")))
         .isInstanceOf(CorruptRecordException.class)
         .hasMessageContaining("colour");
     assertThatThrownBy(

@@ -145,11 +145,11 @@ class SqliteSessionStoreFileTest {
   }
 
   @Test
-  void storesABodyOfFormatOneWithTheIdsAsPlainStrings() throws Exception {
+  void storesABodyOfFormatTwoWithTheIdsAsPlainStrings() throws Exception {
     try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
       Session s = store.create(TestSessions.requested(clock.instant()));
       assertThat(body(s.id()))
-          .startsWith("{\"format\":1,")
+          .startsWith("{\"format\":2,")
           .contains(
               "\"id\":\"" + s.id().value() + "\"",
               "\"tenant\":\"acme\"",
