@@ -49,8 +49,17 @@ export function Terminal(props: {
     let warned = false;
     // Once the shell exited, the next key (sent as typed) starts a new shell and clears the note.
     let shellGone = false;
+    // Until the replayed output is parsed, what the terminal "types" by itself is its answer to a
+    // query in the history (the agent neutralises those; this is the second guard): dropped.
+    let replayLeft = 0;
     const connection = new AttachConnection(attachPorts(props.sessionId), {
-      output: (bytes) => term.write(bytes),
+      output: (bytes) =>
+        term.write(bytes, () => {
+          replayLeft = Math.max(0, replayLeft - bytes.length);
+        }),
+      replay: (offset, live) => {
+        replayLeft = Math.max(0, live - offset);
+      },
       status: (s, d) => {
         if (s === "attached") warned = false;
         callbacks.current.onStatus(s, d);
@@ -71,6 +80,7 @@ export function Terminal(props: {
       term.write("\r\n\x1b[33m[berth] not connected: keystrokes are being dropped\x1b[0m\r\n");
     };
     const input = term.onData((data) => {
+      if (replayLeft > 0 && isTerminalAnswer(data)) return;
       if (shellGone) {
         shellGone = false;
         callbacks.current.onStatus("attached");
@@ -107,4 +117,12 @@ export function Terminal(props: {
   }, [props.sessionId]);
 
   return <div ref={box} className="terminal" data-testid="terminal" />;
+}
+
+/**
+ * What a terminal sends by itself rather than the user: reports (cursor position, device attributes,
+ * modes, colours), and the focus and mouse events a replayed program turned on for a while.
+ */
+export function isTerminalAnswer(data: string): boolean {
+  return /^\x1b(\[[?>=]?[\d;]*(R|c|n|\$y|t)|\][\d;]+;(rgb:|\?)|P[\d]*[$+]r|\[[IO]$|\[<[\d;]+[Mm]|\[M)/.test(data);
 }

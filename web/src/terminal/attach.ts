@@ -19,6 +19,11 @@ export interface AttachListener {
   reset(nextOffset: number): void;
   /** An input or resize the agent refused. */
   refused(message: string): void;
+  /**
+   * Attached at `offset`; the output up to `live` is replay (the agent neutralised the terminal
+   * queries in it).
+   */
+  replay?(offset: number, live: number): void;
   /** The shell exited; the session stays active and the next key starts a new shell. */
   shellExited(status: number): void;
   suspended(): void;
@@ -144,6 +149,7 @@ export class AttachConnection {
       error?: string;
       reason?: string;
       status?: number;
+      live?: number;
     };
     try {
       frame = JSON.parse(text) as typeof frame;
@@ -154,6 +160,7 @@ export class AttachConnection {
       case "attached":
         this.failures = 0;
         if (typeof frame.offset === "number") this.cursor = frame.offset;
+        if (typeof frame.live === "number") this.listener.replay?.(this.cursor, frame.live);
         this.listener.status("attached");
         this.flush();
         break;

@@ -28,7 +28,10 @@ import picocli.CommandLine.Parameters;
       "Prints a session's output, raw, from a byte offset.",
       "Without -f this reads the output (which counts as access: an idle session is touched, a"
           + " snapshot restored). With -f it follows the live stream, which never touches or"
-          + " restores, until Ctrl-C or until the session stops running."
+          + " restores, until Ctrl-C or until the session stops running.",
+      "On a terminal, the sequences in the output that ask the terminal for an answer (cursor"
+          + " position, device attributes, colours, the clipboard) are blanked, so that your terminal"
+          + " types nothing into your shell; a file or a pipe gets every byte exactly."
     })
 final class LogsCommand extends ClientCommand {
 
@@ -56,7 +59,15 @@ final class LogsCommand extends ClientCommand {
       throw new UsageException("--offset is a byte offset >= 0, was " + offset);
     }
     OutputStream out = environment().stdout();
-    return follow ? follow(client, out) : readAll(client, out);
+    if (!environment().terminal().get().outputIsTerminal()) {
+      return follow ? follow(client, out) : readAll(client, out);
+    }
+    QuerySafeOutput safe = new QuerySafeOutput(out);
+    try {
+      return follow ? follow(client, safe) : readAll(client, safe);
+    } finally {
+      safe.release();
+    }
   }
 
   private int readAll(BerthClient client, OutputStream out) throws IOException {

@@ -55,6 +55,17 @@ final class SttyTerminal implements Terminal {
   }
 
   @Override
+  public boolean outputIsTerminal() {
+    try {
+      String target =
+          java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/1")).toString();
+      return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    }
+  }
+
+  @Override
   public boolean isInteractive() {
     try {
       return run(saveCommand(), ProcessBuilder.Redirect.INHERIT).isPresent();

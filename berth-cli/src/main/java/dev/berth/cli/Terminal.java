@@ -12,6 +12,14 @@ interface Terminal {
   /** Whether standard input is a terminal (a TTY); attach refuses to run otherwise. */
   boolean isInteractive();
 
+  /**
+   * Whether standard output is a terminal: then output replayed to it must not ask it anything (its
+   * answers would be typed into the user's shell).
+   */
+  default boolean outputIsTerminal() {
+    return false;
+  }
+
   /** The current size, when it can be read. */
   Optional<Size> size();
 

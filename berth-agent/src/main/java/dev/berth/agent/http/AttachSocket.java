@@ -73,6 +73,7 @@ final class AttachSocket {
     SessionId session;
     OutputLog log;
     long cursor;
+    long live;
     try {
       session = new SessionId(ctx.pathParam("sid"));
       // HTTP before-handlers do not run for WebSocket upgrades: check the runtime scope here.
@@ -82,6 +83,8 @@ final class AttachSocket {
       }
       log = host.output(session);
       cursor = Requests.cursor(ctx.queryParam("offset"), "offset");
+      // Everything before this point is replay: its terminal queries are neutralised.
+      live = log.nextOffset();
       // An attach opens on a prompt: a shell that exited is replaced by a new one.
       host.ensureShell(session);
     } catch (RuntimeException e) {
@@ -90,28 +93,42 @@ final class AttachSocket {
     }
     ctx.enableAutomaticPings(15, java.util.concurrent.TimeUnit.SECONDS);
     SessionId attached = session;
+    ReplayGuard guard = new ReplayGuard(live);
     Thread follower =
         Thread.ofVirtual()
             .name("attach-" + session.value())
-            .start(() -> follow(ctx, attached, log, cursor));
+            .start(() -> follow(ctx, attached, log, cursor, guard));
     followers.put(ctx.sessionId(), follower);
   }
 
-  private void follow(WsContext ctx, SessionId session, OutputLog log, long cursor) {
+  private void follow(
+      WsContext ctx, SessionId session, OutputLog log, long cursor, ReplayGuard guard) {
     OutputFollower follower = new OutputFollower(log, cursor, MAX_FRAME, settings.utf8HoldBack());
     int announced = lastExit(session).map(ShellExit::shell).orElse(0);
     try {
-      sendText(ctx, json.writeValueAsString(Map.of("type", "attached", "offset", cursor)));
+      sendText(
+          ctx,
+          json.writeValueAsString(
+              Map.of("type", "attached", "offset", cursor, "live", guard.live())));
       while (ctx.session.isOpen()) {
         announced = announceExit(ctx, session, follower.cursor(), announced);
         FollowEvent event = follower.next(Duration.ofSeconds(1));
         switch (event) {
-          case FollowEvent.Chunk chunk -> sendBinary(ctx, ByteBuffer.wrap(chunk.bytes()));
-          case FollowEvent.Reset reset ->
-              sendText(
-                  ctx,
-                  json.writeValueAsString(
-                      Map.of("type", "reset", "nextOffset", reset.nextOffset())));
+          case FollowEvent.Chunk chunk -> {
+            byte[] bytes = guard.pass(chunk.offset(), chunk.bytes());
+            if (bytes.length > 0) {
+              sendBinary(ctx, ByteBuffer.wrap(bytes));
+            }
+          }
+          case FollowEvent.Reset reset -> {
+            byte[] held = guard.release();
+            if (held.length > 0) {
+              sendBinary(ctx, ByteBuffer.wrap(held));
+            }
+            sendText(
+                ctx,
+                json.writeValueAsString(Map.of("type", "reset", "nextOffset", reset.nextOffset())));
+          }
           case FollowEvent.Idle idle -> {}
           case FollowEvent.Closed closed -> {
             ctx.closeSession(WsCloseStatus.NORMAL_CLOSURE, "the runtime was removed");

@@ -131,6 +131,30 @@ class AttachSocketTest {
   }
 
   @Test
+  void aReplayedVimSessionAsksTheAttachingTerminalNothingWhileTheLogKeepsItsBytes() {
+    // Real vim on the runtime's PTY: at start-up it asks the terminal for the cursor position,
+    // its device attributes and its colours.
+    api.input(A, "TERM=xterm-256color vim -N -u NONE -i NONE /tmp/replay.txt\n");
+    await().atMost(WAIT).until(() -> api.text(A, 0).contains("\u001b[?1049h"));
+    api.input(A, "\u001b:q!\r");
+    await().atMost(WAIT).until(() -> api.text(A, 0).contains("\u001b[?1049l"));
+    String log = api.text(A, 0);
+    List<String> queries = TerminalQueries.in(log);
+    assertThat(queries).as("what vim asked, in the log").isNotEmpty();
+    long end = api.end(A);
+
+    AttachClient client = attach("?offset=0");
+
+    await().atMost(WAIT).until(() -> client.outputSize() >= end);
+    byte[] replayed = Arrays.copyOf(client.output(), (int) end);
+    String text = new String(replayed, StandardCharsets.ISO_8859_1);
+    assertThat(replayed).as("every byte is replayed").hasSize((int) end);
+    assertThat(TerminalQueries.in(text)).as("what the attaching terminal would answer").isEmpty();
+    assertThat(text).contains("\u001b[?1049h", "\u001b[?1049l");
+    assertThat(client.messages().getFirst().path("live").asLong()).isGreaterThanOrEqualTo(end);
+  }
+
+  @Test
   void attachingFromZeroReplaysTheEarlierOutputInOrder() {
     api.input(A, "for i in $(seq 1 300); do echo replay-$i; done\n");
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("replay-300\r\n"));
@@ -140,7 +164,9 @@ class AttachSocketTest {
 
     await().atMost(WAIT).until(() -> client.outputSize() >= end);
     byte[] replayed = Arrays.copyOf(client.output(), (int) end);
-    assertThat(replayed).isEqualTo(api.bytes(A, 0, end));
+    assertThat(replayed)
+        .as("no queries in it: replayed as written")
+        .isEqualTo(api.bytes(A, 0, end));
     String text = new String(replayed, StandardCharsets.UTF_8);
     assertThat(text.indexOf("replay-1\r\n")).isLessThan(text.indexOf("replay-300\r\n"));
     assertThat(client.messages().getFirst().path("offset").asLong()).isZero();

@@ -183,6 +183,64 @@ class OriginalContractIT {
     api.delete("/sessions/" + id);
   }
 
+  @Test
+  void berthAttachReplaysAHistoryWithVimIntoARealTerminalAndTheShellReceivesNothing()
+      throws Exception {
+    String id = api.create("replay");
+    Shell.write(api, id, "TERM=xterm-256color vim -N -u NONE -i NONE /tmp/replay.txt\n");
+    await().atMost(Duration.ofSeconds(30)).until(() -> api.text(id, 0).contains("\u001b[?1049h"));
+    Shell.write(api, id, "\u001b:q!\r");
+    await().atMost(Duration.ofSeconds(30)).until(() -> api.text(id, 0).contains("\u001b[?1049l"));
+    assertThat(api.text(id, 0))
+        .as("vim asked its terminal for the cursor position")
+        .contains("\u001b[6n");
+    settledEnd(id);
+    // Every input frame of an attach is an access: an answer typed by the terminal would move it.
+    String accessed = lastAccess(id);
+
+    // The control: this terminal does answer a query, by typing into the program's input.
+    try (TmuxTerminal probe =
+        TmuxTerminal.run(
+            "sh -c 'printf \"\\033[6n\"; dd bs=1 count=6 2>/dev/null | od -c; sleep 30'",
+            Map.of())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> probe.screen().contains("[1;1R"));
+    }
+    try (TmuxTerminal terminal =
+        TmuxTerminal.run(
+            ServerProcess.Launch.plain().root().resolve("bin/berth")
+                + " attach "
+                + id
+                + " --offset 0",
+            Map.of("BERTH_URL", server.baseUrl(), "BERTH_TOKEN", ServerProcess.ADMIN_TOKEN))) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> terminal.screen().contains("Attached to session"));
+      Thread.sleep(3000); // the replay is on the terminal; any answer would be typed by now
+
+      assertThat(lastAccess(id))
+          .as("no input reached the session; screen: %s", terminal.screen())
+          .isEqualTo(accessed);
+    }
+    api.delete("/sessions/" + id);
+  }
+
+  private String lastAccess(String id) {
+    return api.get("/sessions/" + id).json().path("activity").path("lastAccess").asString();
+  }
+
+  /** The output's end once the shell stopped writing (its prompt is out). */
+  private long settledEnd(String id) throws InterruptedException {
+    long end = Shell.end(api, id);
+    while (true) {
+      Thread.sleep(500);
+      long now = Shell.end(api, id);
+      if (now == end) {
+        return end;
+      }
+      end = now;
+    }
+  }
+
   /** Creates a session with {@code ?wait=false}: the answer comes while it provisions. */
   private String createWithoutWaiting(String name) {
     Api.Answer made = api.post("/sessions?wait=false", "{\"name\":\"" + name + "\"}");
