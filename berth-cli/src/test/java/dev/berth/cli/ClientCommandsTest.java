@@ -146,6 +146,30 @@ class ClientCommandsTest {
   }
 
   @Test
+  void getShowsWhatTheLastArchiveLeftOutAndThePhaseBesideTheState() {
+    String snapshot =
+        FakeApi.session(SID, "frozen", "snapshot")
+            .replace(
+                ",\"somethingNew\":true}",
+                ",\"phase\":\"RESUMING\",\"archive\":{\"generation\":2,\"sizeBytes\":4096,"
+                    + "\"skipped\":[{\"path\":\"home/pipe\",\"reason\":\"fifo\"},"
+                    + "{\"path\":\"home/\\u001b[2Jx\",\"reason\":\"socket\"}]}}");
+    try (FakeApi api =
+        new FakeApi(
+            r -> r.get("/api/v1/sessions/" + SID, ctx -> FakeApi.json(ctx, 200, snapshot)))) {
+      CliHarness get = cli(api);
+
+      assertThat(get.run("sessions", "get", SID)).as(get.err.toString()).isZero();
+
+      assertThat(get.out.toString())
+          .contains("snapshot (restoring)")
+          .contains("archive: generation 2, 4096 bytes; left out of it:\n")
+          .contains("  home/pipe (fifo)\n")
+          .contains("  home/\\x1b[2Jx (socket)\n");
+    }
+  }
+
+  @Test
   void createsDeletesSwitchesAndSnapshots() {
     try (FakeApi api =
         new FakeApi(

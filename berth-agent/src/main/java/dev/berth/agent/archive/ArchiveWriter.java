@@ -89,6 +89,25 @@ public final class ArchiveWriter {
         manifest.files().size(), manifest.totalBytes(), manifest.digest(), skipped);
   }
 
+  /**
+   * What {@link #write(Path, ArchiveIdentity, OutputStream)} would archive of {@code root} now: the
+   * same scan, without writing. On a tree that does not change meanwhile (a paused runtime) the
+   * archive then holds exactly this, less a file that turns out unreadable.
+   */
+  public static ArchivePlan plan(Path root) throws IOException {
+    if (!Files.isDirectory(root, NOFOLLOW_LINKS)) {
+      throw new IllegalArgumentException("archive root " + root + " is not a directory");
+    }
+    TreeScan.Result scan = TreeScan.scan(root, path -> false);
+    long total = 0;
+    long largest = 0;
+    for (TreeScan.Item item : scan.items()) {
+      total += item.size();
+      largest = Math.max(largest, item.size());
+    }
+    return new ArchivePlan(scan.items().size(), total, largest, scan.skipped());
+  }
+
   static TarArchiveOutputStream tar(OutputStream out) {
     TarArchiveOutputStream tar = new TarArchiveOutputStream(out, StandardCharsets.UTF_8.name());
     tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);

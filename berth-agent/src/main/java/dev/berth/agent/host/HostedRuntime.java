@@ -79,6 +79,8 @@ final class HostedRuntime {
       new java.util.concurrent.CompletableFuture<>();
   // Set once the host closes the runtime: the shell it kills then is not announced as an exit.
   private volatile boolean closing;
+  // The last archive streamed whole: the control plane asks what it left out before it commits.
+  private volatile Optional<WrittenArchive> lastWritten = Optional.empty();
 
   private HostedRuntime(
       RuntimeDescriptor descriptor,
@@ -338,7 +340,9 @@ final class HostedRuntime {
             .withMaxTotalBytes(total)
             .withMaxEntryBytes(
                 Math.max(defaults.maxEntryBytes(), config.limits().maxFileSizeBytes()));
-    return sandbox.disks().enforced(directory) ? fit.withRatioGraceBytes(total) : fit;
+    // The archive store is the control plane's and every archive's digest is checked; what bounds a
+    // decompression bomb is then the total, which is what the session could have written anyway.
+    return fit.withRatioGraceBytes(total);
   }
 
   /** What a checkpoint of this runtime preserves, for the archive's {@code contents}. */
@@ -375,6 +379,27 @@ final class HostedRuntime {
       live.shellState().capture(live.shell(), CAPTURE_TIMEOUT);
     }
     pause();
+    refuseWhatARestoreWouldRefuse();
+  }
+
+  /**
+   * An archive the restore of this session would refuse (too many entries, too many bytes, a file
+   * too large) is refused now, while the session runs: the tree is thawed and the suspend fails
+   * with the reason, instead of a snapshot that cannot come back.
+   */
+  private void refuseWhatARestoreWouldRefuse() {
+    Optional<String> broken;
+    try {
+      broken = ArchiveWriter.plan(state(directory)).breaks(restoreLimits());
+    } catch (IOException e) {
+      unpause();
+      throw new java.io.UncheckedIOException("cannot scan the state of " + name(), e);
+    }
+    if (broken.isPresent()) {
+      unpause();
+      throw new HostRefusal(
+          422, "ARCHIVE_REFUSED", "runtime " + name() + " cannot be snapshotted: " + broken.get());
+    }
   }
 
   /** Streams the archive of {@code state/} (the runtime must be paused). */
@@ -388,8 +413,17 @@ final class HostedRuntime {
             "runtime " + name() + " is " + state.wire() + ", not paused for a checkpoint");
       }
     }
-    return ArchiveWriter.write(state(directory), identity, out);
+    ArchiveSummary summary = ArchiveWriter.write(state(directory), identity, out);
+    lastWritten = Optional.of(new WrittenArchive(identity.generation(), summary));
+    return summary;
   }
+
+  /** What the archive of {@code generation} left out, once it was written whole. */
+  Optional<ArchiveSummary> writtenArchive(long generation) {
+    return lastWritten.filter(w -> w.generation() == generation).map(WrittenArchive::summary);
+  }
+
+  private record WrittenArchive(long generation, ArchiveSummary summary) {}
 
   /**
    * Closes admission and freezes the whole process tree (the cgroup freezer, else SIGSTOP) so that

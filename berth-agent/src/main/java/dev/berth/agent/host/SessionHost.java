@@ -269,6 +269,25 @@ public final class SessionHost implements AutoCloseable {
     runtime.writeArchive(new ArchiveIdentity(session.value(), generation, clock.instant()), out);
   }
 
+  /**
+   * What the archive of checkpoint {@code generation} left out, once it was streamed whole.
+   *
+   * @throws NotFoundException when that archive was not the last one written whole
+   */
+  public dev.berth.agent.archive.ArchiveSummary writtenCheckpoint(
+      SessionId session, long generation) {
+    return runtime(session)
+        .writtenArchive(generation)
+        .orElseThrow(
+            () ->
+                new NotFoundException(
+                    "checkpoint "
+                        + generation
+                        + " of session "
+                        + session.value()
+                        + " (none was written whole; prepare it again)"));
+  }
+
   /** Gives checkpoint {@code generation} up: the tree continues and admission reopens. */
   public void abortCheckpoint(SessionId session, CommandHeaders headers, long generation) {
     locked(

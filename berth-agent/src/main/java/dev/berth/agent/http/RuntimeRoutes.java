@@ -45,6 +45,7 @@ final class RuntimeRoutes {
     routes.post(SESSION + "/terminate", this::terminate);
     routes.post(SESSION + "/lease", this::lease);
     routes.post(SESSION + "/checkpoint/prepare", this::prepareCheckpoint);
+    routes.get(SESSION + "/checkpoint/{generation}/summary", this::checkpointSummary);
     routes.post(SESSION + "/checkpoint/{generation}/abort", this::abortCheckpoint);
     routes.post(SESSION + "/restore", this::restore);
   }
@@ -122,6 +123,35 @@ final class RuntimeRoutes {
     ctx.header("Content-Type", "application/zstd");
     ctx.header(CONTENTS_HEADER, String.join(",", contents));
     host.writeCheckpoint(session, generation, ctx.res().getOutputStream());
+  }
+
+  /**
+   * {@code GET checkpoint/{G}/summary}: what the archive of G, streamed whole, left out (sockets,
+   * FIFOs, devices, unreadable files), each with why: the control plane records it beside the
+   * archive, so that nothing is dropped without the user being told.
+   */
+  private void checkpointSummary(Context ctx) {
+    long generation = generation(ctx.pathParam("generation"));
+    var summary = host.writtenCheckpoint(Requests.session(ctx), generation);
+    java.util.List<Map<String, String>> skipped = new java.util.ArrayList<>();
+    for (String line : summary.skipped()) {
+      int cut = line.indexOf(": ");
+      skipped.add(
+          cut < 0
+              ? Map.of("path", line, "reason", "left out")
+              : Map.of("path", line.substring(0, cut), "reason", line.substring(cut + 2)));
+    }
+    send(
+        ctx,
+        Map.of(
+            "generation",
+            generation,
+            "entries",
+            summary.files(),
+            "totalBytes",
+            summary.totalBytes(),
+            "skipped",
+            skipped));
   }
 
   private void abortCheckpoint(Context ctx) {

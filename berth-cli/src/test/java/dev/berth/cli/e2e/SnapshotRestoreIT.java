@@ -85,6 +85,36 @@ class SnapshotRestoreIT {
   }
 
   @Test
+  void aTreeARestoreWouldRefuseIsRefusedAtSnapshotAndWhatAnArchiveLeavesOutIsListed() {
+    String id = api.create("limits");
+    // One more entry than a restore accepts (200,000): refused now, not discovered at restore.
+    assertThat(
+            Shell.run(api, id, "mkdir ~/many && cd ~/many && seq 200001 | xargs touch && echo made")
+                .output())
+        .isEqualTo("made\n");
+
+    Api.Answer refused = api.post("/sessions/" + id + "/snapshot", "{}");
+
+    assertThat(refused.status()).as(refused.body()).isEqualTo(422);
+    assertThat(refused.reason()).isEqualTo("SNAPSHOT_REFUSED");
+    assertThat(refused.json().path("detail").asString()).contains("200000", "snapshot again");
+    JsonNode session = api.get("/sessions/" + id).json();
+    assertThat(session.path("state").asString()).isEqualTo("active");
+    assertThat(session.path("phase").asString()).isEqualTo("READY");
+    assertThat(Shell.run(api, id, "echo still-$((6*7))").output())
+        .as("the session stays active and its shell answers")
+        .isEqualTo("still-42\n");
+
+    Shell.run(api, id, "cd ~ && rm -rf ~/many && mkfifo ~/pipe");
+    Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "{}");
+
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    JsonNode skipped = snapshot.json().path("archive").path("skipped");
+    assertThat(skipped.toString()).contains("\"path\":\"home/pipe\"", "\"reason\":\"fifo\"");
+    api.delete("/sessions/" + id);
+  }
+
+  @Test
   void aDeletedSessionIsRecoveredFromItsLastArchiveAsANewSession() {
     String id = api.create("phoenix");
     write(id, "echo phoenix-$((3*3)) > ~/note.txt\n");

@@ -24,6 +24,7 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.ConditionStatus;
 import dev.berth.core.session.ConditionType;
+import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Failure;
 import dev.berth.core.session.FailureReason;
 import dev.berth.core.session.ObligationAction;
@@ -72,6 +73,16 @@ import java.util.Set;
  * most one pass per session across all control planes.
  */
 public final class Reconciler {
+
+  /**
+   * Who writes an intent the reconciler gives up: a snapshot the agent refused to take (its restore
+   * would refuse the archive) is not retried until someone asks again.
+   */
+  public static final String ACTOR = "reconciler";
+
+  /** The agent's reason for a checkpoint its restore would refuse. */
+  public static final String ARCHIVE_REFUSED = "ARCHIVE_REFUSED";
+
   private static final int MAX_STEPS = 64;
 
   private final SessionStore store;
@@ -496,6 +507,11 @@ public final class Reconciler {
         return unreachable(s, e.getMessage());
       } catch (StaleIntentException e) {
         return Next.RECOVERY_NEEDED;
+      } catch (AgentRefusedException e) {
+        if (!e.reason().equals(ARCHIVE_REFUSED)) {
+          throw e;
+        }
+        return snapshotRefused(s, op, e);
       }
       if (!(reply instanceof AgentReply.CheckpointTaken taken)
           || taken.archive().generation() != generation) {
@@ -515,6 +531,23 @@ public final class Reconciler {
       // the deleted one's), which the listing above does not show.
       s.archive().ifPresent(this::deleteQuietly);
       failpoints.reach("suspend.after-commit");
+      return Next.CONTINUE;
+    }
+
+    /**
+     * The agent would not take the checkpoint: its restore would refuse the archive (too many
+     * entries, too many bytes, a file too large). Retrying cannot help while the state stays as it
+     * is, so the suspend is given up: the agent thawed the tree, the session goes back to READY,
+     * the operation fails with the agent's reason, and the intent returns to RUNNING, written by
+     * the reconciler with the reason, so that nothing retries it until someone asks again.
+     */
+    private Next snapshotRefused(Session s, Operation op, AgentRefusedException e) {
+      save(op.fail(new OperationError(e.reason(), e.getMessage()), now()));
+      save(
+          s,
+          s.abortSuspend(now())
+              .withIntent(
+                  DesiredState.RUNNING, now(), ACTOR, "snapshot refused: " + e.getMessage()));
       return Next.CONTINUE;
     }
 

@@ -11,7 +11,10 @@ import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import org.junit.jupiter.api.Test;
 
-/** An archive the agent will not restore fails the resume with the agent's reason, once. */
+/**
+ * An archive the agent will not restore fails the resume with the agent's reason, once; one it
+ * would not restore is refused when the checkpoint is taken, and the session stays ready.
+ */
 class RestoreRefusalTest {
 
   private final LifecycleFixture f = new LifecycleFixture();
@@ -37,6 +40,31 @@ class RestoreRefusalTest {
             .orElseThrow();
     assertThat(resume.state()).isEqualTo(OperationState.FAILED);
     assertThat(resume.error().orElseThrow().reason()).isEqualTo("ARCHIVE_CORRUPT");
+  }
+
+  @Test
+  void aCheckpointTheAgentRefusesGivesTheSuspendUpOnceAndLeavesTheSessionReadyWithTheReason() {
+    Session ready = f.ready();
+    f.cloud.refuseCheckpoints(Reconciler.ARCHIVE_REFUSED);
+
+    Session back = f.requestAndReconcile(ready.id(), DesiredState.SUSPENDED, p -> p == Phase.READY);
+
+    assertThat(back.failure()).isEmpty();
+    assertThat(back.runtime()).isPresent();
+    assertThat(back.intent().desired()).isEqualTo(DesiredState.RUNNING);
+    assertThat(back.intent().requestedBy()).isEqualTo(Reconciler.ACTOR);
+    assertThat(back.intent().reason()).contains("snapshot refused", "refuses checkpoint");
+    Operation suspend =
+        f.store.listOperations(ready.id()).stream()
+            .filter(op -> op.type() == OperationType.SUSPEND)
+            .reduce((first, second) -> second)
+            .orElseThrow();
+    assertThat(suspend.state()).isEqualTo(OperationState.FAILED);
+    assertThat(suspend.error().orElseThrow().reason()).isEqualTo(Reconciler.ARCHIVE_REFUSED);
+    assertThat(f.reconcile(ready.id()))
+        .as("nothing retries it")
+        .isEqualTo(ReconcileResult.CONVERGED);
+    assertThat(f.get(ready.id()).intent().version()).isEqualTo(back.intent().version());
   }
 
   @Test

@@ -89,6 +89,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private boolean startInstantly = true;
   private boolean removalStuck;
   private String restoreRefusal;
+  private String checkpointRefusal;
 
   public SimulatedCloud(InstantSource clock) {
     this.clock = clock;
@@ -114,6 +115,14 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     if (sim != null) {
       sim.state = State.GONE;
     }
+  }
+
+  /**
+   * The agent refuses every checkpoint from now on with {@code reason}, before it accepts the
+   * suspend (as the agent refuses an archive its restore would refuse: ARCHIVE_REFUSED).
+   */
+  public synchronized void refuseCheckpoints(String reason) {
+    checkpointRefusal = reason;
   }
 
   /** The agent refuses every restore from now on with {@code reason} (e.g. ARCHIVE_CORRUPT). */
@@ -275,6 +284,10 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private AgentReply apply(Contract c, AgentCommand command) {
     return switch (command) {
       case AgentCommand.PrepareCheckpoint p -> {
+        if (checkpointRefusal != null) {
+          throw new dev.berth.core.agent.AgentRefusedException(
+              checkpointRefusal, "the simulated agent refuses checkpoint " + p.generation());
+        }
         c.desired = DesiredState.SUSPENDED;
         yield new AgentReply.CheckpointTaken(writeArchive(p.context().session(), p.generation()));
       }

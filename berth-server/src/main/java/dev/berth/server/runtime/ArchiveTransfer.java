@@ -72,7 +72,9 @@ public final class ArchiveTransfer {
       try (OutputStream out = upload.stream()) {
         in.transferTo(out);
       }
-      return upload.commit(contents);
+      // Asked before the commit: an archive is never recorded without what it left out.
+      List<ArchiveRef.Skipped> skipped = skipped(agent, context, generation);
+      return upload.commit(contents).withSkipped(skipped);
     } catch (IOException e) {
       throw new AgentUnreachableException(
           agent.runtimeName(), "the checkpoint stream broke off: " + e, e);
@@ -143,6 +145,46 @@ public final class ArchiveTransfer {
   }
 
   private static final Pattern OWNER = Pattern.compile("[a-z][a-z0-9+.-]*://([0-9a-f]{32})/");
+
+  /**
+   * What the agent left out of the archive of {@code generation} it just streamed, at most {@link
+   * ArchiveRef#MAX_SKIPPED} by name and one entry counting the rest.
+   */
+  private List<ArchiveRef.Skipped> skipped(
+      AgentEndpoints.Endpoint agent, CommandContext context, long generation) {
+    HttpRequest request =
+        withContext(
+                HttpRequest.newBuilder(
+                    URI.create(agent.url("/checkpoint/" + generation + "/summary", ""))),
+                agent,
+                context)
+            .GET()
+            .build();
+    HttpResponse<InputStream> response = send(agent, request);
+    failOnProblem(agent, response, context);
+    JsonNode summary;
+    try (InputStream body = response.body()) {
+      summary = json.readTree(body);
+    } catch (IOException | RuntimeException e) {
+      throw new AgentUnreachableException(
+          agent.runtimeName(), "unreadable checkpoint summary: " + e, e);
+    }
+    List<ArchiveRef.Skipped> skipped = new java.util.ArrayList<>();
+    JsonNode entries = summary.path("skipped");
+    for (JsonNode entry : entries) {
+      if (skipped.size() == ArchiveRef.MAX_SKIPPED) {
+        skipped.add(
+            new ArchiveRef.Skipped(
+                ArchiveRef.Skipped.MORE,
+                (entries.size() - ArchiveRef.MAX_SKIPPED) + " more entries left out"));
+        break;
+      }
+      skipped.add(
+          new ArchiveRef.Skipped(
+              entry.path("path").asString(""), entry.path("reason").asString("left out")));
+    }
+    return skipped;
+  }
 
   /** Plain command calls (abort) go through the same headers. */
   public void abort(AgentEndpoints.Endpoint agent, CommandContext context, long generation) {

@@ -345,6 +345,14 @@ public final class SessionService {
     if (settled.phase() == Phase.SUSPENDED) {
       return settled;
     }
+    if (settled.intent().desired() != DesiredState.SUSPENDED
+        && settled.intent().requestedBy().equals(dev.berth.core.lifecycle.Reconciler.ACTOR)) {
+      // Refused at snapshot time rather than discovered at restore: the session stays active.
+      throw new RequestRefused(
+          422,
+          "SNAPSHOT_REFUSED",
+          "session " + id.value() + " stays active: " + settled.intent().reason());
+    }
     if (settled.intent().desired() != DesiredState.SUSPENDED) {
       throw new RequestRefused(
           409,
