@@ -9,15 +9,23 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The symlink rule both sides share: a target is relative, non-empty, free of control characters,
- * and, resolved segment by segment from the link's own directory, stays below the root without
- * being the root itself, and never passes through another symlink of the archive on the way (the
- * last segment may be one). Without links in the middle, this lexical resolution is exactly what
- * the kernel does, so no chain of links can climb out (kubectl cp CVE-2019-11251, CPython
- * gh-149486, Rust zip CVE-2025-29787). A link's own directory is a real directory: entries below a
- * symlink are refused before this check runs.
+ * The symlink rule both sides share. Links live only below {@code home/} and {@code tmp/}, the
+ * workload's own trees: the node's own paths (the output log, the shell state, the executions'
+ * logs) and the top-level directories it binds into the sandbox are never links, so the node, which
+ * may be root, never follows one. There a target is non-empty and free of control characters, and
+ * either absolute (a virtual environment's {@code bin/python3 -> /usr/bin/python3}: only the
+ * workload follows it, inside its sandbox, where it could make the same link itself) or relative:
+ * resolved segment by segment from the link's own directory it stays inside the link's own tree,
+ * and never passes through another symlink of the archive on the way (the last segment may be one).
+ * Without links in the middle, this lexical resolution is exactly what the kernel does, so no chain
+ * of links can climb out (kubectl cp CVE-2019-11251, CPython gh-149486, Rust zip CVE-2025-29787). A
+ * link's own directory is a real directory: entries below a symlink are refused before this check
+ * runs.
  */
 final class LinkTargets {
+
+  /** The trees that may hold symlinks: the workload's home and {@code /tmp}. */
+  static final java.util.List<String> LINK_TREES = java.util.List.of("home", "tmp");
 
   private LinkTargets() {}
 
@@ -38,13 +46,22 @@ final class LinkTargets {
           Violation.PATH_TOO_LONG,
           "the symlink target is longer than " + limits.maxPathBytes() + " bytes");
     }
-    if (target.startsWith("/")) {
-      return bad(Violation.LINK_ESCAPES, "the symlink target \"" + target + "\" is absolute");
+    Optional<String> tree = LINK_TREES.stream().filter(t -> path.startsWith(t + "/")).findFirst();
+    if (tree.isEmpty()) {
+      return bad(
+          Violation.LINK_ESCAPES,
+          "symlinks are kept only below "
+              + String.join("/ and ", LINK_TREES)
+              + "/, the workload's own trees; this one is elsewhere");
     }
-    return resolve(path, target, links);
+    if (target.startsWith("/")) {
+      return Optional.empty();
+    }
+    return resolve(path, target, links, tree.get());
   }
 
-  private static Optional<Problem> resolve(String path, String target, Set<String> links) {
+  private static Optional<Problem> resolve(
+      String path, String target, Set<String> links, String tree) {
     Deque<String> stack = new ArrayDeque<>();
     String parent = EntryNames.parent(path);
     if (!parent.isEmpty()) {
@@ -71,6 +88,11 @@ final class LinkTargets {
     if (stack.isEmpty()) {
       return bad(
           Violation.LINK_ESCAPES, "the symlink target \"" + target + "\" is the root itself");
+    }
+    if (!stack.peekFirst().equals(tree)) {
+      return bad(
+          Violation.LINK_ESCAPES,
+          "the symlink target \"" + target + "\" leaves " + tree + "/, the link's own tree");
     }
     return Optional.empty();
   }

@@ -24,9 +24,9 @@ import java.util.stream.Collectors;
  * files in depth-first order with siblings sorted by name, then the symlinks that pass {@link
  * LinkTargets}. Nothing is followed. It leaves out, and lists why: sockets, FIFOs and devices,
  * names the restorer would refuse ({@link EntryNames}), a second name equal to another after
- * Unicode normalization, unreadable directories, symlinks that are absolute or leave the root, and
- * a top-level file named like the manifest. Lock files ({@code *.lock}) and excluded paths are left
- * out silently; an excluded directory is not entered.
+ * Unicode normalization, unreadable directories, symlinks outside home/ and tmp/ or whose relative
+ * target leaves their tree, and a top-level file named like the manifest. Lock files ({@code
+ * *.lock}) and excluded paths are left out silently; an excluded directory is not entered.
  */
 final class TreeScan {
   private static final ArchiveLimits RULES = ArchiveLimits.defaults();

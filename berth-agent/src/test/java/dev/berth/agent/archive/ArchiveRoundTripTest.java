@@ -101,7 +101,8 @@ class ArchiveRoundTripTest {
   }
 
   @Test
-  void lockFilesExcludedPathsAndSpecialFilesStayOutAndTheSpecialOnesAreListed() throws Exception {
+  void lockFilesExcludedPathsAndSpecialFilesStayOutTheSpecialOnesAreListedAndAbsoluteHomeLinksStay()
+      throws Exception {
     dir("shell-state", "rwxr-xr-x");
     file("shell-state/shell.lock", "1".getBytes(UTF_8), "rw-r--r--");
     file("shell-state/env", "X=1\n".getBytes(UTF_8), "rw-r--r--");
@@ -122,7 +123,6 @@ class ArchiveRoundTripTest {
           .containsExactlyInAnyOrder(
               "home/agent.sock",
               "home/pipe",
-              "home/python",
               "home/escape",
               "home/through",
               ArchiveFormat.MANIFEST_NAME);
@@ -133,9 +133,12 @@ class ArchiveRoundTripTest {
     Manifest manifest = restore(target);
     assertThat(manifest.files())
         .extracting(ManifestEntry::path)
-        .contains("shell-state/env", "home/link-to-dir")
-        .doesNotContain("shell-state/shell.lock", "home/.cache", "home/.cache/blob", "home/python");
+        .contains("shell-state/env", "home/link-to-dir", "home/python")
+        .doesNotContain("shell-state/shell.lock", "home/.cache", "home/.cache/blob");
     assertThat(target.resolve("home/.cache")).doesNotExist();
+    // An absolute link in the home is kept as a link, never followed (a venv's bin/python3).
+    assertThat(Files.readSymbolicLink(target.resolve("home/python")))
+        .isEqualTo(Path.of("/usr/bin/python3"));
   }
 
   @Test

@@ -108,7 +108,7 @@ final class HostileArchives {
                     .manifest()),
         hostile(
             "write-through-absolute-symlink-in-home",
-            Violation.LINK_ESCAPES,
+            Violation.WRITE_THROUGH_LINK,
             () ->
                 new TarBuilder()
                     .dir("home")
@@ -120,19 +120,39 @@ final class HostileArchives {
             Violation.WRITE_THROUGH_LINK,
             () ->
                 new TarBuilder()
-                    .dir("inner")
-                    .symlink("link", "inner")
-                    .file("link/" + PWNED, "x")
+                    .dir("home")
+                    .dir("home/inner")
+                    .symlink("home/link", "inner")
+                    .file("home/link/" + PWNED, "x")
                     .manifest()),
         hostile(
             "write-through-symlink-deep",
             Violation.WRITE_THROUGH_LINK,
             () ->
                 new TarBuilder()
-                    .dir("inner")
-                    .symlink("link", "inner")
-                    .dir("link/sub")
-                    .file("link/sub/" + PWNED, "x")
+                    .dir("home")
+                    .dir("home/inner")
+                    .symlink("home/link", "inner")
+                    .dir("home/link/sub")
+                    .file("home/link/sub/" + PWNED, "x")
+                    .manifest()),
+        // Links elsewhere than the workload's trees, and relative ones leaving their tree.
+        hostile(
+            "symlink-in-the-shell-state",
+            Violation.LINK_ESCAPES,
+            () ->
+                new TarBuilder()
+                    .dir("shell-state")
+                    .symlink("shell-state/rc.bash", "../home/rc")
+                    .manifest()),
+        hostile(
+            "relative-symlink-from-home-into-the-output-log",
+            Violation.LINK_ESCAPES,
+            () ->
+                new TarBuilder()
+                    .dir("home")
+                    .dir("output")
+                    .symlink("home/log", "../output")
                     .manifest()),
         hostile(
             "hardlink-to-etc-passwd",

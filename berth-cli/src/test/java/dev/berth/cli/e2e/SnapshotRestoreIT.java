@@ -115,6 +115,33 @@ class SnapshotRestoreIT {
   }
 
   @Test
+  void aVirtualEnvironmentWithItsAbsolutePythonLinkSurvivesSnapshotAndRestoreAndRuns() {
+    String id = api.create("venv");
+    assertThat(
+            Shell.run(
+                    api,
+                    id,
+                    "/usr/bin/python3 -m venv --without-pip ~/venv && readlink ~/venv/bin/python3")
+                .output())
+        .isEqualTo("/usr/bin/python3\n");
+
+    Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "{}");
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    assertThat(snapshot.json().path("archive").path("skipped").toString()).doesNotContain("venv");
+
+    // The first access restores it into a new runtime.
+    assertThat(
+            Shell.run(
+                    api,
+                    id,
+                    "readlink ~/venv/bin/python3; ~/venv/bin/python -c 'import sys;"
+                        + " print(sys.prefix != sys.base_prefix, sys.prefix.endswith(\"/venv\"))'")
+                .output())
+        .isEqualTo("/usr/bin/python3\nTrue True\n");
+    api.delete("/sessions/" + id);
+  }
+
+  @Test
   void aDeletedSessionIsRecoveredFromItsLastArchiveAsANewSession() {
     String id = api.create("phoenix");
     write(id, "echo phoenix-$((3*3)) > ~/note.txt\n");
