@@ -91,8 +91,24 @@ final class SessionsCommand {
       aliases = "ls",
       mixinStandardHelpOptions = true,
       versionProvider = BerthCommand.Version.class,
-      description = "Lists sessions, one page unless --all.")
+      description =
+          "Lists sessions: every live one, oldest first, or pages of --limit (--all reads them"
+              + " all).")
   static final class ListSessions extends ClientCommand {
+    @Option(
+        names = "--state",
+        paramLabel = "STATE",
+        split = ",",
+        description = "Only sessions in these states: active, idle, snapshot, failed.")
+    List<String> states;
+
+    @Option(
+        names = "--deleted",
+        description =
+            "Only deleted sessions, with when they were deleted and whether they can still be"
+                + " recovered (POST /sessions/ID/recover).")
+    boolean deleted;
+
     @Option(
         names = "--tenant",
         paramLabel = "TENANT",
@@ -107,7 +123,7 @@ final class SessionsCommand {
     @Option(
         names = "--limit",
         paramLabel = "N",
-        description = "Sessions per page, 1 to 1000 (default: the server's, 100).")
+        description = "Sessions per page, 1 to 1000 (default: every session in one answer).")
     Integer limit;
 
     @Option(
@@ -157,6 +173,12 @@ final class SessionsCommand {
       }
       if (pageToken != null) {
         query = query.pageToken(pageToken);
+      }
+      if (states != null) {
+        query = query.states(states);
+      }
+      if (deleted) {
+        query = query.onlyDeleted();
       }
       return query;
     }

@@ -146,6 +146,27 @@ class ClientCommandsTest {
   }
 
   @Test
+  void listAsksForTheStatesAndForDeletedSessionsAsTheServerFiltersThem() {
+    try (FakeApi api =
+        new FakeApi(
+            r ->
+                r.get(
+                    "/api/v1/sessions",
+                    ctx ->
+                        FakeApi.json(
+                            ctx,
+                            200,
+                            "{\"sessions\":[" + FakeApi.session(SID, "gone", "deleted") + "]}")))) {
+      CliHarness list = cli(api);
+
+      assertThat(list.run("sessions", "list", "--deleted", "--state", "snapshot,failed")).isZero();
+
+      assertThat(api.seen.get(0).query()).isEqualTo("state=snapshot%2Cfailed&deleted=true");
+      assertThat(list.out.toString()).contains("gone", "deleted");
+    }
+  }
+
+  @Test
   void getShowsWhatTheLastArchiveLeftOutAndThePhaseBesideTheState() {
     String snapshot =
         FakeApi.session(SID, "frozen", "snapshot")

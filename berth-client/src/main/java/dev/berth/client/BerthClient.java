@@ -142,6 +142,12 @@ public final class BerthClient implements AutoCloseable {
     query.tenant().ifPresent(t -> params.add(HttpApi.query("tenant", t)));
     query.limit().ifPresent(l -> params.add("limit=" + l));
     query.pageToken().ifPresent(t -> params.add(HttpApi.query("pageToken", t)));
+    if (!query.states().isEmpty()) {
+      params.add(HttpApi.query("state", String.join(",", query.states())));
+    }
+    if (query.deleted()) {
+      params.add("deleted=true");
+    }
     String path = "/sessions" + (params.isEmpty() ? "" : "?" + String.join("&", params));
     JsonNode page = get(path, "the session list");
     List<SessionView> sessions = new ArrayList<>();
