@@ -7,6 +7,7 @@ import { Terminal as XTerm } from "@xterm/xterm";
 import { FitAddon } from "@xterm/addon-fit";
 import "@xterm/xterm/css/xterm.css";
 import { attachPorts } from "../lib/sessionPorts";
+import { isTerminalAnswer } from "./answers";
 import { AttachConnection, type AttachStatus } from "./attach";
 
 export interface TerminalHandle {
@@ -119,10 +120,3 @@ export function Terminal(props: {
   return <div ref={box} className="terminal" data-testid="terminal" />;
 }
 
-/**
- * What a terminal sends by itself rather than the user: reports (cursor position, device attributes,
- * modes, colours), and the focus and mouse events a replayed program turned on for a while.
- */
-export function isTerminalAnswer(data: string): boolean {
-  return /^\x1b(\[[?>=]?[\d;]*(R|c|n|\$y|t)|\][\d;]+;(rgb:|\?)|P[\d]*[$+]r|\[[IO]$|\[<[\d;]+[Mm]|\[M)/.test(data);
-}

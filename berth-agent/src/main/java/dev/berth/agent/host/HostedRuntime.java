@@ -73,10 +73,12 @@ final class HostedRuntime {
   // RUNNING, the exit is written into the output, and the next input or attach starts a new shell.
   private int shellStarts;
   private Optional<ShellExit> lastShellExit = Optional.empty();
-  // Completes once the current shell's exit was recorded and its marker written: a new shell waits
-  // for it, so that the old shell's last output and its marker come before the new one's.
-  private volatile java.util.concurrent.CompletableFuture<Void> exitRecorded =
-      new java.util.concurrent.CompletableFuture<>();
+  // Per shell, completes once its exit was recorded and its marker written: a new shell waits for
+  // the one of the shell it replaces, so that the old shell's last output and marker come first.
+  private final Map<ShellProcess, java.util.concurrent.CompletableFuture<Void>> exitRecords =
+      new ConcurrentHashMap<>();
+  private final java.util.concurrent.locks.ReentrantLock shellStart =
+      new java.util.concurrent.locks.ReentrantLock();
   // Set once the host closes the runtime: the shell it kills then is not announced as an exit.
   private volatile boolean closing;
   // The last archive streamed whole: the control plane asks what it left out before it commits.
@@ -231,7 +233,12 @@ final class HostedRuntime {
   }
 
   void write(byte[] input) {
-    shellForInput().shell().write(input);
+    try {
+      shellForInput().shell().write(input);
+    } catch (dev.berth.agent.shell.ShellExitedException exitedJustNow) {
+      // It died between the check and the write: the input goes to its successor.
+      shellForInput().shell().write(input);
+    }
   }
 
   /** A resize reaches the running shell; with none, the next one starts at the size it had. */
@@ -358,13 +365,18 @@ final class HostedRuntime {
    */
   void prepareCheckpoint() {
     Workload.Live live;
+    boolean still;
     synchronized (this) {
       // Stopped (its processes died with a host that restarted, or the lease stopped them):
       // nothing runs that could change state/, which holds the shell state of its last prompt,
       // so it is archived as it is. A suspend the host's death interrupted still completes.
-      if (state == RuntimeState.PAUSED || state == RuntimeState.STOPPED) {
-        return;
-      }
+      still = state == RuntimeState.PAUSED || state == RuntimeState.STOPPED;
+    }
+    if (still) {
+      refuseWhatARestoreWouldRefuse();
+      return;
+    }
+    synchronized (this) {
       if (state == RuntimeState.AWAITING_RESTORE) {
         throw restoring("has nothing to checkpoint");
       }
@@ -477,8 +489,12 @@ final class HostedRuntime {
 
   /** Ends everything of this runtime: its processes, then its logs (streams then end). */
   void close() {
-    closing = true;
-    Workload current = workload;
+    Workload current;
+    synchronized (this) {
+      // Under the monitor: a shell starting now sees it and is not installed.
+      closing = true;
+      current = workload;
+    }
     current.live().ifPresent(this::stopLive);
     current.log().ifPresent(OutputLog::close);
     executionLogs.values().forEach(OutputLog::close);
@@ -562,7 +578,7 @@ final class HostedRuntime {
   }
 
   private void watchExit(ShellProcess shell) {
-    exitRecorded = shell.onExit().thenAccept(status -> shellExited(shell, status));
+    exitRecords.put(shell, shell.onExit().thenAccept(status -> shellExited(shell, status)));
   }
 
   private synchronized void requireAwaiting(String action) {
@@ -612,22 +628,15 @@ final class HostedRuntime {
     if (live.shell().isAlive()) {
       return live;
     }
+    // Starters queue here, never on the runtime's monitor: status, leases and stops do not wait
+    // for a shell to start (its shell state is prepared in a directory the workload writes).
+    shellStart.lock();
     try {
-      exitRecorded.get(EXIT_RECORD_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw HostRefusal.shellExited(name());
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      // The old shell's output did not drain in time: the new shell starts all the same.
-    }
-    synchronized (this) {
-      Workload.Live current = workload.live().orElseThrow();
-      if (state != RuntimeState.RUNNING) {
-        throw HostRefusal.shellExited(name());
-      }
+      Workload.Live current = admitted();
       if (current.shell().isAlive()) {
         return current;
       }
+      awaitExitRecorded(current.shell());
       int columns = current.shell().columns();
       int rows = current.shell().rows();
       byte[] notice =
@@ -635,11 +644,41 @@ final class HostedRuntime {
               .getBytes(StandardCharsets.UTF_8);
       current.output().append(notice, 0, notice.length);
       Workload.Live next = current.withNewShell();
+      boolean installed;
+      synchronized (this) {
+        installed = state == RuntimeState.RUNNING && !closing && workload == current;
+        if (installed) {
+          workload = next;
+          shellStarts++;
+        }
+      }
+      if (!installed) {
+        // Stopped, terminated or closed meanwhile: the new shell must not outlive its runtime.
+        next.shell().terminate(STOP_GRACE);
+        throw HostRefusal.shellExited(name());
+      }
+      exitRecords.remove(current.shell());
       next.shell().resize(columns, rows);
-      workload = next;
-      shellStarts++;
       watchExit(next.shell());
       return next;
+    } finally {
+      shellStart.unlock();
+    }
+  }
+
+  /** Until the exit of {@code shell} (which is dead) was recorded and its marker written. */
+  private void awaitExitRecorded(ShellProcess shell) {
+    java.util.concurrent.CompletableFuture<Void> recorded = exitRecords.get(shell);
+    if (recorded == null) {
+      return;
+    }
+    try {
+      recorded.get(EXIT_RECORD_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw HostRefusal.shellExited(name());
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      // The old shell's output did not drain in time: the new shell starts all the same.
     }
   }
 

@@ -34,15 +34,19 @@ final class ReplayGuard {
     ByteArrayOutputStream out = new ByteArrayOutputStream(bytes.length);
     out.writeBytes(neutraliser.filter(Arrays.copyOf(bytes, (int) replayed)));
     if (offset + bytes.length >= live) {
-      out.writeBytes(neutraliser.finish());
+      // An unfinished sequence of the history is blanked too: live bytes must not complete it.
+      out.writeBytes(new byte[neutraliser.finish().length]);
       replaying = false;
       out.writeBytes(Arrays.copyOfRange(bytes, (int) replayed, bytes.length));
     }
     return out.toByteArray();
   }
 
-  /** What is held when the cursor jumps ahead (a reset): it is sent as it is, before the jump. */
+  /**
+   * What is held when the cursor jumps ahead (a reset), blanked (the bytes after the jump must not
+   * complete it), to be sent before the jump.
+   */
   byte[] release() {
-    return neutraliser.finish();
+    return new byte[neutraliser.finish().length];
   }
 }

@@ -195,6 +195,10 @@ public final class ShellProcess implements AutoCloseable {
   }
 
   private Optional<Long> foregroundGroup() {
+    // A shell that exited may have had its pid reused by another process: never read it then.
+    if (!process.isAlive()) {
+      return Optional.empty();
+    }
     return ProcStat.read(shellPid)
         .filter(s -> !s.isZombie() && s.tpgid() > 0 && s.tpgid() != s.pgrp())
         .map(ProcStat::tpgid);
@@ -235,6 +239,13 @@ public final class ShellProcess implements AutoCloseable {
   }
 
   private void hangUpThenKill(Duration grace) {
+    if (!process.isAlive()) {
+      // Exited long ago, perhaps: its pid (and session id) may be another process's by now, so
+      // only the launch plan, which knows its own processes, ends what the shell left running.
+      plan.killAll();
+      LOG.info("shell of {} had exited; its leftovers were ended", session);
+      return;
+    }
     long sid = process.pid();
     List<ProcessHandle> doomed = new ArrayList<>(ProcessTree.snapshot(sid));
     if (process.isAlive()) {

@@ -42,6 +42,16 @@ public final class IdlePolicy {
           "the session is asked to be " + session.intent().desired());
     }
     Activity activity = session.activity();
+    if (session.intent().requestedBy().equals(dev.berth.core.lifecycle.Reconciler.ACTOR)
+        && !activity.lastAccess().isAfter(session.intent().requestedAt())) {
+      // The last suspend was refused (its archive would not restore): asking again before the
+      // session changes would only be refused again.
+      return new IdleDecision.NotApplicable(
+          "the last snapshot was refused ("
+              + session.intent().reason()
+              + "); the next access"
+              + " lets the idle policy try again");
+    }
     Instant idleAt = activity.lastAccess().plus(settings.idleAfter());
     Instant suspendAt = activity.lastAccess().plus(settings.suspendAfter());
     if (now.isBefore(idleAt)) {

@@ -542,12 +542,16 @@ public final class Reconciler {
      * the reconciler with the reason, so that nothing retries it until someone asks again.
      */
     private Next snapshotRefused(Session s, Operation op, AgentRefusedException e) {
-      save(op.fail(new OperationError(e.reason(), e.getMessage()), now()));
+      // The session first: once its intent is RUNNING no pass asks for this checkpoint again, so
+      // a crash before the operation is failed leaves nothing to repeat.
       save(
           s,
           s.abortSuspend(now())
               .withIntent(
                   DesiredState.RUNNING, now(), ACTOR, "snapshot refused: " + e.getMessage()));
+      if (!op.state().isFinished()) {
+        save(op.fail(new OperationError(e.reason(), e.getMessage()), now()));
+      }
       return Next.CONTINUE;
     }
 

@@ -11,8 +11,9 @@ import java.time.Instant;
  * <p>A session on its way reads as the state whose access behaviour it already has, so a client of
  * the original never meets a value it does not know: one provisioning is {@code active} (an access
  * waits for it, then is served), one restoring from its archive is {@code snapshot} (an access
- * waits for the restore, as it would start one), and one suspending is {@code active} until its
- * archive is committed (an access until then takes the suspend back).
+ * waits for the restore, as it would start one), and one suspending is {@code active} until it is a
+ * snapshot (an access takes an idle-policy suspend back until its archive is committed; during a
+ * suspend someone asked for, accesses answer {@code 409 SUSPENDING} and the caller retries).
  */
 public enum PublicState {
   ACTIVE("active"),

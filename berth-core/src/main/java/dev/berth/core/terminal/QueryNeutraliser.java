@@ -1,7 +1,9 @@
 package dev.berth.core.terminal;
 
 import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Makes terminal output safe to replay: every sequence in it that asks the terminal for an answer
@@ -16,26 +18,46 @@ import java.util.Arrays;
  * read the user's clipboard. Live output is never filtered: a program that runs now must get its
  * answers.
  *
+ * <p>It parses as the VT500 model terminals follow (xterm, xterm.js, tmux): C0 controls inside a
+ * sequence are executed without ending it, ESC anywhere starts a new one, CAN and SUB abort, and
+ * the 8-bit C1 introducers (CSI, OSC, DCS, APC, PM, SOS as UTF-8) count like their ESC forms.
+ *
  * <p>Neutralised: ENQ; {@code ESC Z}; CSI {@code c} (device attributes), {@code n} (status and
  * cursor position reports), {@code $p} (DECRQM), {@code x} (DECREQTPARM), {@code >q} (XTVERSION),
- * {@code ?m} (XTQMODKEYS), {@code ?u} (keyboard protocol), {@code ?S} (XTSMGRAPHICS), {@code t}
- * with a report parameter (XTWINOPS 11, 13–21); OSC whose body asks with {@code ?} (colours 4,
- * 10–19, clipboard 52); DCS {@code $q} (DECRQSS) and {@code +q} (XTGETTCAP).
+ * {@code ?m} (XTQMODKEYS), {@code ?u} and {@code $u} (keyboard protocol, DECRQTSR), {@code ?S}
+ * (XTSMGRAPHICS), {@code *y} (DECRQCRA), {@code $w} (DECRQPSR), {@code t} with a report parameter
+ * (XTWINOPS 11, 13–21); OSC whose body asks with {@code ?} (colours), OSC 52 (the clipboard) and
+ * OSC 1337 (iTerm2's reports); every DCS, APC, PM and SOS string (DECRQSS, XTGETTCAP, kitty's
+ * graphics queries); and every sequence longer than {@link #MAX_SEQUENCE} bytes, which no honest
+ * output needs to replay.
  *
  * <p>The input comes in pieces: a sequence cut by a piece's end is held until the next piece (at
- * most {@link #MAX_SEQUENCE} bytes; a longer one is passed on as it is, no query is that long), and
- * {@link #finish} releases what is held. Not thread-safe: one per stream.
+ * most {@link #MAX_SEQUENCE} bytes; a longer one is blanked as it streams by), and {@link #finish}
+ * releases what is held. Not thread-safe: one per stream.
  */
 public final class QueryNeutraliser {
 
   /** The longest sequence held across pieces; queries are far shorter. */
   public static final int MAX_SEQUENCE = 256;
 
-  private static final byte ESC = 0x1b;
-  private static final byte BEL = 0x07;
-  private static final byte ENQ = 0x05;
-  private static final java.nio.charset.Charset US_ASCII =
-      java.nio.charset.StandardCharsets.US_ASCII;
+  private static final int ESC = 0x1b;
+  private static final int BEL = 0x07;
+  private static final int ENQ = 0x05;
+  private static final int CAN = 0x18;
+  private static final int SUB = 0x1a;
+
+  private enum Kind {
+    CSI,
+    OSC,
+    STRING,
+    ESCAPE
+  }
+
+  /** What a sequence found in the data is. */
+  private record Found(int end, boolean query) {}
+
+  /** Inside an over-long sequence, blanked until it ends: its kind, or null. */
+  private Kind blanking;
 
   private byte[] held = new byte[0];
 
@@ -45,35 +67,40 @@ public final class QueryNeutraliser {
    */
   public byte[] filter(byte[] piece) {
     byte[] data = concat(held, piece);
-    int ground = 0;
     int i = 0;
+    if (blanking != null) {
+      i = blankRest(data, 0);
+    }
+    int ground = i;
     while (i < data.length) {
-      byte b = data[i];
+      int b = data[i] & 0xff;
       if (b == ENQ) {
         data[i] = 0;
-        i++;
-        ground = i;
+        ground = ++i;
         continue;
       }
-      if (b != ESC) {
-        i++;
-        ground = i;
+      int introducer = introducerLength(data, i);
+      if (introducer == 0) {
+        ground = ++i;
         continue;
       }
-      int end = sequenceEnd(data, i);
-      if (end < 0) {
-        // Cut by the end of the piece: hold it, unless it is already too long to be a query.
-        if (data.length - i <= MAX_SEQUENCE) {
-          break;
+      Found found = parse(data, i);
+      if (found == null) {
+        if (data.length - i < MAX_SEQUENCE) {
+          break; // cut by the end of the piece: held for the next one
         }
-        i++;
+        // Too long to be anything honest: blanked, its introducer first, until it ends.
+        blanking = kindAt(data, i);
+        int body = bodyStart(data, i);
+        Arrays.fill(data, i, body, (byte) 0);
+        i = blankRest(data, body);
         ground = i;
         continue;
       }
-      if (isQuery(data, i, end)) {
-        Arrays.fill(data, i, end, (byte) 0);
+      if (found.query()) {
+        Arrays.fill(data, i, found.end(), (byte) 0);
       }
-      i = end;
+      i = found.end();
       ground = i;
     }
     held = Arrays.copyOfRange(data, ground, data.length);
@@ -84,107 +111,240 @@ public final class QueryNeutraliser {
   public byte[] finish() {
     byte[] rest = held;
     held = new byte[0];
+    blanking = null;
     return rest;
   }
 
-  /**
-   * The index just past the escape sequence starting at {@code start}, or -1 when the data ends
-   * first. A sequence longer than {@link #MAX_SEQUENCE} ends where that limit is reached.
-   */
-  private static int sequenceEnd(byte[] data, int start) {
-    if (start + 1 >= data.length) {
-      return -1;
-    }
-    byte kind = data[start + 1];
-    int limit = Math.min(data.length, start + MAX_SEQUENCE);
-    switch (kind) {
-      case '[' -> {
-        for (int i = start + 2; i < limit; i++) {
-          int c = data[i] & 0xff;
-          if (c >= 0x40 && c <= 0x7e) {
-            return i + 1;
-          }
-          if (c < 0x20 || c > 0x3f) {
-            return i; // not a CSI after all: what came so far is passed on as it is
-          }
-        }
-        return data.length - start >= MAX_SEQUENCE ? limit : -1;
-      }
-      case ']', 'P' -> {
-        for (int i = start + 2; i < limit; i++) {
-          if (data[i] == BEL && kind == ']') {
-            return i + 1;
-          }
-          if (data[i] == ESC) {
-            if (i + 1 >= data.length) {
-              return -1;
-            }
-            return data[i + 1] == '\\' ? i + 2 : i;
-          }
-        }
-        return data.length - start >= MAX_SEQUENCE ? limit : -1;
-      }
-      default -> {
-        return start + 2;
+  /** Blanks from {@code from} to the end of the over-long sequence, or of the data. */
+  private int blankRest(byte[] data, int from) {
+    for (int i = from; i < data.length; i++) {
+      int c = data[i] & 0xff;
+      boolean ends =
+          switch (blanking) {
+            case CSI, ESCAPE -> c >= 0x40 && c <= 0x7e;
+            case OSC, STRING -> c == BEL || c == 0x9c || c == '\\';
+          };
+      data[i] = 0;
+      if (ends || c == CAN || c == SUB) {
+        blanking = null;
+        return i + 1;
       }
     }
+    return data.length;
   }
 
-  private static boolean isQuery(byte[] data, int start, int end) {
-    if (end - start < 2 || end - start >= MAX_SEQUENCE) {
-      return false;
+  /** 1 for ESC, 2 for a C1 introducer in UTF-8 (CSI, OSC, DCS, SOS, PM, APC), else 0. */
+  private static int introducerLength(byte[] data, int i) {
+    int b = data[i] & 0xff;
+    if (b == ESC) {
+      return 1;
     }
-    byte kind = data[start + 1];
-    return switch (kind) {
-      case 'Z' -> end - start == 2;
-      case '[' -> isCsiQuery(new String(data, start + 2, end - start - 2, US_ASCII));
-      case ']' -> isOscQuery(new String(data, start + 2, end - start - 2, US_ASCII));
-      case 'P' -> isDcsQuery(new String(data, start + 2, end - start - 2, US_ASCII));
-      default -> false;
+    if (b == 0xc2 && i + 1 < data.length) {
+      int c = data[i + 1] & 0xff;
+      if (c == 0x9b || c == 0x9d || c == 0x90 || c == 0x98 || c == 0x9e || c == 0x9f) {
+        return 2;
+      }
+    }
+    return 0;
+  }
+
+  /** Just past the byte that says the kind of the sequence at {@code i}. */
+  private static int bodyStart(byte[] data, int i) {
+    if ((data[i] & 0xff) == 0xc2) {
+      return i + 2;
+    }
+    int j = i + 1;
+    while (j < data.length && isExecuted(data[j] & 0xff)) {
+      j++;
+    }
+    return Math.min(j + 1, data.length);
+  }
+
+  /** The kind of sequence that starts at {@code i}, as far as the data tells. */
+  private static Kind kindAt(byte[] data, int i) {
+    int k = kindByte(data, i);
+    return switch (k) {
+      case '[' -> Kind.CSI;
+      case ']' -> Kind.OSC;
+      case 'P', '_', '^', 'X' -> Kind.STRING;
+      default -> Kind.ESCAPE;
     };
   }
 
-  /** {@code body} is the CSI's parameters, intermediates and final byte. */
-  private static boolean isCsiQuery(String body) {
-    if (body.isEmpty()) {
-      return false;
+  /** The byte that says the kind: after ESC (and any C0 controls), or the C1 introducer's. */
+  private static int kindByte(byte[] data, int i) {
+    if ((data[i] & 0xff) == 0xc2) {
+      return switch (data[i + 1] & 0xff) {
+        case 0x9b -> '[';
+        case 0x9d -> ']';
+        case 0x90 -> 'P';
+        case 0x98 -> 'X';
+        case 0x9e -> '^';
+        default -> '_';
+      };
     }
-    char last = body.charAt(body.length() - 1);
-    String params = body.substring(0, body.length() - 1);
+    for (int j = i + 1; j < data.length; j++) {
+      int c = data[j] & 0xff;
+      if (c >= 0x20 || c == ESC || c == CAN || c == SUB) {
+        return c;
+      }
+    }
+    return -1;
+  }
+
+  /** The sequence starting at {@code start}, or null when the data ends before it does. */
+  private static Found parse(byte[] data, int start) {
+    int i;
+    int kind;
+    if ((data[start] & 0xff) == 0xc2) {
+      kind = kindByte(data, start);
+      i = start + 2;
+    } else {
+      // C0 controls between ESC and what follows are executed; the sequence goes on.
+      i = start + 1;
+      while (i < data.length && isExecuted(data[i] & 0xff)) {
+        i++;
+      }
+      if (i >= data.length) {
+        return null;
+      }
+      kind = data[i] & 0xff;
+      if (kind == ESC) {
+        return new Found(i, false); // a new sequence starts here
+      }
+      if (kind == CAN || kind == SUB) {
+        return new Found(i + 1, false);
+      }
+      i++;
+    }
+    return switch (kind) {
+      case '[' -> csi(data, start, i);
+      case ']' -> string(data, start, i, true);
+      case 'P', '_', '^', 'X' -> string(data, start, i, false);
+      case 'Z' -> new Found(i, true);
+      default -> escape(data, i);
+    };
+  }
+
+  /** ESC, intermediates (0x20–0x2f), then a final byte: never a query. */
+  private static Found escape(byte[] data, int i) {
+    int c = data[i - 1] & 0xff;
+    if (c >= 0x30 && c <= 0x7e) {
+      return new Found(i, false);
+    }
+    for (; i < data.length; i++) {
+      c = data[i] & 0xff;
+      if (c == ESC) {
+        return new Found(i, false);
+      }
+      if (c >= 0x30 && c <= 0x7e) {
+        return new Found(i + 1, false);
+      }
+    }
+    return null;
+  }
+
+  private static Found csi(byte[] data, int start, int i) {
+    StringBuilder body = new StringBuilder();
+    for (; i < data.length && i - start < MAX_SEQUENCE; i++) {
+      int c = data[i] & 0xff;
+      if (c == ESC || (c == 0xc2 && introducerLength(data, i) == 2)) {
+        return new Found(i, false);
+      }
+      if (c == CAN || c == SUB) {
+        return new Found(i + 1, false);
+      }
+      if (isExecuted(c)) {
+        continue;
+      }
+      if (c >= 0x40 && c <= 0x7e) {
+        return new Found(i + 1, isCsiQuery(body.toString(), (char) c));
+      }
+      if (c < 0x20 || c > 0x3f) {
+        return new Found(i, false); // not a CSI after all: passed on as it is
+      }
+      body.append((char) c);
+    }
+    return null;
+  }
+
+  private static Found string(byte[] data, int start, int i, boolean osc) {
+    int bodyStart = i;
+    for (; i < data.length && i - start < MAX_SEQUENCE; i++) {
+      int c = data[i] & 0xff;
+      if (c == BEL && osc) {
+        return new Found(i + 1, isOscQuery(data, bodyStart, i));
+      }
+      if (c == CAN || c == SUB) {
+        return new Found(i + 1, true);
+      }
+      if (c == 0xc2 && i + 1 < data.length && (data[i + 1] & 0xff) == 0x9c) {
+        return new Found(i + 2, !osc || isOscQuery(data, bodyStart, i));
+      }
+      if (c == ESC) {
+        if (i + 1 >= data.length) {
+          return null;
+        }
+        if (data[i + 1] == '\\') {
+          return new Found(i + 2, !osc || isOscQuery(data, bodyStart, i));
+        }
+        return new Found(i, !osc); // ESC aborts the string and starts a new sequence
+      }
+    }
+    return null;
+  }
+
+  /** C0 controls a terminal executes in the middle of a sequence, which then goes on. */
+  private static boolean isExecuted(int c) {
+    return c < 0x20 && c != ESC && c != CAN && c != SUB;
+  }
+
+  /** {@code params} is what came between CSI and the final byte. */
+  private static boolean isCsiQuery(String params, char last) {
+    String prefix =
+        params.isEmpty() || "?>=<".indexOf(params.charAt(0)) < 0 ? "" : params.substring(0, 1);
+    String intermediates = params.replaceAll("[0-9;:?>=<]", "");
     return switch (last) {
       case 'c', 'n', 'x' -> true;
-      case 'p' -> params.endsWith("$");
-      case 'q' -> params.startsWith(">");
-      case 'm', 'u', 'S' -> params.startsWith("?");
-      case 't' -> isWindowReport(params);
+      case 'p', 'w' -> intermediates.contains("$");
+      case 'y' -> intermediates.contains("*");
+      case 'q' -> prefix.equals(">");
+      case 'm', 'S' -> prefix.equals("?");
+      case 'u' -> prefix.equals("?") || intermediates.contains("$");
+      case 't' -> isWindowReport(numbers(params));
       default -> false;
     };
   }
 
-  private static boolean isWindowReport(String params) {
-    String first = params.split(";", -1)[0];
-    return switch (first) {
-      case "11", "13", "14", "15", "16", "18", "19", "20", "21" -> true;
-      default -> false;
-    };
+  private static List<Integer> numbers(String params) {
+    List<Integer> numbers = new ArrayList<>();
+    for (String part : params.replaceAll("[^0-9;]", "").split(";", -1)) {
+      try {
+        numbers.add(part.isEmpty() ? 0 : Integer.parseInt(part));
+      } catch (NumberFormatException tooLarge) {
+        numbers.add(-1);
+      }
+    }
+    return numbers;
   }
 
-  /** {@code body} runs from the OSC number to the terminator. */
-  private static boolean isOscQuery(String body) {
-    String text = body.endsWith("\u0007") ? body.substring(0, body.length() - 1) : body;
-    if (text.endsWith("\u001b\\")) {
-      text = text.substring(0, text.length() - 2);
+  private static boolean isWindowReport(List<Integer> numbers) {
+    int first = numbers.isEmpty() ? 0 : numbers.get(0);
+    return first == 11 || (first >= 13 && first <= 21);
+  }
+
+  private static boolean isOscQuery(byte[] data, int from, int to) {
+    String text = new String(data, from, to - from, java.nio.charset.StandardCharsets.ISO_8859_1);
+    String number = text.split(";", 2)[0];
+    if (number.equals("52") || number.equals("1337")) {
+      return true;
     }
     for (String part : text.split(";", -1)) {
-      if (part.equals("?")) {
+      if (part.startsWith("?")) {
         return true;
       }
     }
     return false;
-  }
-
-  private static boolean isDcsQuery(String body) {
-    return body.startsWith("$q") || body.startsWith("+q");
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -88,6 +88,26 @@ class IdlePolicyTest {
         .isInstanceOf(IdleDecision.NotApplicable.class);
   }
 
+  @Test
+  void aSnapshotTheAgentRefusedIsNotAskedForAgainUntilTheNextAccess() {
+    Session refused =
+        ready
+            .withIntent(
+                dev.berth.core.session.DesiredState.SUSPENDED, at(60), "idle-policy", "idle")
+            .withIntent(
+                dev.berth.core.session.DesiredState.RUNNING,
+                at(61),
+                dev.berth.core.lifecycle.Reconciler.ACTOR,
+                "snapshot refused: too many files");
+
+    assertThat(policy.decide(refused, WorkloadActivity.quiet(), at(600)))
+        .isInstanceOf(IdleDecision.NotApplicable.class);
+    Session accessed = refused.touched(at(62));
+    assertThat(
+            policy.decide(accessed, WorkloadActivity.quiet(), at(62).plus(Duration.ofMinutes(60))))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
   private static Instant at(long minutes) {
     return T0.plus(Duration.ofMinutes(minutes));
   }
