@@ -45,7 +45,7 @@ test:
 bench: $(CLI_JAR)
 	@for b in bench/*.java; do \
 	  echo "== $$b"; \
-	  "$(JAVA_HOME)/bin/java" -cp "$(CLI_JAR):berth-cli/target/lib/*" "$$b" || exit 1; \
+	  "$(JAVA_HOME)/bin/java" --enable-native-access=ALL-UNNAMED -cp "$(CLI_JAR):berth-cli/target/lib/*" "$$b" || exit 1; \
 	done
 
 fmt:
