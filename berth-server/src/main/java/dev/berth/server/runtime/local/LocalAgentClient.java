@@ -17,8 +17,8 @@ import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The agent protocol to sessions hosted by the local node. The node's address is resolved on every
- * call (it moves when the node restarts), never taken from a recorded endpoint.
+ * The agent protocol to sessions hosted by the local node. The node's address comes from {@link
+ * LocalNode} (found again when the node restarts or a call fails), never from a recorded endpoint.
  */
 public final class LocalAgentClient implements AgentClient {
 
@@ -98,12 +98,17 @@ public final class LocalAgentClient implements AgentClient {
     LocalNode.Connection connection = node.ensureRunning();
     String name = runtime.name();
     SessionId session = new SessionId(name.substring("berth-".length(), name.lastIndexOf('-')));
-    return wire.call(
-        name,
-        method,
-        LocalRuntime.sessionUrl(connection, session) + path + "?runtime=" + name,
-        connection.token(),
-        body,
-        command.map(AgentCommand::context));
+    try {
+      return wire.call(
+          name,
+          method,
+          LocalRuntime.sessionUrl(connection, session) + path + "?runtime=" + name,
+          connection.token(),
+          body,
+          command.map(AgentCommand::context));
+    } catch (dev.berth.core.error.AgentUnreachableException e) {
+      node.forget(); // the next call finds the node again
+      throw e;
+    }
   }
 }

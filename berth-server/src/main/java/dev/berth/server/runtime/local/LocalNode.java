@@ -25,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * The control plane's handle on the local node: finds the node that serves the state directory, or
  * starts one as a detached process of its own (its own session, through {@code setsid}, with its
  * output in {@code node.log}), so that the control plane exiting — even by SIGKILL or a terminal's
- * Ctrl-C — never takes the sessions with it. The node is found again on every call, as the original
- * resolved a pod's address per call: a restarted node listens on a new port. The state directory
- * and {@code node.log} are created private (0700, 0600) here, before the node starts: this process
- * opens the log for the node's output, and would otherwise create it with the umask's mode.
+ * Ctrl-C — never takes the sessions with it. The node is found again when its process is gone, when
+ * a call to it failed, or at the latest after {@link #REUSE}: a restarted node listens on a new
+ * port. The state directory and {@code node.log} are created private (0700, 0600) here, before the
+ * node starts: this process opens the log for the node's output, and would otherwise create it with
+ * the umask's mode.
  */
 public final class LocalNode {
 
@@ -109,13 +110,38 @@ public final class LocalNode {
   /** Where the node answers and with which token. */
   public record Connection(String baseUrl, String token, long pid) {}
 
+  /**
+   * How long a connection found healthy is used without asking the node again, while its process
+   * lives: every agent call goes through here, and reading two files and probing {@code /healthz}
+   * for each cost more than the call itself. A node that restarts has a new pid, so its new port is
+   * found at once; one that hangs fails the calls until this has passed.
+   */
+  static final Duration REUSE = Duration.ofSeconds(2);
+
+  // Read without the lock on the hot path; replaced whole under it.
+  private volatile Cached cached;
+
+  private record Cached(Connection connection, long foundAtNanos) {}
+
   /** The running node, started first when none answers. */
-  public synchronized Connection ensureRunning() {
-    Optional<Connection> running = find();
-    if (running.isPresent()) {
-      return running.get();
+  public Connection ensureRunning() {
+    Cached known = cached;
+    if (known != null
+        && System.nanoTime() - known.foundAtNanos() < REUSE.toNanos()
+        && ProcessHandle.of(known.connection().pid()).map(ProcessHandle::isAlive).orElse(false)) {
+      return known.connection();
     }
-    return launch();
+    synchronized (this) {
+      Optional<Connection> running = find();
+      Connection connection = running.isPresent() ? running.get() : launch();
+      cached = new Cached(connection, System.nanoTime());
+      return connection;
+    }
+  }
+
+  /** Forgets the connection: the next call finds the node again (a call to it failed). */
+  public void forget() {
+    cached = null;
   }
 
   /** The running node, if one answers; never starts one. */

@@ -162,6 +162,23 @@ class LocalRuntimeTest {
   }
 
   @Test
+  void aNodeThatDiedIsReplacedAtTheNextCallThoughItsConnectionWasJustReused() throws Exception {
+    LocalNode.Connection first = node.ensureRunning();
+    assertThat(node.ensureRunning()).as("reused while it lives").isEqualTo(first);
+
+    ProcessHandle dead = ProcessHandle.of(first.pid()).orElseThrow();
+    dead.destroyForcibly();
+    dead.onExit().get(20, java.util.concurrent.TimeUnit.SECONDS);
+
+    LocalNode.Connection second = node.ensureRunning();
+    assertThat(second.pid()).isNotEqualTo(first.pid());
+    RuntimeRef served = provision(A, 1);
+    assertThat(runtime.observe(served))
+        .as("the new node serves at once")
+        .isInstanceOf(RuntimeObservation.Running.class);
+  }
+
+  @Test
   void theNodeItStartsKeepsItsStateDirectoryTokenAndLogPrivate() throws Exception {
     Path stateDir = nodeDir.resolve("node");
     LocalRuntime onNested =
