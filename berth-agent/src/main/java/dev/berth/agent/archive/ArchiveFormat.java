@@ -3,7 +3,6 @@ package dev.berth.agent.archive;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -54,11 +53,7 @@ final class ArchiveFormat {
   }
 
   static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform must provide SHA-256", e);
-    }
+    return dev.berth.core.digest.Sha256.newDigest();
   }
 
   static String hex(byte[] bytes) {

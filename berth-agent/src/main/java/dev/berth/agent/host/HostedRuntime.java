@@ -23,11 +23,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -189,16 +186,9 @@ final class HostedRuntime {
    * and stays the same across restarts so that a restarted host adopts what it left behind.
    */
   static String planName(String runtime, Path root) {
-    byte[] digest;
-    try {
-      digest =
-          MessageDigest.getInstance("SHA-256")
-              .digest(
-                  root.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
-    return runtime + "." + HexFormat.of().formatHex(digest, 0, 4);
+    return runtime
+        + "."
+        + dev.berth.core.digest.Sha256.hexPrefix(root.toAbsolutePath().normalize().toString(), 4);
   }
 
   /**

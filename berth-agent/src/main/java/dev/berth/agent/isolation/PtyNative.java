@@ -7,10 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -116,11 +113,6 @@ public final class PtyNative {
   }
 
   private static String digest(byte[] bytes) {
-    try {
-      byte[] hash = MessageDigest.getInstance("SHA-256").digest(bytes);
-      return HexFormat.of().formatHex(hash, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every JDK", e);
-    }
+    return dev.berth.core.digest.Sha256.hexPrefix(bytes, 6);
   }
 }

@@ -1,9 +1,7 @@
 package dev.berth.core.tenant;
 
 import dev.berth.core.error.InvalidValueException;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -36,10 +34,6 @@ public record TokenDigest(String hex) {
   }
 
   private static byte[] sha256(String token) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform must provide SHA-256", e);
-    }
+    return dev.berth.core.digest.Sha256.of(token);
   }
 }

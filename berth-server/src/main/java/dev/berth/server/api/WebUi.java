@@ -6,9 +6,6 @@ import io.javalin.http.staticfiles.Location;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -118,11 +115,6 @@ public final class WebUi {
   }
 
   private static String etagOf(byte[] page) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(page);
-      return "\"" + HexFormat.of().formatHex(digest, 0, 12) + "\"";
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    return "\"" + dev.berth.core.digest.Sha256.hexPrefix(page, 12) + "\"";
   }
 }

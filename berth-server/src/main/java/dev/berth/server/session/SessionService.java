@@ -484,16 +484,8 @@ public final class SessionService {
 
   /** The id a deleted session's recovery gets: derived, so that a retried recovery finds it. */
   static SessionId heirOf(SessionId deleted) {
-    try {
-      byte[] digest =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(
-                  ("berth-recover:" + deleted.value())
-                      .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return new SessionId(java.util.HexFormat.of().formatHex(digest, 0, 16));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return new SessionId(
+        dev.berth.core.digest.Sha256.hexPrefix("berth-recover:" + deleted.value(), 16));
   }
 
   // ---- idle policy --------------------------------------------------------------------------
@@ -555,7 +547,9 @@ public final class SessionService {
     Served<AgentData.OpenStream> served =
         serve(scope, id, "read", actor, session -> data.openRead(endpoint(session), offset));
     try {
-      return new ReadResult(get(scope, id), served.activation().path(), served.result());
+      // The session as the access left it (touched, made active): read once, not again here.
+      return new ReadResult(
+          served.activation().session(), served.activation().path(), served.result());
     } catch (RuntimeException e) {
       try {
         served.result().close();
@@ -588,7 +582,7 @@ public final class SessionService {
               }
               return payload.length;
             });
-    return new WriteResult(get(scope, id), served.activation().path());
+    return new WriteResult(served.activation().session(), served.activation().path());
   }
 
   /**

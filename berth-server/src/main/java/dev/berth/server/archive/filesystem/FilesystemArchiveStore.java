@@ -25,7 +25,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -430,11 +429,7 @@ public final class FilesystemArchiveStore implements ArchiveStore {
   }
 
   private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every JDK", e);
-    }
+    return dev.berth.core.digest.Sha256.newDigest();
   }
 
   /**
