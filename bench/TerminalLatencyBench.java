@@ -46,7 +46,9 @@ public class TerminalLatencyBench {
   private static final int CLIENTS = 20;
   private static final Duration LOAD = Duration.ofSeconds(8);
   private static final Pattern PAYLOAD = Pattern.compile("\"payloadBase64\":\"([^\"]*)\"");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  // HTTP/1.1 as browsers and curl talk to Berth (no h2c upgrade offered on every request).
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private static String base;
   private static String token;
