@@ -220,6 +220,11 @@ class OriginalContractIT {
       assertThat(lastAccess(id))
           .as("no input reached the session; screen: %s", terminal.screen())
           .isEqualTo(accessed);
+
+      // What the person types does reach the shell, and counts as access.
+      terminal.type("echo typed-$((6*7))", "Enter");
+      await().atMost(Duration.ofSeconds(30)).until(() -> api.text(id, 0).contains("typed-42"));
+      assertThat(lastAccess(id)).isNotEqualTo(accessed);
     }
     api.delete("/sessions/" + id);
   }

@@ -31,6 +31,13 @@ final class TmuxTerminal implements AutoCloseable {
     return terminal;
   }
 
+  /** Types {@code keys} into the pane, as a person would (tmux key names, e.g. {@code Enter}). */
+  void type(String... keys) {
+    List<String> argv = new ArrayList<>(List.of("send-keys"));
+    argv.addAll(List.of(keys));
+    tmux(argv);
+  }
+
   /** What the pane shows now, as text (escape sequences rendered, as a person sees it). */
   String screen() {
     return tmux(List.of("capture-pane", "-p"));

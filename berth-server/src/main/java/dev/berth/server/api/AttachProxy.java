@@ -47,6 +47,15 @@ final class AttachProxy {
   private final Map<String, CompletableFuture<WebSocket>> upstreams = new ConcurrentHashMap<>();
 
   /**
+   * When each client connection last counted as access. Typing sends a frame per key, and each
+   * touch is a store write: one per connection per {@link #TOUCH_EVERY} is enough, since the idle
+   * policy measures idleness in minutes (a touch at most a second old still holds it off).
+   */
+  private final Map<String, Long> touchedAt = new ConcurrentHashMap<>();
+
+  static final java.time.Duration TOUCH_EVERY = java.time.Duration.ofSeconds(1);
+
+  /**
    * @param authenticate the caller from the Authorization header and the session cookie
    */
   AttachProxy(SessionService sessions, BiFunction<String, String, Caller> authenticate) {
@@ -61,7 +70,7 @@ final class AttachProxy {
             upstream(ctx.sessionId())
                 .ifPresent(
                     upstream -> {
-                      sessions.touch(new SessionId(ctx.pathParam("id")));
+                      touch(ctx.sessionId(), new SessionId(ctx.pathParam("id")));
                       upstream.sendBinary(ctx.data(), true).join();
                     }));
     ws.onMessage(
@@ -131,7 +140,18 @@ final class AttachProxy {
     }
   }
 
+  private void touch(String connection, SessionId session) {
+    long now = System.nanoTime();
+    Long last = touchedAt.get(connection);
+    if (last != null && now - last < TOUCH_EVERY.toNanos()) {
+      return;
+    }
+    touchedAt.put(connection, now);
+    sessions.touch(session);
+  }
+
   private void close(String id) {
+    touchedAt.remove(id);
     CompletableFuture<WebSocket> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.
