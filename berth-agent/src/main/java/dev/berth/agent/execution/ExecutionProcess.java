@@ -37,6 +37,13 @@ final class ExecutionProcess {
   private final CompletableFuture<Integer> ended = new CompletableFuture<>();
   private volatile Optional<Long> workload = Optional.empty();
 
+  /**
+   * The variable that tags every process of one execution with its id: what finds the background
+   * processes it left when bash exited before its process group could be resolved (they were
+   * reparented, so they are in no tree of the spawned process).
+   */
+  static final String TAG_VARIABLE = "BERTH_EXECUTION";
+
   private ExecutionProcess(String name, Process process, int workloadDepth, CountingSink output) {
     this.name = name;
     this.process = process;
@@ -67,6 +74,7 @@ final class ExecutionProcess {
     workload().ifPresent(pgid -> Signals.toGroup(pgid, signal));
     if (signal == Signals.SIGKILL) {
       tree.forEach(ProcessHandle::destroyForcibly);
+      killTagged();
     }
   }
 
@@ -90,6 +98,7 @@ final class ExecutionProcess {
       int code = process.waitFor();
       if (!pump.join(LINGER)) {
         workload.ifPresent(pgid -> Signals.toGroup(pgid, Signals.SIGKILL));
+        killTagged();
         if (!pump.join(LINGER)) {
           LOG.warn("execution {} ended; a process it left behind still holds its output", name);
         }
@@ -100,6 +109,10 @@ final class ExecutionProcess {
       Thread.currentThread().interrupt();
       ended.completeExceptionally(e);
     }
+  }
+
+  private void killTagged() {
+    ProcessTree.carrying(TAG_VARIABLE, name).forEach(ProcessHandle::destroyForcibly);
   }
 
   private void pump() {

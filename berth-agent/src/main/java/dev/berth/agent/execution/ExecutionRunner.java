@@ -281,6 +281,7 @@ public final class ExecutionRunner implements AutoCloseable {
     builder.environment().clear();
     builder.environment().putAll(environment.environment());
     builder.environment().putAll(plan.environment());
+    builder.environment().put(ExecutionProcess.TAG_VARIABLE, id.value());
     try {
       return builder.start();
     } catch (IOException e) {
