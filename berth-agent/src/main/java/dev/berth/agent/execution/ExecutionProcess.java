@@ -96,9 +96,13 @@ final class ExecutionProcess {
     Thread pump = Thread.ofVirtual().name("berth-execution-output-" + name).start(this::pump);
     try {
       int code = process.waitFor();
-      if (!pump.join(LINGER)) {
+      boolean drained = pump.join(LINGER);
+      // An execution ends with its command: what it left running in the background ends with it,
+      // whether or not it still held the output (found by its tag: its group may be gone, and a
+      // group id nobody uses any more may be another process's by now).
+      killTagged();
+      if (!drained) {
         workload.ifPresent(pgid -> Signals.toGroup(pgid, Signals.SIGKILL));
-        killTagged();
         if (!pump.join(LINGER)) {
           LOG.warn("execution {} ended; a process it left behind still holds its output", name);
         }

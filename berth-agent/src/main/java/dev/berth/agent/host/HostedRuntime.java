@@ -78,6 +78,8 @@ final class HostedRuntime {
       new java.util.concurrent.locks.ReentrantLock();
   // Set once the host closes the runtime: the shell it kills then is not announced as an exit.
   private volatile boolean closing;
+  // A resize that came while no shell ran: {columns, rows} for the next one.
+  private volatile int[] pendingSize;
   // The last archive streamed whole: the control plane asks what it left out before it commits.
   private volatile Optional<WrittenArchive> lastWritten = Optional.empty();
 
@@ -233,9 +235,13 @@ final class HostedRuntime {
 
   /** A resize reaches the running shell; with none, the next one starts at the size it had. */
   void resize(int columns, int rows) {
+    dev.berth.agent.shell.ShellSpec.checkSize(columns, rows);
     Workload.Live live = admitted();
-    if (live.shell().isAlive()) {
+    try {
       live.shell().resize(columns, rows);
+    } catch (dev.berth.agent.shell.ShellExitedException noShell) {
+      // No shell to tell now: the next one starts at this size.
+      pendingSize = new int[] {columns, rows};
     }
   }
 
@@ -627,8 +633,10 @@ final class HostedRuntime {
         return current;
       }
       awaitExitRecorded(current.shell());
-      int columns = current.shell().columns();
-      int rows = current.shell().rows();
+      int[] size = pendingSize;
+      int columns = size != null ? size[0] : current.shell().columns();
+      int rows = size != null ? size[1] : current.shell().rows();
+      pendingSize = null;
       byte[] notice =
           ("[berth] a new shell starts (shell " + (shellStarts + 1) + " of this runtime)\r\n")
               .getBytes(StandardCharsets.UTF_8);

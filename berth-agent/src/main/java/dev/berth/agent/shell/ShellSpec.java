@@ -81,7 +81,7 @@ public record ShellSpec(
     return new ShellSpec(command, home, workingDirectory, env, columns, rows);
   }
 
-  static void checkSize(int columns, int rows) {
+  public static void checkSize(int columns, int rows) {
     if (columns < 1 || columns > 1000 || rows < 1 || rows > 1000) {
       throw new IllegalArgumentException(
           "terminal size must be 1..1000 columns and rows, was " + columns + "x" + rows);

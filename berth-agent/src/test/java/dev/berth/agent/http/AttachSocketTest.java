@@ -104,10 +104,12 @@ class AttachSocketTest {
     assertThat(exited.path("status").asInt()).isEqualTo(7);
     assertThat(exited.path("shell").asInt()).isEqualTo(1);
     assertThat(client.outputText()).contains("[berth] the shell exited with status 7;");
+    // A resize while no shell runs is kept for the next one.
+    client.sendText("{\"type\":\"resize\",\"cols\":101,\"rows\":33}");
 
-    client.type("echo again-$((6*7))\n");
+    client.type("echo again-$((6*7)) \"size=$(stty size)\"\n");
 
-    await().atMost(WAIT).until(() -> client.outputText().contains("again-42\r\n"));
+    await().atMost(WAIT).until(() -> client.outputText().contains("again-42 size=33 101\r\n"));
     assertThat(client.outputText())
         .contains("[berth] a new shell starts (shell 2 of this runtime)");
     assertThat(errors(client)).isEmpty();
