@@ -2,7 +2,6 @@ package dev.berth.core.lifecycle;
 
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleIntentException;
-import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
@@ -25,7 +24,6 @@ import java.util.function.Predicate;
  * intent version, so a duplicate request returns the operation of the first one.
  */
 public final class SessionIntents {
-  private static final int MAX_ATTEMPTS = 16;
 
   private final SessionStore store;
   private final InstantSource clock;
@@ -93,32 +91,27 @@ public final class SessionIntents {
       Predicate<Session> precondition,
       String actor,
       String reason) {
-    for (int attempt = 1; ; attempt++) {
-      Session current = store.get(id).orElseThrow(() -> new NotFoundException("session " + id));
-      if (!precondition.test(current)) {
-        return Optional.empty();
-      }
-      Instant now = clock.instant();
-      Session next = current.withIntent(desired, now, actor, reason);
-      try {
-        Session stored = next == current ? current : store.compareAndSet(next, current.version());
-        Operation op = store.createOperation(operationFor(stored, now));
-        if (stored != current) {
-          store.append(
-              AuditEvent.of(
-                  id,
-                  now,
-                  actor,
-                  "session.intent",
-                  desired + " v" + stored.intent().version() + ": " + reason));
-        }
-        return Optional.of(op);
-      } catch (VersionConflictException e) {
-        if (attempt >= MAX_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
+    return dev.berth.core.store.Retry.onConflict(
+        () -> {
+          Session current = store.get(id).orElseThrow(() -> new NotFoundException("session " + id));
+          if (!precondition.test(current)) {
+            return Optional.empty();
+          }
+          Instant now = clock.instant();
+          Session next = current.withIntent(desired, now, actor, reason);
+          Session stored = next == current ? current : store.compareAndSet(next, current.version());
+          Operation op = store.createOperation(operationFor(stored, now));
+          if (stored != current) {
+            store.append(
+                AuditEvent.of(
+                    id,
+                    now,
+                    actor,
+                    "session.intent",
+                    desired + " v" + stored.intent().version() + ": " + reason));
+          }
+          return Optional.of(op);
+        });
   }
 
   /** The operation that serves the session's current intent. */

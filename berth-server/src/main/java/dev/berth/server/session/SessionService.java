@@ -439,47 +439,47 @@ public final class SessionService {
   /** Marks the deleted session's retained archive as handed to {@code heir}. */
   private void handOver(Session deleted, ArchiveRef archive, SessionId heir) {
     String handedOver = "handed to recovered session " + heir.value();
-    for (int attempt = 1; ; attempt++) {
-      Session current = store.get(deleted.id()).orElseThrow(SessionService::notFound);
-      Optional<dev.berth.core.session.Obligation> retention =
-          current.obligations().stream()
-              .filter(o -> o.action() == ObligationAction.RETAIN_ARCHIVE)
-              .filter(o -> o.resource().equals(archive.uri()))
-              .findFirst();
-      if (retention.isPresent() && retention.get().detail().equals(handedOver)) {
-        return; // a crashed recovery got this far
-      }
-      boolean kept =
-          retention
-              .filter(o -> o.state() == ObligationState.RETAINED)
-              .flatMap(o -> o.retainUntil())
-              .filter(until -> clock.instant().isBefore(until))
-              .isPresent();
-      if (!kept) {
-        throw new RequestRefused(
-            410,
-            "RECOVERY_WINDOW_ENDED",
-            "the last archive of session "
-                + deleted.id().value()
-                + " is no longer kept"
-                + retention
-                    .flatMap(o -> o.retainUntil())
-                    .map(u -> " (kept until " + u + ")")
-                    .orElse("")
-                + "; it cannot be recovered");
-      }
-      try {
-        store.compareAndSet(
-            current.withObligation(
-                ObligationAction.RETAIN_ARCHIVE, archive.uri(), o -> o.complete(handedOver)),
-            current.version());
-        return;
-      } catch (dev.berth.core.error.VersionConflictException e) {
-        if (attempt >= 8) {
-          throw e;
-        }
-      }
+    dev.berth.core.store.Retry.onConflict(() -> handOverOnce(deleted, archive, handedOver));
+  }
+
+  /**
+   * One attempt of {@link #handOver}; a version conflict makes {@link dev.berth.core.store.Retry}
+   * read again.
+   */
+  private boolean handOverOnce(Session deleted, ArchiveRef archive, String handedOver) {
+    Session current = store.get(deleted.id()).orElseThrow(SessionService::notFound);
+    Optional<dev.berth.core.session.Obligation> retention =
+        current.obligations().stream()
+            .filter(o -> o.action() == ObligationAction.RETAIN_ARCHIVE)
+            .filter(o -> o.resource().equals(archive.uri()))
+            .findFirst();
+    if (retention.isPresent() && retention.get().detail().equals(handedOver)) {
+      return true; // a crashed recovery got this far
     }
+    boolean kept =
+        retention
+            .filter(o -> o.state() == ObligationState.RETAINED)
+            .flatMap(o -> o.retainUntil())
+            .filter(until -> clock.instant().isBefore(until))
+            .isPresent();
+    if (!kept) {
+      throw new RequestRefused(
+          410,
+          "RECOVERY_WINDOW_ENDED",
+          "the last archive of session "
+              + deleted.id().value()
+              + " is no longer kept"
+              + retention
+                  .flatMap(o -> o.retainUntil())
+                  .map(u -> " (kept until " + u + ")")
+                  .orElse("")
+              + "; it cannot be recovered");
+    }
+    store.compareAndSet(
+        current.withObligation(
+            ObligationAction.RETAIN_ARCHIVE, archive.uri(), o -> o.complete(handedOver)),
+        current.version());
+    return true;
   }
 
   /** The id a deleted session's recovery gets: derived, so that a retried recovery finds it. */
@@ -511,18 +511,13 @@ public final class SessionService {
   public Session keepAlive(Scope scope, SessionId id, Optional<Duration> hold) {
     Duration max = idlePolicy.settings().maxKeepAlive();
     Duration wanted = hold.map(h -> h.compareTo(max) > 0 ? max : h).orElse(max);
-    for (int attempt = 1; ; attempt++) {
-      Session current = get(scope, id);
-      Session next =
-          current.withActivity(current.activity().keptAliveUntil(clock.instant().plus(wanted)));
-      try {
-        return store.compareAndSet(next, current.version());
-      } catch (dev.berth.core.error.VersionConflictException e) {
-        if (attempt >= 8) {
-          throw e;
-        }
-      }
-    }
+    return dev.berth.core.store.Retry.onConflict(
+        () -> {
+          Session current = get(scope, id);
+          return store.compareAndSet(
+              current.withActivity(current.activity().keptAliveUntil(clock.instant().plus(wanted))),
+              current.version());
+        });
   }
 
   // ---- data plane ---------------------------------------------------------------------------
