@@ -1,7 +1,7 @@
 package dev.berth.cli;
 
-import dev.berth.agent.files.NotPrivateException;
 import dev.berth.client.BerthClientException;
+import dev.berth.protocol.files.NotPrivateException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;

@@ -2,7 +2,6 @@ package dev.berth.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.berth.agent.node.NodeInfo;
 import dev.berth.client.BerthClient;
 import dev.berth.client.OutputEvent;
 import dev.berth.client.OutputFollow;
@@ -10,6 +9,7 @@ import dev.berth.client.OutputListener;
 import dev.berth.client.SessionView;
 import dev.berth.client.StreamEnd;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.node.NodeInfo;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,5 @@
 package dev.berth.server;
 
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
@@ -8,6 +7,7 @@ import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
+import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
@@ -96,8 +96,8 @@ public final class BerthServer implements AutoCloseable {
    * @return this server
    * @throws IllegalStateException if the server was already started or closed, or another server
    *     runs on the data directory
-   * @throws dev.berth.agent.files.NotPrivateException if the data directory, or a token or database
-   *     file in it, is owned by another user or open to group or others
+   * @throws dev.berth.protocol.files.NotPrivateException if the data directory, or a token or
+   *     database file in it, is owned by another user or open to group or others
    */
   public synchronized BerthServer start() {
     if (state != State.NEW) {

@@ -1,9 +1,9 @@
 package dev.berth.server;
 
-import dev.berth.agent.files.PrivacyRule;
-import dev.berth.agent.files.PrivateFiles;
-import dev.berth.agent.node.NodeDaemon;
-import dev.berth.agent.node.NodeToken;
+import dev.berth.protocol.files.PrivacyRule;
+import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.node.NodeFiles;
+import dev.berth.protocol.node.NodeToken;
 import dev.berth.server.auth.AdminToken;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +36,7 @@ final class DataDirectory {
           new Guarded(Path.of(DATABASE), "database file"),
           new Guarded(Path.of(DATABASE + "-wal"), "database file"),
           new Guarded(Path.of(DATABASE + "-shm"), "database file"),
-          new Guarded(Path.of(NODE), NodeDaemon.STATE_DIRECTORY),
+          new Guarded(Path.of(NODE), NodeFiles.STATE_DIRECTORY),
           new Guarded(Path.of(NODE, NodeToken.FILE), NodeToken.ROLE));
 
   private DataDirectory() {}
@@ -45,8 +45,8 @@ final class DataDirectory {
    * Creates {@code dataDir} (0700) when missing and refuses it, or a secret in it, when it is not
    * private.
    *
-   * @throws dev.berth.agent.files.NotPrivateException naming the path, its mode or owner, and the
-   *     chmod or chown that fixes it
+   * @throws dev.berth.protocol.files.NotPrivateException naming the path, its mode or owner, and
+   *     the chmod or chown that fixes it
    * @throws UncheckedIOException when the directory cannot be created or examined
    */
   static void prepare(Path dataDir) {

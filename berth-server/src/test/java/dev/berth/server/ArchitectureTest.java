@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -56,4 +57,14 @@ class ArchitectureTest {
           .notDependOnEachOther()
           .because("adapters of different technologies must not depend on each other")
           .allowEmptyShould(true);
+
+  @ArchTest
+  static final ArchRule theControlPlaneSpeaksToNodesOnlyThroughTheProtocol =
+      noClasses()
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.berth.agent..")
+          .because(
+              "the control plane and the node meet in berth-protocol; only the distribution"
+                  + " (berth-cli), which launches both, holds the agent");
 }

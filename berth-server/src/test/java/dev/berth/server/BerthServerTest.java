@@ -3,7 +3,7 @@ package dev.berth.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.berth.agent.files.NotPrivateException;
+import dev.berth.protocol.files.NotPrivateException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

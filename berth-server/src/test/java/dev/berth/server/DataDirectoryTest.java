@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.berth.agent.files.NotPrivateException;
-import dev.berth.agent.files.PrivateFiles;
+import dev.berth.protocol.files.NotPrivateException;
+import dev.berth.protocol.files.PrivateFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,6 +1,6 @@
 package dev.berth.agent.archive;
 
-import dev.berth.agent.json.AgentJson;
+import dev.berth.protocol.json.AgentJson;
 import java.io.ByteArrayOutputStream;
 import java.time.DateTimeException;
 import java.time.Instant;

@@ -1,9 +1,9 @@
 package dev.berth.agent.contract;
 
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

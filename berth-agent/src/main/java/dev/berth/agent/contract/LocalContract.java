@@ -5,6 +5,7 @@ import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.contract.CommandHeaders;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Objects;

@@ -3,7 +3,7 @@
  * it bounds a workload whose control plane went away (STATE-MODEL §4 "Versioned commands",
  * reliability R-6.1, R-6.2, R-6.4).
  *
- * <p>{@link dev.berth.agent.contract.CommandHeaders} parses the three headers every lifecycle
+ * <p>{@link dev.berth.protocol.contract.CommandHeaders} parses the three headers every lifecycle
  * command carries. {@link dev.berth.agent.contract.LocalContract} checks them, per session and
  * under one lock, in a fixed order: deadline, tombstone, intent version, operation id; a refused
  * command throws before any effect runs or any byte is written. What it accepted lives in a {@link

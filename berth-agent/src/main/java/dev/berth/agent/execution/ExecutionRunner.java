@@ -9,6 +9,7 @@ import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionKind;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.execution.ExecutionRequest;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package dev.berth.agent.host;
 
-import dev.berth.agent.json.AgentJson;
+import dev.berth.protocol.json.AgentJson;
 import java.util.Objects;
 import tools.jackson.databind.json.JsonMapper;
 

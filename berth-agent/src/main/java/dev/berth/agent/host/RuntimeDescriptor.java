@@ -1,9 +1,9 @@
 package dev.berth.agent.host;
 
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.isolation.NetworkMode;
-import dev.berth.agent.json.AgentJson;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.json.AgentJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

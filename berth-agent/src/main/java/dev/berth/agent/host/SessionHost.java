@@ -1,11 +1,8 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.archive.ArchiveIdentity;
-import dev.berth.agent.contract.CommandHeaders;
 import dev.berth.agent.contract.LocalContract;
-import dev.berth.agent.execution.ExecutionRequest;
 import dev.berth.agent.execution.ExecutionView;
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.StateDisks;
@@ -14,6 +11,9 @@ import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.contract.CommandHeaders;
+import dev.berth.protocol.execution.ExecutionRequest;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
-import dev.berth.agent.json.AgentJson;
+import dev.berth.protocol.json.AgentJson;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;

@@ -43,7 +43,7 @@ final class AttachSocket {
   private final Predicate<String> authorized;
   private final AgentHttpServer.Settings settings;
   private final StallWatch stalls;
-  private final JsonMapper json = dev.berth.agent.json.AgentJson.mapper();
+  private final JsonMapper json = dev.berth.protocol.json.AgentJson.mapper();
   private final Map<String, Thread> followers = new ConcurrentHashMap<>();
 
   AttachSocket(

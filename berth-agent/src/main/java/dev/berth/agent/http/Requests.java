@@ -1,8 +1,8 @@
 package dev.berth.agent.http;
 
-import dev.berth.agent.contract.CommandHeaders;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.contract.CommandHeaders;
 import io.javalin.http.Context;
 import java.util.Optional;
 import tools.jackson.databind.json.JsonMapper;
@@ -10,9 +10,9 @@ import tools.jackson.databind.json.JsonMapper;
 /** Reads what a request carries: the session, the command headers, a strict JSON body, a cursor. */
 final class Requests {
 
-  static final String INTENT_VERSION = "X-Berth-Intent-Version";
-  static final String DEADLINE = "X-Berth-Deadline";
-  static final String OPERATION = "X-Berth-Operation";
+  static final String INTENT_VERSION = CommandHeaders.INTENT_VERSION;
+  static final String DEADLINE = CommandHeaders.DEADLINE;
+  static final String OPERATION = CommandHeaders.OPERATION;
 
   private final JsonMapper json;
 

@@ -1,6 +1,6 @@
 package dev.berth.agent.isolation;
 
-import dev.berth.agent.files.PrivateFiles;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,5 +1,6 @@
 package dev.berth.agent.node;
 
+import dev.berth.protocol.node.NodeInfo;
 import java.nio.file.Path;
 import java.util.Optional;
 

@@ -1,10 +1,13 @@
 package dev.berth.agent.node;
 
-import dev.berth.agent.files.PrivacyRule;
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.protocol.files.PrivacyRule;
+import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.node.NodeFiles;
+import dev.berth.protocol.node.NodeInfo;
+import dev.berth.protocol.node.NodeToken;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -24,15 +27,15 @@ import java.util.function.UnaryOperator;
  * crashed node leaves no stale lock). Once it listens it publishes {@link NodeInfo}.
  *
  * <p>The state directory is private to the node's user (0700, and every file in it 0600; see {@code
- * dev.berth.agent.files}): a node refuses to start on one that others may reach.
+ * dev.berth.protocol.files}): a node refuses to start on one that others may reach.
  */
 public final class NodeDaemon implements AutoCloseable {
 
-  public static final String LOCK_FILE = "node.lock";
-  public static final String LOG_FILE = "node.log";
+  public static final String LOCK_FILE = NodeFiles.LOCK;
+  public static final String LOG_FILE = NodeFiles.LOG;
 
   /** What the state directory is called in messages. */
-  public static final String STATE_DIRECTORY = "node state directory";
+  public static final String STATE_DIRECTORY = NodeFiles.STATE_DIRECTORY;
 
   /*
    * The state directories a node of this process holds. The OS lock belongs to the process: a
@@ -68,8 +71,8 @@ public final class NodeDaemon implements AutoCloseable {
    *
    * @param configure adjusts the default host configuration (tests shorten timings with it)
    * @throws NodeAlreadyRunningException when another node holds the directory's lock
-   * @throws dev.berth.agent.files.NotPrivateException when the directory or its token is owned by
-   *     another user or open to group or others
+   * @throws dev.berth.protocol.files.NotPrivateException when the directory or its token is owned
+   *     by another user or open to group or others
    */
   public static NodeDaemon start(
       Path stateDirectory, AgentHttpServer.Settings settings, UnaryOperator<HostConfig> configure) {

@@ -1,12 +1,12 @@
 package dev.berth.agent.node;
 
-import dev.berth.agent.files.NotPrivateException;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
 import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.agent.isolation.SandboxSettings;
+import dev.berth.protocol.files.NotPrivateException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static java.nio.file.StandardOpenOption.CREATE;
 import static java.nio.file.StandardOpenOption.READ;
 import static java.nio.file.StandardOpenOption.WRITE;
 
-import dev.berth.agent.files.PrivateFiles;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -11,6 +11,7 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.contract.CommandHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

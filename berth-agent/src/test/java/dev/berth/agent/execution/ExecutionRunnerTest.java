@@ -14,6 +14,7 @@ import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionState;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.execution.ExecutionRequest;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

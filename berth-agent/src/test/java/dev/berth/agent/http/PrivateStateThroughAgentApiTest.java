@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.agent.node.NodeDaemon;
-import dev.berth.agent.node.NodeToken;
 import dev.berth.agent.testing.PrivateTree;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.node.NodeToken;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

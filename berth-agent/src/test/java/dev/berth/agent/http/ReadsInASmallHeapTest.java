@@ -3,7 +3,7 @@ package dev.berth.agent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.berth.agent.node.NodeInfo;
+import dev.berth.protocol.node.NodeInfo;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

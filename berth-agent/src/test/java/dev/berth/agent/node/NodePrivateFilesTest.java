@@ -3,9 +3,11 @@ package dev.berth.agent.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.berth.agent.files.NotPrivateException;
 import dev.berth.agent.http.AgentHttpServer;
 import dev.berth.agent.testing.PrivateTree;
+import dev.berth.protocol.files.NotPrivateException;
+import dev.berth.protocol.node.NodeInfo;
+import dev.berth.protocol.node.NodeToken;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

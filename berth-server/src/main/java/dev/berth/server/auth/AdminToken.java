@@ -1,8 +1,8 @@
 package dev.berth.server.auth;
 
-import dev.berth.agent.files.PrivacyRule;
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.protocol.files.PrivacyRule;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -62,7 +62,7 @@ public final class AdminToken {
    * @throws InvalidValueException when the environment's token or the file's content is shorter
    *     than {@value #MIN_LENGTH} characters, longer than 1024, or has characters a bearer header
    *     cannot carry
-   * @throws dev.berth.agent.files.NotPrivateException when the file is owned by another user or
+   * @throws dev.berth.protocol.files.NotPrivateException when the file is owned by another user or
    *     group or others have any access to it
    * @throws UncheckedIOException when the directory or the file cannot be read or written
    */

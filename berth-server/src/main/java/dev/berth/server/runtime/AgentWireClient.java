@@ -6,6 +6,7 @@ import dev.berth.core.error.DeadlineExceededException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
+import dev.berth.protocol.contract.CommandHeaders;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -83,12 +84,7 @@ public final class AgentWireClient {
                 body.map(HttpRequest.BodyPublishers::ofByteArray)
                     .orElse(HttpRequest.BodyPublishers.noBody()));
     body.ifPresent(b -> request.header("Content-Type", contentType));
-    context.ifPresent(
-        c ->
-            request
-                .header("X-Berth-Intent-Version", Long.toString(c.intentVersion()))
-                .header("X-Berth-Deadline", c.deadline().toString())
-                .header("X-Berth-Operation", c.operation().value()));
+    context.ifPresent(c -> CommandHeaders.of(c).forEach(request::header));
     HttpResponse<String> response = send(subject, request.build());
     Optional<JsonNode> answer = parse(response.body());
     if (response.statusCode() < 400) {

@@ -6,6 +6,7 @@ import dev.berth.core.archive.ArchiveUpload;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.contract.CommandHeaders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -207,11 +208,9 @@ public final class ArchiveTransfer {
 
   private static HttpRequest.Builder withContext(
       HttpRequest.Builder request, AgentEndpoints.Endpoint agent, CommandContext context) {
-    return request
-        .header("Authorization", "Bearer " + agent.token())
-        .header("X-Berth-Intent-Version", Long.toString(context.intentVersion()))
-        .header("X-Berth-Deadline", context.deadline().toString())
-        .header("X-Berth-Operation", context.operation().value());
+    request.header("Authorization", "Bearer " + agent.token());
+    CommandHeaders.of(context).forEach(request::header);
+    return request;
   }
 
   private HttpResponse<InputStream> send(AgentEndpoints.Endpoint agent, HttpRequest request) {

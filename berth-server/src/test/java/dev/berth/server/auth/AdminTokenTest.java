@@ -3,8 +3,8 @@ package dev.berth.server.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.berth.agent.files.NotPrivateException;
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.protocol.files.NotPrivateException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,6 +1,6 @@
 package dev.berth.server.api.body;
 
-import dev.berth.agent.execution.ExecutionRequest;
+import dev.berth.protocol.execution.ExecutionRequest;
 import dev.berth.server.api.StrictJson;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;

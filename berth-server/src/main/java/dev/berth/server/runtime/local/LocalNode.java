@@ -1,9 +1,9 @@
 package dev.berth.server.runtime.local;
 
-import dev.berth.agent.files.PrivateFiles;
-import dev.berth.agent.node.NodeDaemon;
-import dev.berth.agent.node.NodeInfo;
-import dev.berth.agent.node.NodeToken;
+import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.node.NodeFiles;
+import dev.berth.protocol.node.NodeInfo;
+import dev.berth.protocol.node.NodeToken;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -167,7 +167,7 @@ public final class LocalNode {
       }
       command.addAll(launchCommand);
       command.add(stateDirectory.toString());
-      Path log = stateDirectory.resolve(NodeDaemon.LOG_FILE);
+      Path log = stateDirectory.resolve(NodeFiles.LOG);
       PrivateFiles.createFileIfMissing(log);
       Process process =
           new ProcessBuilder(command)
@@ -202,7 +202,7 @@ public final class LocalNode {
                 + " exited with "
                 + process.exitValue()
                 + " while starting; see "
-                + stateDirectory.resolve(NodeDaemon.LOG_FILE));
+                + stateDirectory.resolve(NodeFiles.LOG));
       }
       sleep(Duration.ofMillis(50));
     }
@@ -212,7 +212,7 @@ public final class LocalNode {
             + " did not answer within "
             + startTimeout
             + "; see "
-            + stateDirectory.resolve(NodeDaemon.LOG_FILE));
+            + stateDirectory.resolve(NodeFiles.LOG));
   }
 
   private boolean healthy(Connection connection) {

@@ -2,8 +2,8 @@ package dev.berth.server.store.sqlite;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.berth.agent.files.PrivateFiles;
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.store.StoreAccessException;
 import java.io.IOException;
 import java.nio.file.Path;

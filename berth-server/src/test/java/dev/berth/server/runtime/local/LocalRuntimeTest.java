@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.berth.agent.node.NodeInfo;
-import dev.berth.agent.node.NodeToken;
 import dev.berth.core.agent.AgentCommand;
 import dev.berth.core.agent.AgentStatus;
 import dev.berth.core.agent.CommandContext;
@@ -20,6 +18,8 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.protocol.node.NodeInfo;
+import dev.berth.protocol.node.NodeToken;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;

@@ -2,7 +2,7 @@ package dev.berth.server.runtime.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.berth.agent.node.NodeInfo;
+import dev.berth.protocol.node.NodeInfo;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
 import java.net.URI;

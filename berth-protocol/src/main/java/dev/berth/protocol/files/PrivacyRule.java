@@ -1,4 +1,4 @@
-package dev.berth.agent.files;
+package dev.berth.protocol.files;
 
 import com.sun.security.auth.module.UnixSystem;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.berth.agent.execution;
+package dev.berth.protocol.execution;
 
 import dev.berth.core.error.InvalidValueException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package dev.berth.agent.contract;
+package dev.berth.protocol.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,6 +10,24 @@ import org.junit.jupiter.api.Test;
 
 class CommandHeadersTest {
   private static final String OP = "op-0123456789abcdef0123456789abcdef-provision-7";
+
+  @Test
+  void theHeadersACommandSendsParseBackToTheSameCommand() {
+    var sent = new CommandHeaders(7, Instant.parse("2030-01-02T03:04:05Z"), new OperationId(OP));
+    var headers =
+        CommandHeaders.of(
+            sent.context(new dev.berth.core.session.SessionId("0123456789abcdef0123456789abcdef")));
+
+    assertThat(headers.keySet())
+        .containsExactly(
+            CommandHeaders.INTENT_VERSION, CommandHeaders.DEADLINE, CommandHeaders.OPERATION);
+    assertThat(
+            CommandHeaders.parse(
+                headers.get(CommandHeaders.INTENT_VERSION),
+                headers.get(CommandHeaders.DEADLINE),
+                headers.get(CommandHeaders.OPERATION)))
+        .isEqualTo(sent);
+  }
 
   @Test
   void parsesAllThreeHeaders() {

@@ -1,4 +1,4 @@
-package dev.berth.agent.execution;
+package dev.berth.protocol.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

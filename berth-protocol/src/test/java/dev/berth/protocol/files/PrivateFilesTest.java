@@ -1,4 +1,4 @@
-package dev.berth.agent.files;
+package dev.berth.protocol.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

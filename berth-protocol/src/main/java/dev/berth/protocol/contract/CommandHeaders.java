@@ -1,4 +1,4 @@
-package dev.berth.agent.contract;
+package dev.berth.protocol.contract;
 
 import dev.berth.core.agent.CommandContext;
 import dev.berth.core.error.InvalidValueException;
@@ -9,8 +9,10 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -25,6 +27,18 @@ public record CommandHeaders(long intentVersion, Instant deadline, OperationId o
   public static final String INTENT_VERSION = "X-Berth-Intent-Version";
   public static final String DEADLINE = "X-Berth-Deadline";
   public static final String OPERATION = "X-Berth-Operation";
+
+  /**
+   * The three headers of a command, in the order they are sent: what every client of the agent (the
+   * control plane's commands, its archive transfers) writes, so that no caller spells them.
+   */
+  public static Map<String, String> of(CommandContext context) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put(INTENT_VERSION, Long.toString(context.intentVersion()));
+    headers.put(DEADLINE, context.deadline().toString());
+    headers.put(OPERATION, context.operation().value());
+    return headers;
+  }
 
   public CommandHeaders {
     if (intentVersion < 0) {

@@ -1,7 +1,7 @@
-package dev.berth.agent.node;
+package dev.berth.protocol.node;
 
-import dev.berth.agent.files.PrivacyRule;
-import dev.berth.agent.files.PrivateFiles;
+import dev.berth.protocol.files.PrivacyRule;
+import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ public final class NodeToken {
    * The token in {@code stateDirectory}, minted first (0600, in a directory created 0700) when
    * there is none.
    *
-   * @throws dev.berth.agent.files.NotPrivateException when the file is owned by another user or
+   * @throws dev.berth.protocol.files.NotPrivateException when the file is owned by another user or
    *     open to group or others
    */
   public static String readOrCreate(Path stateDirectory) {

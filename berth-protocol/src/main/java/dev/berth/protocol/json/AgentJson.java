@@ -1,4 +1,4 @@
-package dev.berth.agent.json;
+package dev.berth.protocol.json;
 
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.DeserializationFeature;

@@ -1,7 +1,7 @@
-package dev.berth.agent.node;
+package dev.berth.protocol.node;
 
-import dev.berth.agent.files.PrivateFiles;
-import dev.berth.agent.json.AgentJson;
+import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.json.AgentJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
