@@ -5,6 +5,7 @@ import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.protocol.files.PrivateFiles;
@@ -12,20 +13,17 @@ import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
 import dev.berth.server.auth.AdminToken;
-import dev.berth.server.auth.Admission;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.reconcile.ReconcileLoop;
-import dev.berth.server.runtime.AgentData;
+import dev.berth.server.runtime.AgentWireDataPlane;
 import dev.berth.server.runtime.RestoreProgress;
-import dev.berth.server.runtime.local.LocalAgentClient;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.session.IdleReaper;
-import dev.berth.server.session.SessionService;
 import dev.berth.server.session.SessionSignals;
-import dev.berth.server.session.WorkloadProbe;
+import dev.berth.server.session.UseCases;
 import dev.berth.server.store.sqlite.SqliteSessionStore;
 import dev.berth.server.store.sqlite.SqliteTenantDirectory;
 import io.javalin.Javalin;
@@ -150,16 +148,10 @@ public final class BerthServer implements AutoCloseable {
     LifecycleSettings settings =
         LifecycleSettings.defaults("berth-server@" + installation, installation)
             .withRecoveryWindow(lifecycle.recoveryWindow());
+    AgentWireDataPlane dataPlane = new AgentWireDataPlane(runtime, archives, restores);
     Reconciler reconciler =
         new Reconciler(
-            store,
-            runtime,
-            new LocalAgentClient(node, runtime, archives, restores),
-            archives,
-            clock,
-            settings,
-            new RecoveryMode(),
-            failpoints);
+            store, runtime, dataPlane, archives, clock, settings, new RecoveryMode(), failpoints);
     SessionSignals signals = new SessionSignals(store);
     loop =
         new ReconcileLoop(
@@ -167,35 +159,27 @@ public final class BerthServer implements AutoCloseable {
     resources.add(0, loop);
     Admission admission = new Admission(directory);
     SessionIntents intents = new SessionIntents(store, clock, settings);
-    SessionService sessions =
-        new SessionService(
-            store,
-            intents,
-            loop,
-            signals,
-            runtime,
-            new AgentData(),
-            admission,
-            clock,
-            SessionService.Settings.defaults()
+    UseCases sessions =
+        UseCases.wire(
+            new UseCases.Ports(
+                store, intents, loop, signals, admission, dataPlane, restores, clock),
+            dev.berth.core.access.AccessSettings.defaults()
                 .withIdle(lifecycle.idle())
                 .withSuspendEnabled(lifecycle.suspendEnabled()),
             new SecureRandom(),
-            restores,
             isolation::requireForNewSession);
     idleReaper =
         new IdleReaper(
             store,
             intents,
             loop,
-            new WorkloadProbe(runtime, new AgentData()),
+            new dev.berth.core.idle.WorkloadProbe(dataPlane),
             sessions.idlePolicy(),
             clock);
     resources.add(0, idleReaper);
     PublicApi api =
         new PublicApi(
             sessions,
-            new AgentData(),
             new Authenticator(adminToken, directory),
             new TenantTokens(directory, clock, new SecureRandom()),
             directory,

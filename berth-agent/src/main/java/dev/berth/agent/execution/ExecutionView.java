@@ -25,4 +25,18 @@ public record ExecutionView(Execution execution, boolean timedOut, long outputBy
   public ExecutionState state() {
     return execution.state();
   }
+
+  /** As the agent protocol reports it. */
+  public dev.berth.core.agent.ExecutionReport report() {
+    return new dev.berth.core.agent.ExecutionReport(
+        execution.id(),
+        execution.command(),
+        execution.state(),
+        execution.exitCode(),
+        execution.submittedAt(),
+        execution.startedAt(),
+        execution.finishedAt(),
+        timedOut,
+        outputBytes);
+  }
 }

@@ -18,7 +18,7 @@ import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellState;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
-import dev.berth.protocol.execution.ExecutionRequest;
+import dev.berth.core.execution.ExecutionRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

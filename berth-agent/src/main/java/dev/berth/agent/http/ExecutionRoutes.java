@@ -2,7 +2,7 @@ package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
 import dev.berth.core.execution.ExecutionId;
-import dev.berth.protocol.execution.ExecutionRequest;
+import dev.berth.core.execution.ExecutionRequest;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;

@@ -115,6 +115,17 @@ final class Problems {
       case ForbiddenException e -> 403;
       case WorkloadNotAllowedException e -> 403;
       case QuotaExceededException e -> 429;
+      // The control plane's refusals; the agent raises none of them, but answers them as it would.
+      case dev.berth.core.error.PreconditionFailedException e -> 412;
+      case dev.berth.core.error.SuspendingException e -> 409;
+      case dev.berth.core.error.IntentSupersededException e -> 409;
+      case dev.berth.core.error.SnapshotRefusedException e -> 422;
+      case dev.berth.core.error.NotRunningException e -> 422;
+      case dev.berth.core.error.RecoveryRefusedException e -> 409;
+      case dev.berth.core.error.WaitExpiredException e -> 504;
+      case dev.berth.core.error.SnapshotUnavailableException e -> 503;
+      case dev.berth.core.error.RuntimeUnavailableException e -> 503;
+      case dev.berth.core.error.IsolationUnavailableException e -> 503;
     };
   }
 

@@ -18,7 +18,17 @@ public abstract sealed class BerthException extends RuntimeException
         InvalidValueException,
         ForbiddenException,
         WorkloadNotAllowedException,
-        QuotaExceededException {
+        QuotaExceededException,
+        PreconditionFailedException,
+        SuspendingException,
+        SnapshotUnavailableException,
+        SnapshotRefusedException,
+        IntentSupersededException,
+        WaitExpiredException,
+        NotRunningException,
+        RuntimeUnavailableException,
+        IsolationUnavailableException,
+        RecoveryRefusedException {
 
   private static final long serialVersionUID = 1L;
 

@@ -6,17 +6,26 @@ import dev.berth.core.error.BerthException;
 import dev.berth.core.error.DeadlineExceededException;
 import dev.berth.core.error.ForbiddenException;
 import dev.berth.core.error.IllegalTransitionException;
+import dev.berth.core.error.IntentSupersededException;
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.IsolationUnavailableException;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.NotRunningException;
+import dev.berth.core.error.PreconditionFailedException;
 import dev.berth.core.error.QuotaExceededException;
+import dev.berth.core.error.RecoveryRefusedException;
+import dev.berth.core.error.RuntimeUnavailableException;
+import dev.berth.core.error.SnapshotRefusedException;
+import dev.berth.core.error.SnapshotUnavailableException;
 import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.error.StaleIntentException;
+import dev.berth.core.error.SuspendingException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
+import dev.berth.core.error.WaitExpiredException;
 import dev.berth.core.error.WorkloadNotAllowedException;
 import dev.berth.server.auth.UnauthenticatedException;
 import dev.berth.server.runtime.AgentCommandFailedException;
-import dev.berth.server.session.RequestRefused;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.LinkedHashMap;
@@ -71,7 +80,6 @@ final class ApiProblems {
 
   static Kind classify(Exception failure) {
     return switch (failure) {
-      case RequestRefused refused -> new Kind(refused.status(), refused.reason());
       // The agent refusing the control plane's own token is the platform's fault, not the caller's.
       case AgentCommandFailedException agent when agent.status() == 401 ->
           new Kind(502, "AGENT_UNREACHABLE");
@@ -100,6 +108,24 @@ final class ApiProblems {
       case ForbiddenException e -> new Kind(403, e.reason());
       case WorkloadNotAllowedException e -> new Kind(403, e.reason());
       case QuotaExceededException e -> new Kind(429, e.reason());
+      case PreconditionFailedException e -> new Kind(412, e.reason());
+      case SuspendingException e -> new Kind(409, e.reason());
+      case SnapshotUnavailableException e -> new Kind(503, e.reason());
+      case SnapshotRefusedException e -> new Kind(422, e.reason());
+      // Given up for another's newer request: the same 409 CONFLICT as a lost write race.
+      case IntentSupersededException e -> new Kind(409, e.reason());
+      case WaitExpiredException e -> new Kind(504, e.reason());
+      case NotRunningException e -> new Kind(422, e.reason());
+      case RuntimeUnavailableException e -> new Kind(503, e.reason());
+      case IsolationUnavailableException e -> new Kind(503, e.reason());
+      case RecoveryRefusedException e -> new Kind(recoveryStatus(e.why()), e.reason());
+    };
+  }
+
+  private static int recoveryStatus(RecoveryRefusedException.Why why) {
+    return switch (why) {
+      case INVALID_STATE, ALREADY_RECOVERED -> 409;
+      case NOT_RECOVERABLE, RECOVERY_WINDOW_ENDED -> 410;
     };
   }
 

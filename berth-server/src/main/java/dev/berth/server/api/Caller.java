@@ -1,6 +1,6 @@
 package dev.berth.server.api;
 
-import dev.berth.server.session.Scope;
+import dev.berth.core.access.Scope;
 import io.javalin.http.Context;
 
 /**

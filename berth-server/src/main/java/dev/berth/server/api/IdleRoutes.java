@@ -1,8 +1,9 @@
 package dev.berth.server.api;
 
+import dev.berth.core.access.ExplainIdle;
 import dev.berth.core.idle.IdleDecision;
 import dev.berth.server.api.body.KeepAliveBody;
-import dev.berth.server.session.SessionService;
+import dev.berth.server.session.UseCases;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Duration;
@@ -14,11 +15,11 @@ import tools.jackson.databind.json.JsonMapper;
 /** The idle policy, explained ({@code GET idle}), and keep-alives ({@code POST keepalive}). */
 final class IdleRoutes {
 
-  private final SessionService sessions;
+  private final UseCases sessions;
   private final Bodies bodies;
   private final JsonMapper json;
 
-  IdleRoutes(SessionService sessions, Bodies bodies, JsonMapper json) {
+  IdleRoutes(UseCases sessions, Bodies bodies, JsonMapper json) {
     this.sessions = sessions;
     this.bodies = bodies;
     this.json = json;
@@ -30,7 +31,8 @@ final class IdleRoutes {
   }
 
   private void idle(Context ctx) {
-    SessionService.IdleView view = sessions.idle(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
+    ExplainIdle.IdleView view =
+        sessions.idle().explain(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
     Map<String, Object> body = new LinkedHashMap<>();
     switch (view.decision()) {
       case IdleDecision.Active a -> {
@@ -69,18 +71,20 @@ final class IdleRoutes {
   private void keepAlive(Context ctx) {
     KeepAliveBody body = bodies.read(ctx, KeepAliveBody.class, true);
     var session =
-        sessions.keepAlive(
-            Caller.of(ctx).scope(),
-            SessionRoutes.id(ctx),
-            Optional.ofNullable(body.seconds()).map(Duration::ofSeconds));
+        sessions
+            .keepAlive()
+            .keepAlive(
+                Caller.of(ctx).scope(),
+                SessionRoutes.id(ctx),
+                Optional.ofNullable(body.seconds()).map(Duration::ofSeconds));
     ctx.contentType("application/json")
         .result(
             json.writeValueAsString(
                 ApiJson.session(
                     session,
                     sessions.clock().instant(),
-                    sessions.idleAfter(),
-                    sessions.restoreProgress(session.id()))));
+                    sessions.settings().idleAfter(),
+                    sessions.restores().of(session.id()))));
   }
 
   private static String holdReason(IdleDecision.Held held) {

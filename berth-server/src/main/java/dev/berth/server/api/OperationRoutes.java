@@ -1,10 +1,11 @@
 package dev.berth.server.api;
 
+import dev.berth.core.access.Scope;
+import dev.berth.core.access.SessionLookup;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
-import dev.berth.server.session.Scope;
-import dev.berth.server.session.SessionService;
+import dev.berth.server.runtime.RestoreProgress;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -20,11 +21,13 @@ final class OperationRoutes {
   private static final Duration POLL = Duration.ofMillis(250);
   private static final Duration HEARTBEAT = Duration.ofSeconds(15);
 
-  private final SessionService sessions;
+  private final SessionLookup sessions;
+  private final RestoreProgress restores;
   private final JsonMapper json;
 
-  OperationRoutes(SessionService sessions, JsonMapper json) {
+  OperationRoutes(SessionLookup sessions, RestoreProgress restores, JsonMapper json) {
     this.sessions = sessions;
+    this.restores = restores;
     this.json = json;
   }
 
@@ -83,9 +86,7 @@ final class OperationRoutes {
   private Map<String, Object> withProgress(Operation op) {
     Map<String, Object> body = ApiJson.operation(op);
     if (op.type() == OperationType.RESUME && !op.state().isFinished()) {
-      sessions
-          .restoreProgress(op.sessionId())
-          .ifPresent(p -> body.put("progress", ApiJson.progress(p)));
+      restores.of(op.sessionId()).ifPresent(p -> body.put("progress", ApiJson.progress(p)));
     }
     return body;
   }

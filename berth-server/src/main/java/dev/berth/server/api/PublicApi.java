@@ -1,15 +1,15 @@
 package dev.berth.server.api;
 
+import dev.berth.core.access.CreateSession;
+import dev.berth.core.access.Scope;
 import dev.berth.core.store.SessionStore;
+import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.Principal;
 import dev.berth.core.tenant.TenantDirectory;
-import dev.berth.server.auth.Admission;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.auth.UnauthenticatedException;
-import dev.berth.server.runtime.AgentData;
-import dev.berth.server.session.Scope;
-import dev.berth.server.session.SessionService;
+import dev.berth.server.session.UseCases;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Cookie;
@@ -27,7 +27,7 @@ public final class PublicApi {
   /** The cookie the web UI authenticates with, set by {@code GET /login?token=}. */
   public static final String COOKIE = "berth_token";
 
-  private final SessionService sessions;
+  private final UseCases sessions;
   private final Authenticator authenticator;
   private final JsonMapper json = JsonMapper.builder().build();
   private final ApiProblems problems = new ApiProblems(json);
@@ -44,8 +44,7 @@ public final class PublicApi {
   private final OpenApiSpec spec = OpenApiSpec.load();
 
   public PublicApi(
-      SessionService sessions,
-      AgentData data,
+      UseCases sessions,
       Authenticator authenticator,
       TenantTokens tokens,
       TenantDirectory directory,
@@ -54,12 +53,12 @@ public final class PublicApi {
     this.sessions = sessions;
     this.authenticator = authenticator;
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
-    this.streamRoutes = new StreamRoutes(sessions, data);
-    this.executionRoutes = new ExecutionRoutes(sessions, data, bodies, json);
-    this.operationRoutes = new OperationRoutes(sessions, json);
+    this.streamRoutes = new StreamRoutes(sessions);
+    this.executionRoutes = new ExecutionRoutes(sessions, bodies, json);
+    this.operationRoutes = new OperationRoutes(sessions.lookup(), sessions.restores(), json);
     this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
-    this.runtimeRoutes = new RuntimeRoutes(sessions, data, json);
+    this.runtimeRoutes = new RuntimeRoutes(sessions, json);
     this.attach = new AttachProxy(sessions, this::caller);
   }
 
@@ -147,7 +146,7 @@ public final class PublicApi {
             json.writeValueAsString(
                 Map.of(
                     "workloadTypes",
-                    SessionService.WORKLOAD_TYPES.stream().sorted().toList(),
+                    CreateSession.WORKLOAD_TYPES.stream().sorted().toList(),
                     "claudeCode",
                     Map.of("defaultModel", "platform-default", "models", java.util.List.of()))));
   }

@@ -1,14 +1,9 @@
 package dev.berth.server.api;
 
-import dev.berth.server.runtime.AgentData;
-import dev.berth.server.runtime.AgentEndpoints;
-import dev.berth.server.session.SessionService;
+import dev.berth.core.agent.RuntimeReport;
+import dev.berth.server.session.UseCases;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -21,30 +16,11 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class RuntimeRoutes {
 
-  /** The status fields a caller may see; the agent's own bookkeeping (leases, intents) stays in. */
-  private static final List<String> PUBLIC_FIELDS =
-      List.of(
-          "runtime",
-          "incarnation",
-          "workload",
-          "state",
-          "health",
-          "shell",
-          "busy",
-          "foreground",
-          "lastOutputAt",
-          "stopReason",
-          "isolation",
-          "disk",
-          "output");
-
-  private final SessionService sessions;
-  private final AgentData data;
+  private final UseCases sessions;
   private final JsonMapper json;
 
-  RuntimeRoutes(SessionService sessions, AgentData data, JsonMapper json) {
+  RuntimeRoutes(UseCases sessions, JsonMapper json) {
     this.sessions = sessions;
-    this.data = data;
     this.json = json;
   }
 
@@ -53,20 +29,10 @@ final class RuntimeRoutes {
   }
 
   private void runtime(Context ctx) {
-    AgentEndpoints.Endpoint agent =
-        sessions.streamable(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
-    JsonNode status = data.status(agent);
-    Map<String, Object> body = new LinkedHashMap<>();
-    for (String field : PUBLIC_FIELDS) {
-      JsonNode value = status.get(field);
-      if (value != null && !value.isNull()) {
-        body.put(field, value);
-      }
-    }
-    // The shell's host process id means nothing to a caller and tells it about the host.
-    if (body.get("shell") instanceof tools.jackson.databind.node.ObjectNode shell) {
-      body.put("shell", shell.deepCopy().without("pid"));
-    }
-    ctx.contentType("application/json").result(json.writeValueAsString(body));
+    RuntimeReport report =
+        sessions
+            .dataPlane()
+            .report(sessions.data().passive(Caller.of(ctx).scope(), SessionRoutes.id(ctx)));
+    ctx.contentType("application/json").result(json.writeValueAsString(report.published()));
   }
 }

@@ -1,5 +1,11 @@
 package dev.berth.server.api;
 
+import dev.berth.core.access.CreateSession;
+import dev.berth.core.access.DeleteSession;
+import dev.berth.core.access.ListSessions;
+import dev.berth.core.access.MakeActive;
+import dev.berth.core.access.SessionData;
+import dev.berth.core.agent.ByteStream;
 import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -11,7 +17,7 @@ import dev.berth.server.api.body.RecoverBody;
 import dev.berth.server.api.body.SnapshotBody;
 import dev.berth.server.api.body.SwitchBody;
 import dev.berth.server.api.body.WriteBody;
-import dev.berth.server.session.SessionService;
+import dev.berth.server.session.UseCases;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
@@ -27,11 +33,11 @@ final class SessionRoutes {
   static final String SESSIONS = "/api/v1/sessions";
   static final String SESSION = SESSIONS + "/{id}";
 
-  private final SessionService sessions;
+  private final UseCases sessions;
   private final Bodies bodies;
   private final JsonMapper json;
 
-  SessionRoutes(SessionService sessions, Bodies bodies, JsonMapper json) {
+  SessionRoutes(UseCases sessions, Bodies bodies, JsonMapper json) {
     this.sessions = sessions;
     this.bodies = bodies;
     this.json = json;
@@ -52,7 +58,7 @@ final class SessionRoutes {
   private void recover(Context ctx) {
     bodies.read(ctx, RecoverBody.class, true);
     Caller caller = Caller.of(ctx);
-    Session recovered = sessions.recover(caller.scope(), id(ctx), caller.actor());
+    Session recovered = sessions.recover().recover(caller.scope(), id(ctx), caller.actor());
     ctx.status(201);
     ctx.header("Location", SESSIONS + "/" + recovered.id().value());
     send(ctx, session(recovered));
@@ -62,15 +68,18 @@ final class SessionRoutes {
     CreateSessionBody body = bodies.read(ctx, CreateSessionBody.class, false);
     Caller caller = Caller.of(ctx);
     boolean wait = !"false".equals(ctx.queryParam("wait"));
-    SessionService.Created created =
-        sessions.create(
-            caller.scope(),
-            body.name(),
-            body.workloadType(),
-            body.model(),
-            body.tenant().map(TenantId::new),
-            caller.actor(),
-            wait);
+    CreateSession.Created created =
+        sessions
+            .create()
+            .create(
+                caller.scope(),
+                new CreateSession.Request(
+                    body.name(),
+                    body.workloadType(),
+                    body.model(),
+                    body.tenant().map(TenantId::new),
+                    caller.actor(),
+                    wait));
     ctx.status(created.active() ? 201 : 202);
     ctx.header("Location", SESSIONS + "/" + created.session().id().value());
     send(ctx, session(created.session()));
@@ -90,14 +99,16 @@ final class SessionRoutes {
             : java.util.OptionalInt.of(intParam(ctx, "limit", 100, 1, 1000));
     boolean deleted = booleanParam(ctx, "deleted");
     Page<Session> page =
-        sessions.list(
-            caller.scope(),
-            new SessionService.Listing(
-                Optional.ofNullable(ctx.queryParam("tenant")).map(TenantId::new),
-                states(ctx.queryParam("state")),
-                deleted,
-                limit,
-                Optional.ofNullable(ctx.queryParam("pageToken"))));
+        sessions
+            .list()
+            .list(
+                caller.scope(),
+                new ListSessions.Listing(
+                    Optional.ofNullable(ctx.queryParam("tenant")).map(TenantId::new),
+                    states(ctx.queryParam("state")),
+                    deleted,
+                    limit,
+                    Optional.ofNullable(ctx.queryParam("pageToken"))));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put(
         "sessions",
@@ -110,7 +121,7 @@ final class SessionRoutes {
   private Map<String, Object> deletedSession(Session s) {
     Map<String, Object> body = session(s);
     s.deletedAt().ifPresent(at -> body.put("deletedAt", at.toString()));
-    Optional<java.time.Instant> until = sessions.recoverableUntil(s);
+    Optional<java.time.Instant> until = sessions.lookup().recoverableUntil(s);
     body.put("recoverable", until.isPresent());
     until.ifPresent(u -> body.put("recoverableUntil", u.toString()));
     return body;
@@ -158,13 +169,13 @@ final class SessionRoutes {
   }
 
   private void get(Context ctx) {
-    send(ctx, session(sessions.get(Caller.of(ctx).scope(), id(ctx))));
+    send(ctx, session(sessions.lookup().get(Caller.of(ctx).scope(), id(ctx))));
   }
 
   private void delete(Context ctx) {
     Caller caller = Caller.of(ctx);
-    SessionService.Deleted deleted =
-        sessions.delete(caller.scope(), id(ctx), ifMatch(ctx), caller.actor());
+    DeleteSession.Deleted deleted =
+        sessions.delete().delete(caller.scope(), id(ctx), ifMatch(ctx), caller.actor());
     if (deleted.terminated()) {
       ctx.status(204);
     } else {
@@ -189,18 +200,20 @@ final class SessionRoutes {
   private void read(Context ctx) throws java.io.IOException {
     ReadBody body = bodies.read(ctx, ReadBody.class, true);
     Caller caller = Caller.of(ctx);
-    try (SessionService.ReadResult result =
-        sessions.read(caller.scope(), id(ctx), body.offset(), caller.actor())) {
-      Map<String, Object> session = session(result.session());
+    SessionData.Served<ByteStream> result =
+        sessions.data().read(caller.scope(), id(ctx), body.offset(), caller.actor());
+    try (ByteStream output = result.result()) {
+      Session served = result.activation().session();
+      Map<String, Object> session = session(served);
       ctx.status(200);
       ctx.contentType("application/json");
       try {
         ReadRelay.write(
             json,
             session,
-            result.path(),
-            result.session().runtime().map(r -> r.name()).orElse("the session's agent"),
-            result.output().body(),
+            result.activation().path(),
+            served.runtime().map(r -> r.name()).orElse("the session's agent"),
+            output.body(),
             ctx.res().getOutputStream());
       } catch (java.io.IOException clientOrAgentGone) {
         // The answer has begun: a problem appended to it would only make it look whole.
@@ -217,26 +230,35 @@ final class SessionRoutes {
     WriteBody body = bodies.read(ctx, WriteBody.class, true);
     Caller caller = Caller.of(ctx);
     byte[] payload = body.payload().getBytes(StandardCharsets.UTF_8);
-    SessionService.WriteResult result =
-        sessions.write(caller.scope(), id(ctx), payload, caller.actor());
+    MakeActive.Activation result =
+        sessions.data().write(caller.scope(), id(ctx), payload, caller.actor());
     send(ctx, Map.of("session", session(result.session()), "path", result.path()));
   }
 
   private void switchTo(Context ctx) {
     bodies.read(ctx, SwitchBody.class, true);
     Caller caller = Caller.of(ctx);
-    send(ctx, session(sessions.switchTo(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
+    send(
+        ctx,
+        session(
+            sessions.activation().switchTo(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
   }
 
   private void snapshot(Context ctx) {
     bodies.read(ctx, SnapshotBody.class, true);
     Caller caller = Caller.of(ctx);
-    send(ctx, session(sessions.snapshot(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
+    send(
+        ctx,
+        session(
+            sessions.snapshot().snapshot(caller.scope(), id(ctx), ifMatch(ctx), caller.actor())));
   }
 
   private Map<String, Object> session(Session s) {
     return ApiJson.session(
-        s, sessions.clock().instant(), sessions.idleAfter(), sessions.restoreProgress(s.id()));
+        s,
+        sessions.clock().instant(),
+        sessions.settings().idleAfter(),
+        sessions.restores().of(s.id()));
   }
 
   private void send(Context ctx, Object body) {

@@ -1,13 +1,14 @@
 package dev.berth.server.api;
 
-import dev.berth.server.runtime.AgentData;
-import dev.berth.server.runtime.AgentEndpoints;
-import dev.berth.server.session.SessionService;
+import dev.berth.core.agent.ByteStream;
+import dev.berth.core.agent.DataPlane;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.server.session.UseCases;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * The passive output stream, proxied from the agent without changing a byte of the SSE contract.
@@ -16,48 +17,40 @@ import java.util.Optional;
  */
 final class StreamRoutes {
 
-  private final SessionService sessions;
-  private final AgentData data;
+  private final UseCases sessions;
+  private final DataPlane data;
 
-  StreamRoutes(SessionService sessions, AgentData data) {
+  StreamRoutes(UseCases sessions) {
     this.sessions = sessions;
-    this.data = data;
+    this.data = sessions.dataPlane();
   }
 
   void register(RoutesConfig routes) {
-    routes.get(SessionRoutes.SESSION + "/stream", this::stream);
+    routes.get(SessionRoutes.SESSION + "/stream", ctx -> proxy(ctx, data::stream));
     routes.get(
         SessionRoutes.SESSION + "/executions/{eid}/output",
-        ctx -> {
-          AgentEndpoints.Endpoint agent =
-              sessions.streamable(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
-          proxy(ctx, agent, "/executions/" + ExecutionRoutes.executionId(ctx) + "/stream");
-        });
+        ctx ->
+            proxy(
+                ctx,
+                (runtime, from) ->
+                    data.executionOutput(runtime, ExecutionRoutes.executionId(ctx), from)));
   }
 
-  private void stream(Context ctx) throws IOException {
-    AgentEndpoints.Endpoint agent =
-        sessions.streamable(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
-    proxy(ctx, agent, "/stream");
-  }
-
-  private void proxy(Context ctx, AgentEndpoints.Endpoint agent, String path) throws IOException {
-    String offset = ctx.queryParam("offset");
-    String query =
-        offset == null
-            ? ""
-            : "offset="
-                + java.net.URLEncoder.encode(offset, java.nio.charset.StandardCharsets.UTF_8);
-    try (AgentData.OpenStream stream =
-        data.openStream(agent, path, query, Optional.ofNullable(ctx.header("Last-Event-ID")))) {
+  private void proxy(Context ctx, BiFunction<RuntimeRef, DataPlane.StreamFrom, ByteStream> open)
+      throws IOException {
+    RuntimeRef runtime = sessions.data().passive(Caller.of(ctx).scope(), SessionRoutes.id(ctx));
+    DataPlane.StreamFrom from =
+        new DataPlane.StreamFrom(
+            Optional.ofNullable(ctx.queryParam("offset")),
+            Optional.ofNullable(ctx.header("Last-Event-ID")));
+    try (ByteStream stream = open.apply(runtime, from)) {
       ctx.status(200);
       ctx.header("Content-Type", "text/event-stream");
       ctx.header("Cache-Control", "no-cache, no-transform");
       ctx.header("X-Accel-Buffering", "no");
       ctx.header("X-Content-Type-Options", "nosniff");
-      OutputStream out = ctx.res().getOutputStream();
       try {
-        AgentData.copy(stream.body(), out);
+        stream.copyTo(ctx.res().getOutputStream());
       } catch (IOException clientOrAgentGone) {
         // Either side left; the stream is over.
       }

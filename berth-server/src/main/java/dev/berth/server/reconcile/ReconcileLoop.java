@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: a session is queued at most once; an enqueue while its pass runs marks it dirty
  * and it runs again right after. Across processes the session lease keeps passes exclusive.
  */
-public final class ReconcileLoop implements AutoCloseable {
+public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecycle.ReconcileQueue {
 
   private static final Logger LOG = LoggerFactory.getLogger(ReconcileLoop.class);
 
@@ -100,6 +100,7 @@ public final class ReconcileLoop implements AutoCloseable {
   }
 
   /** Asks for a pass over {@code id} as soon as a worker is free. */
+  @Override
   public void enqueue(SessionId id) {
     if (closed) {
       return;

@@ -11,6 +11,9 @@ public interface AgentEndpoints {
   /** The session-scoped base URL of the runtime's agent and the token it expects. */
   Endpoint resolve(RuntimeRef runtime);
 
+  /** A call to the runtime's agent could not reach it: the next {@link #resolve} looks again. */
+  default void unreachable(RuntimeRef runtime) {}
+
   /**
    * @param sessionUrl e.g. {@code http://127.0.0.1:41234/v1/sessions/<sid>}
    */

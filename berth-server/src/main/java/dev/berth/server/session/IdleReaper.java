@@ -1,10 +1,12 @@
 package dev.berth.server.session;
 
+import dev.berth.core.access.Settling;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.idle.IdleDecision;
 import dev.berth.core.idle.IdlePolicy;
 import dev.berth.core.idle.WorkloadActivity;
+import dev.berth.core.idle.WorkloadProbe;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.session.Activity;
 import dev.berth.core.session.DesiredState;
@@ -33,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * IdlePolicy#ACTOR}) for a session the policy says to suspend. The request is conditional: the
  * policy is decided again on the session as stored at the moment of the write, so an access that
  * landed since the scan read it wins. An access after the write wins too: it turns the intent back
- * to RUNNING and the reconciler aborts the checkpoint ({@link SessionService}).
+ * to RUNNING and the reconciler aborts the checkpoint ({@link dev.berth.core.access.MakeActive}).
  *
  * <p>A session whose agent does not answer is left alone: silence is not quiet, and a runtime that
  * is gone is the reconciler's to notice.
@@ -150,9 +152,7 @@ public final class IdleReaper implements AutoCloseable {
     intents.requestIf(
         id,
         DesiredState.RUNNING,
-        s ->
-            s.intent().desired() == DesiredState.SUSPENDED
-                && s.intent().requestedBy().equals(IdlePolicy.ACTOR),
+        Settling::suspendedByIdlePolicy,
         IdlePolicy.ACTOR,
         "an access at " + now.get().activity().lastAccess() + " won over the idle suspend");
     loop.enqueue(id);

@@ -13,7 +13,7 @@ import java.util.function.Predicate;
  * reconcile pass over the session, and re-reading the store at least every 250 ms in case a pass
  * ran in another process.
  */
-public final class SessionSignals {
+public final class SessionSignals implements dev.berth.core.access.SessionWatch {
 
   private static final long POLL_MILLIS = 250;
 
@@ -49,6 +49,7 @@ public final class SessionSignals {
    * The session as soon as {@code until} holds for it, or empty when {@code timeout} passed first
    * (or the session vanished).
    */
+  @Override
   public Optional<Session> await(SessionId id, Predicate<Session> until, Duration timeout) {
     Monitor monitor =
         monitors.compute(

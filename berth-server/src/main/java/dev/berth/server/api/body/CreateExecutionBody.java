@@ -1,6 +1,6 @@
 package dev.berth.server.api.body;
 
-import dev.berth.protocol.execution.ExecutionRequest;
+import dev.berth.core.execution.ExecutionRequest;
 import dev.berth.server.api.StrictJson;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -45,5 +45,10 @@ public record CreateExecutionBody(String command, Optional<Long> timeoutSeconds)
       throw StrictJson.invalidField(
           "timeoutSeconds", "must be between " + min + " and " + max, seconds);
     }
+  }
+
+  /** The request the data plane runs (already within its limits). */
+  public ExecutionRequest request() {
+    return new ExecutionRequest(command, timeoutSeconds.map(java.time.Duration::ofSeconds));
   }
 }

@@ -152,6 +152,11 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   }
 
   @Override
+  public void unreachable(RuntimeRef runtime) {
+    node.forget();
+  }
+
+  @Override
   public Endpoint resolve(RuntimeRef runtime) {
     LocalNode.Connection connection = node.ensureRunning();
     return new Endpoint(

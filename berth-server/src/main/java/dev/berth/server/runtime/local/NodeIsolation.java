@@ -1,6 +1,6 @@
 package dev.berth.server.runtime.local;
 
-import dev.berth.server.session.RequestRefused;
+import dev.berth.core.error.IsolationUnavailableException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -87,7 +87,7 @@ public final class NodeIsolation {
   /**
    * Refuses a new session when the rule is on and the node cannot isolate it.
    *
-   * @throws RequestRefused 503 ISOLATION_UNAVAILABLE naming what is missing and the way out
+   * @throws IsolationUnavailableException naming what is missing and the way out
    */
   public void requireForNewSession() {
     if (!required) {
@@ -97,17 +97,13 @@ public final class NodeIsolation {
     try {
       missing = missing();
     } catch (IllegalStateException e) {
-      throw new RequestRefused(
-          503,
-          "ISOLATION_UNAVAILABLE",
+      throw new IsolationUnavailableException(
           "this server requires isolation (--require-isolation) and cannot tell what the node"
               + " enforces: "
               + e.getMessage());
     }
     if (!missing.isEmpty()) {
-      throw new RequestRefused(
-          503,
-          "ISOLATION_UNAVAILABLE",
+      throw new IsolationUnavailableException(
           "this server requires isolation (--require-isolation) and its node cannot give a session "
               + String.join(" or ", missing)
               + "; run the server as root (or in a delegated cgroup) with bubblewrap installed, or"

@@ -104,8 +104,11 @@ class LocalRuntimeTest {
   @Test
   void theAgentReportsHealthAndRefusesAStaleCommand() {
     RuntimeRef a = provision(A, 1);
-    LocalAgentClient agent =
-        new LocalAgentClient(node, runtime, new dev.berth.server.archive.none.NoArchiveStore());
+    var agent =
+        new dev.berth.server.runtime.AgentWireDataPlane(
+            runtime,
+            new dev.berth.server.archive.none.NoArchiveStore(),
+            new dev.berth.server.runtime.RestoreProgress(java.time.Clock.systemUTC()));
 
     agent.send(a, new AgentCommand.RenewLease(context(A, 4, 1), Duration.ofMinutes(5)));
     AgentStatus status = agent.status(a);

@@ -1,4 +1,4 @@
-package dev.berth.protocol.execution;
+package dev.berth.core.execution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.berth.server.session;
+package dev.berth.core.access;
 
 import dev.berth.core.session.Session;
 import dev.berth.core.session.TenantId;

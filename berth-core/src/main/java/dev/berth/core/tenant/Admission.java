@@ -1,4 +1,4 @@
-package dev.berth.server.auth;
+package dev.berth.core.tenant;
 
 import dev.berth.core.error.ForbiddenException;
 import dev.berth.core.error.InvalidValueException;
@@ -11,11 +11,8 @@ import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
-import dev.berth.core.tenant.Principal;
 import dev.berth.core.tenant.Principal.Admin;
 import dev.berth.core.tenant.Principal.TenantPrincipal;
-import dev.berth.core.tenant.Tenant;
-import dev.berth.core.tenant.TenantDirectory;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,4 +1,4 @@
-package dev.berth.server.auth;
+package dev.berth.core.tenant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,8 +11,6 @@ import dev.berth.core.session.Reservation;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
-import dev.berth.core.tenant.Principal;
-import dev.berth.core.tenant.Tenant;
 import dev.berth.core.testing.InMemorySessionStore;
 import dev.berth.core.testing.InMemoryTenantDirectory;
 import dev.berth.core.testing.MutableClock;

@@ -1,21 +1,17 @@
-package dev.berth.server.session;
+package dev.berth.core.idle;
 
-import dev.berth.core.idle.WorkloadActivity;
+import dev.berth.core.agent.DataPlane;
+import dev.berth.core.agent.RuntimeReport;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
-import dev.berth.server.runtime.AgentData;
-import dev.berth.server.runtime.AgentEndpoints;
 import java.util.Optional;
-import tools.jackson.databind.JsonNode;
 
 /** Asks a session's agent whether work is in progress, for the idle policy. */
 public final class WorkloadProbe {
 
-  private final AgentEndpoints endpoints;
-  private final AgentData data;
+  private final DataPlane data;
 
-  public WorkloadProbe(AgentEndpoints endpoints, AgentData data) {
-    this.endpoints = endpoints;
+  public WorkloadProbe(DataPlane data) {
     this.data = data;
   }
 
@@ -29,12 +25,9 @@ public final class WorkloadProbe {
       return Optional.empty();
     }
     try {
-      JsonNode status = data.status(endpoints.resolve(s.runtime().get()));
+      RuntimeReport report = data.report(s.runtime().get());
       return Optional.of(
-          new WorkloadActivity(
-              status.path("busy").asBoolean(false),
-              status.path("executionRunning").asBoolean(false),
-              s.activity().busySince()));
+          new WorkloadActivity(report.busy(), report.executionRunning(), s.activity().busySince()));
     } catch (RuntimeException unreachable) {
       return Optional.empty();
     }

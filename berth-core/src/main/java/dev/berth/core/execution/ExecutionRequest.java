@@ -1,4 +1,4 @@
-package dev.berth.protocol.execution;
+package dev.berth.core.execution;
 
 import dev.berth.core.error.InvalidValueException;
 import java.nio.charset.StandardCharsets;

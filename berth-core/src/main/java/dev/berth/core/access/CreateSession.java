@@ -1,0 +1,117 @@
+package dev.berth.core.access;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.lifecycle.ReconcileQueue;
+import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.store.SessionStore;
+import dev.berth.core.tenant.Admission;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+
+/**
+ * Creates a session: the tenant's grants and quota first, then what the installation requires of a
+ * new session (its isolation), then the intent to run, and waits (bounded) for it to start.
+ */
+public final class CreateSession {
+
+  /** The workload types this installation runs. */
+  public static final Set<String> WORKLOAD_TYPES = Set.of(WorkloadType.SHELL.value());
+
+  /** What a create asks for. */
+  public record Request(
+      String name,
+      Optional<String> workloadType,
+      Optional<String> model,
+      Optional<TenantId> onBehalfOf,
+      String actor,
+      boolean awaitStart) {}
+
+  /** A created session, and whether it became active within the wait. */
+  public record Created(Session session, boolean active) {}
+
+  private final SessionStore store;
+  private final SessionIntents intents;
+  private final ReconcileQueue queue;
+  private final SessionWatch watch;
+  private final Admission admission;
+  private final SessionLookup lookup;
+  private final AccessSettings settings;
+  private final RandomGenerator random;
+  private final Runnable newSessionRequirement;
+
+  /**
+   * @param newSessionRequirement refuses a new session the installation cannot host as it must
+   *     (e.g. without the isolation it requires); runs after the grants and the quota, so a refused
+   *     tenant hears 403 or 429 first
+   */
+  public CreateSession(
+      SessionStore store,
+      SessionIntents intents,
+      ReconcileQueue queue,
+      SessionWatch watch,
+      Admission admission,
+      InstantSource clock,
+      AccessSettings settings,
+      RandomGenerator random,
+      Runnable newSessionRequirement) {
+    this.store = store;
+    this.intents = intents;
+    this.queue = queue;
+    this.watch = watch;
+    this.admission = admission;
+    this.lookup = new SessionLookup(store, clock);
+    this.settings = settings;
+    this.random = random;
+    this.newSessionRequirement = newSessionRequirement;
+  }
+
+  public Created create(Scope scope, Request request) {
+    String trimmed = request.name().strip();
+    if (trimmed.isEmpty()) {
+      throw new InvalidValueException("invalid input: name must not be blank");
+    }
+    WorkloadType type = workloadType(request.workloadType());
+    if (request.model().isPresent()) {
+      throw new InvalidValueException(
+          "invalid input: model applies to claude-code sessions only; omit it for " + type.value());
+    }
+    TenantId owner = admission.tenantFor(scope.principal(), request.onBehalfOf());
+    Session stored =
+        admission.admit(
+            scope.principal(),
+            type,
+            owner,
+            store,
+            () -> {
+              newSessionRequirement.run();
+              return intents.create(
+                  SessionId.generate(random), owner, trimmed, type, request.actor());
+            });
+    queue.enqueue(stored.id());
+    if (!request.awaitStart()) {
+      return new Created(stored, false);
+    }
+    Session settled =
+        watch
+            .await(stored.id(), Settling::started, settings.createWait())
+            .orElseGet(() -> lookup.get(scope, stored.id()));
+    Refusals.failIfFailed(settled);
+    return new Created(settled, settled.phase() == Phase.READY);
+  }
+
+  private static WorkloadType workloadType(Optional<String> requested) {
+    String type = requested.orElse(WorkloadType.SHELL.value());
+    if (!WORKLOAD_TYPES.contains(type)) {
+      throw new InvalidValueException(
+          "invalid input: workloadType \"" + type + "\" is not one of " + WORKLOAD_TYPES);
+    }
+    return new WorkloadType(type);
+  }
+}

@@ -1,0 +1,151 @@
+package dev.berth.core.access;
+
+import dev.berth.core.agent.AgentRefusedException;
+import dev.berth.core.agent.ByteStream;
+import dev.berth.core.agent.DataPlane;
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.error.NotRunningException;
+import dev.berth.core.error.RuntimeUnavailableException;
+import dev.berth.core.lifecycle.ReconcileQueue;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.SessionStore;
+import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The data plane as the public API serves it: reads and writes are access ({@link MakeActive}
+ * first, then the call), streams and status are passive (a session without a running runtime is
+ * refused, never restored or touched).
+ *
+ * <p>When the agent answers that an idle suspend paused the runtime between the activation and the
+ * call (its reason {@code SUSPENDING}), the access wins: it takes the suspend back and makes the
+ * call once more. When the agent answers that the runtime is gone, the reconciler is asked to look
+ * at the session now rather than at its next resync, so that its state tells the truth soon after.
+ */
+public final class SessionData {
+
+  /** A call made on an active session, with the activation that preceded it. */
+  public record Served<T>(MakeActive.Activation activation, T result) {}
+
+  private final SessionStore store;
+  private final SessionLookup lookup;
+  private final MakeActive activation;
+  private final DataPlane data;
+  private final ReconcileQueue queue;
+  private final InstantSource clock;
+
+  public SessionData(
+      SessionStore store,
+      MakeActive activation,
+      DataPlane data,
+      ReconcileQueue queue,
+      InstantSource clock) {
+    this.store = store;
+    this.lookup = new SessionLookup(store, clock);
+    this.activation = activation;
+    this.data = data;
+    this.queue = queue;
+    this.clock = clock;
+  }
+
+  /**
+   * The output from {@code offset}, after the access: the agent's answer, for the caller to close.
+   */
+  public Served<ByteStream> read(Scope scope, SessionId id, long offset, String actor) {
+    if (offset < 0) {
+      throw new InvalidValueException("invalid input: offset must be >= 0, was " + offset);
+    }
+    return serve(scope, id, "read", actor, runtime -> data.read(runtime, offset));
+  }
+
+  /** Writes {@code payload} to the terminal, after the access. */
+  public MakeActive.Activation write(Scope scope, SessionId id, byte[] payload, String actor) {
+    // Where the input got to: a retry after an idle suspend was aborted sends only the rest.
+    int[] delivered = {0};
+    return serve(
+            scope,
+            id,
+            "write",
+            actor,
+            runtime -> {
+              // The agent takes input in pieces; the terminal sees one stream.
+              while (delivered[0] < payload.length) {
+                int to = Math.min(payload.length, delivered[0] + DataPlane.MAX_INPUT);
+                data.input(runtime, Arrays.copyOfRange(payload, delivered[0], to));
+                delivered[0] = to;
+              }
+              return payload.length;
+            })
+        .activation();
+  }
+
+  /**
+   * Makes the session active (counting the access), then makes the call; see the class comment for
+   * the retry after an aborted idle suspend.
+   */
+  public <T> Served<T> serve(
+      Scope scope, SessionId id, String verb, String actor, Function<RuntimeRef, T> call) {
+    MakeActive.Activation first = activation.activate(scope, id, verb, actor);
+    try {
+      return new Served<>(first, observed(id, () -> call.apply(runtimeOf(first.session()))));
+    } catch (AgentRefusedException e) {
+      if (!"SUSPENDING".equals(e.reason())
+          || !Settling.suspendedByIdlePolicy(lookup.get(scope, id))) {
+        throw e;
+      }
+      MakeActive.Activation again = activation.activate(scope, id, verb, actor);
+      return new Served<>(again, observed(id, () -> call.apply(runtimeOf(again.session()))));
+    }
+  }
+
+  /** The runtime of a session made active for interactive use (terminal input, executions). */
+  public RuntimeRef interactive(Scope scope, SessionId id, String verb, String actor) {
+    return runtimeOf(activation.activate(scope, id, verb, actor).session());
+  }
+
+  /**
+   * The runtime of a session that may be used passively (stream, attach, status): it holds a
+   * runtime and is ready. Never restores or touches.
+   */
+  public RuntimeRef passive(Scope scope, SessionId id) {
+    Session session = lookup.get(scope, id);
+    if (session.phase() != Phase.READY || session.runtime().isEmpty()) {
+      throw new NotRunningException(
+          "session in invalid state for operation: it is "
+              + Refusals.phaseName(session)
+              + " and has no running runtime; the stream never restores (read, write or switch"
+              + " do)");
+    }
+    return session.runtime().get();
+  }
+
+  /** Counts an access that needs no activation (terminal input on an open attach). */
+  public void touch(SessionId id) {
+    store.touch(id, clock.instant());
+  }
+
+  private <T> T observed(SessionId id, Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (AgentRefusedException | AgentUnreachableException e) {
+      queue.enqueue(id);
+      throw e;
+    } catch (NotFoundException runtimeGone) {
+      // The agent no longer hosts this runtime: the session exists, its runtime does not.
+      queue.enqueue(id);
+      throw new RuntimeUnavailableException(
+          "the session's runtime is gone; the session is being reconciled, retry shortly");
+    }
+  }
+
+  private static RuntimeRef runtimeOf(Session s) {
+    return s.runtime().orElseThrow(() -> Refusals.failed(s));
+  }
+}

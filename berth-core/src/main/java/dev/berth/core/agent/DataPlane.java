@@ -1,0 +1,92 @@
+package dev.berth.core.agent;
+
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.execution.ExecutionRequest;
+import dev.berth.core.session.RuntimeRef;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * Everything the control plane asks of the agent inside a session's runtime: the lifecycle commands
+ * of {@link AgentClient} (status, checkpoint, restore, terminate, lease), which are all the
+ * reconciler needs, and the data-plane calls the public API serves (input, output, streams, the
+ * terminal, executions). One port for every runtime: the local node's sessions and a pod's agent
+ * speak the same protocol, so the API never knows which one it serves.
+ *
+ * <p>What the control plane reasons about comes back as records ({@link ExecutionReport}, {@link
+ * RuntimeReport}); what it only relays to a client — an output read, an SSE stream, terminal frames
+ * — comes back as bytes or frames it passes on unread ({@link ByteStream}, {@link AttachLink}), so
+ * that it never holds a read or a stream in memory.
+ *
+ * <p>Every call may throw {@link AgentUnreachableException} (the agent cannot be reached) and
+ * {@link NotFoundException} (the agent no longer hosts the runtime); a refusal of the agent's own
+ * (a paused runtime, a full log) is an {@link AgentRefusedException} carrying its reason.
+ */
+public interface DataPlane extends AgentClient {
+
+  /** Writes {@code bytes} to the runtime's terminal; at most {@link #MAX_INPUT} per call. */
+  void input(RuntimeRef runtime, byte[] bytes);
+
+  /** The most input one {@link #input} call carries; a longer write is sent in pieces. */
+  int MAX_INPUT = 1 << 20;
+
+  /**
+   * Opens a read of the output from {@code offset}: the public API's {@code OutputRead} document
+   * (JSON: offset, payload, payloadBase64, nextOffset, startOffset, reset), at most 1 MiB of
+   * payload, to be passed on as it arrives. The caller closes it.
+   */
+  ByteStream read(RuntimeRef runtime, long offset);
+
+  /**
+   * Opens the passive output stream (server-sent events, the byte-cursor contract of the public
+   * API) from {@code offset} or after {@code lastEventId}. The caller closes it.
+   */
+  ByteStream stream(RuntimeRef runtime, StreamFrom from);
+
+  /** As {@link #stream} for one execution's output. */
+  ByteStream executionOutput(RuntimeRef runtime, ExecutionId execution, StreamFrom from);
+
+  /**
+   * Opens the terminal: frames from the agent go to {@code client} (each next frame waits for the
+   * previous one's delivery), and the returned link carries the client's frames to the agent.
+   *
+   * @param offset where the replay starts; the agent's default (recent output) when empty
+   */
+  AttachLink attach(RuntimeRef runtime, OptionalLong offset, AttachPeer client);
+
+  /** What the agent reports about the running runtime, for callers and the idle policy. */
+  RuntimeReport report(RuntimeRef runtime);
+
+  /** Starts a command beside the shell. */
+  ExecutionReport startExecution(RuntimeRef runtime, ExecutionRequest request);
+
+  /** The runtime's executions, oldest first. */
+  List<ExecutionReport> executions(RuntimeRef runtime);
+
+  /**
+   * One execution.
+   *
+   * @throws NotFoundException when the runtime has no such execution
+   */
+  ExecutionReport execution(RuntimeRef runtime, ExecutionId execution);
+
+  /** Cancels an execution (kills its process group); a finished one is answered as it is. */
+  ExecutionReport cancelExecution(RuntimeRef runtime, ExecutionId execution);
+
+  /**
+   * Where a stream starts: a byte offset given by the client, or the SSE {@code Last-Event-ID} of a
+   * reconnect (which the agent resolves); neither means the agent's default.
+   */
+  record StreamFrom(java.util.Optional<String> offset, java.util.Optional<String> lastEventId) {
+    public StreamFrom {
+      java.util.Objects.requireNonNull(offset, "offset");
+      java.util.Objects.requireNonNull(lastEventId, "lastEventId");
+    }
+
+    public static StreamFrom start() {
+      return new StreamFrom(java.util.Optional.empty(), java.util.Optional.empty());
+    }
+  }
+}
