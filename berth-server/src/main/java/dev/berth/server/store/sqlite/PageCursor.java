@@ -2,16 +2,38 @@ package dev.berth.server.store.sqlite;
 
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.store.Page;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * The keyset position a page token carries: the {@code (created_at, id)} of the last session of the
  * previous page. The token is URL-safe base64 of {@code 1:<epoch nanos>:<id>}; clients treat it as
  * opaque.
+ *
+ * <p>A listing fetches one row more than the page holds: that row only tells whether another page
+ * follows, so a token is issued only when there is more, without a second query to count.
  */
 record PageCursor(long createdAt, String id) {
   private static final String VERSION = "1";
+
+  /** A listed item with its keyset position. */
+  record Keyed<T>(T item, PageCursor cursor) {}
+
+  /**
+   * The page of the first {@code limit} of {@code fetched} (which asked for {@code limit + 1}
+   * rows), with the token of its last item when more were fetched.
+   */
+  static <T> Page<T> page(List<Keyed<T>> fetched, int limit) {
+    List<Keyed<T>> items = fetched.subList(0, Math.min(limit, fetched.size()));
+    Optional<String> next =
+        fetched.size() > limit
+            ? Optional.of(items.get(items.size() - 1).cursor().token())
+            : Optional.empty();
+    return new Page<>(items.stream().map(Keyed::item).toList(), next);
+  }
 
   String token() {
     String key = VERSION + ":" + createdAt + ":" + id;

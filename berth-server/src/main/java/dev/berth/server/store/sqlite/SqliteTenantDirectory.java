@@ -1,10 +1,10 @@
 package dev.berth.server.store.sqlite;
 
+import static dev.berth.server.store.sqlite.EpochNanos.instant;
+import static dev.berth.server.store.sqlite.EpochNanos.nanos;
 import static dev.berth.server.store.sqlite.SqliteDatabase.queryList;
 import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
 import static dev.berth.server.store.sqlite.SqliteDatabase.update;
-import static dev.berth.server.store.sqlite.SqliteSessionStore.instant;
-import static dev.berth.server.store.sqlite.SqliteSessionStore.nanos;
 
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.InvalidValueException;

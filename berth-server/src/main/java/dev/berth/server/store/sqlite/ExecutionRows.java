@@ -1,0 +1,55 @@
+package dev.berth.server.store.sqlite;
+
+import static dev.berth.server.store.sqlite.EpochNanos.nanos;
+
+import dev.berth.core.execution.Execution;
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.session.SessionId;
+import dev.berth.server.store.StoreJson;
+import dev.berth.server.store.sqlite.VersionedRows.Column;
+import dev.berth.server.store.sqlite.VersionedRows.IfTaken;
+import dev.berth.server.store.sqlite.VersionedRows.Precondition;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code executions} table. Beside the body it keeps only the session and the submission time
+ * (as {@code created_at}), which orders a session's executions: nothing selects executions by their
+ * state, so an update rewrites the version and the body alone. The port gives execution writes no
+ * fencing token, so an update is a plain compare-and-swap.
+ */
+final class ExecutionRows {
+
+  private final VersionedRows<Execution> rows;
+
+  ExecutionRows(SqliteDatabase db, StoreJson json) {
+    this.rows =
+        new VersionedRows<>(
+            db,
+            "executions",
+            "execution",
+            new RecordBody<>(json::writeExecution, json::readExecution, Execution::withVersion));
+  }
+
+  Execution create(Execution execution) {
+    return rows.create(
+        execution.id().value(),
+        execution,
+        List.of(
+            Column.of("session_id", execution.sessionId().value()),
+            Column.of("created_at", nanos(execution.submittedAt()))),
+        IfTaken.FAIL);
+  }
+
+  Optional<Execution> get(ExecutionId id) {
+    return rows.get(id.value());
+  }
+
+  List<Execution> ofSession(SessionId session) {
+    return rows.ofSession(session.value());
+  }
+
+  Execution update(Execution next, long expectedVersion) {
+    return rows.update(next.id().value(), next, expectedVersion, List.of(), Precondition.NONE);
+  }
+}
