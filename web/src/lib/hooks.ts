@@ -48,7 +48,7 @@ export function usePoll(task: (signal: AbortSignal) => Promise<void>, ms: number
       clearTimeout(timer);
       document.removeEventListener("visibilitychange", onVisible);
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller's dependencies: a change starts the polling over
   }, [ms, ...deps]);
 }
 

@@ -75,8 +75,7 @@ export function AgentWorkspace({ id }: { id: string }) {
       f.stop();
       follower.current = undefined;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [id, hasRuntime, followKey]);
+  }, [id, hasRuntime, followKey, toast, navigate]);
 
   useEffect(() => {
     const element = pre.current;
