@@ -9,10 +9,10 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default defineConfig([
-  // Build and test output.
-  globalIgnores(["dist/", "test-results/", "playwright-report/"]),
+  // Build and test output, and the API types generated from openapi.yaml (npm run gen:api).
+  globalIgnores(["dist/", "test-results/", "playwright-report/", "src/api/schema.gen.ts"]),
   {
-    files: ["**/*.{js,ts,tsx}"],
+    files: ["**/*.{js,mjs,ts,tsx}"],
     extends: [js.configs.recommended, tseslint.configs.recommended],
     languageOptions: { globals: { ...globals.browser } },
   },
@@ -31,8 +31,8 @@ export default defineConfig([
     },
   },
   {
-    // Node code: the Playwright suite and its setup, and the tool configs.
-    files: ["e2e/**/*.ts", "*.config.{js,ts}"],
+    // Node code: the Playwright suite and its setup, the scripts and the tool configs.
+    files: ["e2e/**/*.ts", "scripts/**/*.mjs", "*.config.{js,ts}"],
     languageOptions: { globals: { ...globals.node } },
   },
 ]);
