@@ -11,6 +11,7 @@ import type {
   RuntimeStatus,
   Session,
   SessionList,
+  WriteResult,
 } from "./types";
 
 export const API = "/api/v1";
@@ -135,7 +136,7 @@ export const api = {
     call<ReadResult>("POST", `/sessions/${enc(id)}/read`, { body: { offset } }),
 
   write: (id: string, payload: string) =>
-    call<{ session: Session; path: string }>("POST", `/sessions/${enc(id)}/write`, {
+    call<WriteResult>("POST", `/sessions/${enc(id)}/write`, {
       body: { payload },
     }),
 

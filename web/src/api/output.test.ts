@@ -51,7 +51,6 @@ function run(script: Script) {
     readAt: [] as number[],
     sleeps: [] as number[],
   };
-  let follower: OutputFollower;
   const ports: OutputPorts = {
     async open(offset) {
       log.opened.push(offset);
@@ -87,7 +86,8 @@ function run(script: Script) {
     suspended: () => (log.suspended = true),
     ended: (r) => (log.ended = r),
   };
-  follower = new OutputFollower(ports, listener, { idleTimeoutMs: script.idleTimeoutMs });
+  // The ports above stop it when the script runs out; they run only once it has started.
+  const follower = new OutputFollower(ports, listener, { idleTimeoutMs: script.idleTimeoutMs });
   return { follower, log, done: follower.start() };
 }
 

@@ -78,7 +78,7 @@ export function Dialog(props: {
       root?.removeAttribute("inert");
       if (previous && previous !== document.body && document.contains(previous)) previous.focus();
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per opening: focus moves in (to initialFocus) when the dialog opens and back when it closes
   }, []);
 
   return createPortal(

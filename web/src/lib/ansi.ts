@@ -4,7 +4,7 @@
 
 const ESCAPES =
   // OSC ... BEL/ST, CSI ... final byte, other two-character ESC sequences, stray C0 controls
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- the escape and control characters are what it removes
   /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]|[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f]/g;
 
 export function plainText(text: string): string {

@@ -9,7 +9,7 @@ import type { Execution, Session } from "../api/types";
 import { useToast } from "../components/Toasts";
 import { plainText } from "../lib/ansi";
 import { time } from "../lib/format";
-import { usePoll } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { useRouter } from "../lib/router";
 import { errorText, outputPorts } from "../lib/sessionPorts";
 import { LoadState, WorkspaceHeader } from "./Common";
@@ -75,17 +75,20 @@ export function AgentWorkspace({ id }: { id: string }) {
       f.stop();
       follower.current = undefined;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [id, hasRuntime, followKey]);
+  }, [id, hasRuntime, followKey, toast, navigate]);
 
   useEffect(() => {
     const element = pre.current;
     if (element && stick.current) element.scrollTop = element.scrollHeight;
   }, [transcript]);
 
-  usePoll(
+  usePolling(
     async (signal) => {
-      setExecutions(await api.executions(id, signal));
+      try {
+        setExecutions(await api.executions(id, signal));
+      } catch {
+        // the list shown stays; it is asked for again at the usual pace
+      }
     },
     3000,
     [id],

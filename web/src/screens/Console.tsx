@@ -9,7 +9,8 @@ import { Menu } from "../components/Menu";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { ago, bytes, clock, duration } from "../lib/format";
-import { useMounted, useNow, usePoll } from "../lib/hooks";
+import { useMounted, useNow } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { lifecycle } from "../api/types";
@@ -54,7 +55,9 @@ export function Console() {
     }
   }, []);
 
-  usePoll((signal) => refresh(signal), POLL_MS, []);
+  // A failed refresh shows its error on the page and is tried again at the usual pace (not backed
+  // off), so the console notices the server back as soon as it is.
+  usePolling((signal) => refresh(signal).catch(() => undefined), POLL_MS);
 
   const sessions = load.kind === "ready" ? load.sessions : [];
   const hasIdle = sessions.some((s) => s.state === "idle");

@@ -7,7 +7,7 @@ import { api, ApiError } from "../api/client";
 import type { Config, Operation, Session } from "../api/types";
 import { Dialog } from "../components/Dialog";
 import { stepLabel, time } from "../lib/format";
-import { pollVisible } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { lifecycle } from "../api/types";
@@ -174,11 +174,10 @@ export function Provisioning(props: {
   const handlers = useRef(props);
   handlers.current = props;
 
-  useEffect(() => {
-    let stopped = false;
-    // Only while the page is visible; errors back off; a session that is gone, terminated or
-    // failed ends it.
-    const stop = pollVisible(async (signal) => {
+  // Only while the page is visible; errors back off; a session that is gone, terminated or failed
+  // ends it.
+  usePolling(
+    async (signal) => {
       let current: Session;
       let operations: Operation[];
       try {
@@ -187,7 +186,7 @@ export function Provisioning(props: {
           api.operations(props.session.id, signal),
         ]);
       } catch (e) {
-        if (stopped || signal.aborted) return true;
+        if (signal.aborted) return true;
         if (e instanceof ApiError && e.status === 404) {
           handlers.current.onFailed("Provisioning failed: the session no longer exists");
           return true;
@@ -195,13 +194,13 @@ export function Provisioning(props: {
         setError(errorText(e));
         throw e;
       }
-      if (stopped) return true;
+      if (signal.aborted) return true;
       setSession(current);
       setOperation(operations.find((o) => o.type === "PROVISION"));
       setError(undefined);
       // A session still provisioning already reads active: the phase says when it is ready.
       if (lifecycle(current) === "active" || lifecycle(current) === "idle") {
-        setTimeout(() => !stopped && handlers.current.onActive(current), 300);
+        setTimeout(() => !signal.aborted && handlers.current.onActive(current), 300);
         return true;
       }
       if (current.state === "failed") {
@@ -215,12 +214,10 @@ export function Provisioning(props: {
         return true;
       }
       return false;
-    }, 400);
-    return () => {
-      stopped = true;
-      stop();
-    };
-  }, [props.session.id]);
+    },
+    400,
+    [props.session.id],
+  );
 
   const reached = new Map((operation?.steps ?? []).map((s) => [s.name, s]));
   const ready = lifecycle(session) === "active" || lifecycle(session) === "idle";

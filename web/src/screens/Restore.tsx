@@ -9,7 +9,8 @@ import { ConfirmDelete } from "../components/ConfirmDelete";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { bytes, dateTime, stepLabel, time } from "../lib/format";
-import { pollVisible, useMounted } from "../lib/hooks";
+import { useMounted } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { Step } from "./NewSession";
@@ -30,12 +31,11 @@ export function Restore({ id }: { id: string }) {
   const [deleting, setDeleting] = useState(false);
   const restoreButton = useRef<HTMLButtonElement>(null);
 
-  // While the restore runs, its operation is polled for the steps it has reached.
-  useEffect(() => {
-    if (!restoring) return;
-    // Only while the page is visible; errors back off (the switch request reports failures); a
-    // session that is gone or terminated ends it.
-    return pollVisible(async (signal) => {
+  // While the restore runs, its operation is polled for the steps it has reached. Only while the
+  // page is visible; errors back off (the switch request reports failures); a session that is gone
+  // or terminated ends it.
+  usePolling(
+    async (signal) => {
       let ops: Operation[];
       let current: Session;
       try {
@@ -51,8 +51,11 @@ export function Restore({ id }: { id: string }) {
         ops.filter((o) => o.type === "RESUME").sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0],
       );
       return current.state === "deleted" || current.state === "failed";
-    }, 400);
-  }, [restoring, id, setSession]);
+    },
+    400,
+    [id],
+    restoring,
+  );
 
   useEffect(() => {
     if (load.kind === "ready" && !restoring) restoreButton.current?.focus();

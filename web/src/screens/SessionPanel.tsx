@@ -9,7 +9,8 @@ import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { bytes, clock, duration, stepLabel, time } from "../lib/format";
-import { useMounted, useNow, usePoll } from "../lib/hooks";
+import { useMounted, useNow } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { lifecycle } from "../api/types";
@@ -36,7 +37,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
   const toast = useToast();
   const now = useNow(1000);
 
-  usePoll(
+  usePolling(
     async (signal) => {
       const [i, ops] = await Promise.all([
         api.idle(session.id, signal).catch(() => undefined),
@@ -48,7 +49,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
     3000,
     [session.id, session.state, session.phase],
   );
-  usePoll(
+  usePolling(
     async (signal) => {
       // The report is refused (422) unless the runtime is up; do not ask while it is not.
       const now = lifecycle(session);
@@ -353,7 +354,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
   const mounted = useMounted();
   const toast = useToast();
 
-  usePoll(
+  usePolling(
     async (signal) => {
       try {
         const all = await api.sessions(signal);
@@ -363,7 +364,6 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
       }
     },
     5000,
-    [],
   );
 
   const pick = async (target: Session) => {

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { api, ApiError } from "../api/client";
 import type { Session } from "../api/types";
-import { usePoll } from "../lib/hooks";
+import { usePolling } from "../lib/polling";
 import { errorText } from "../lib/sessionPorts";
 
 export type SessionLoad =
@@ -13,7 +13,7 @@ export type SessionLoad =
 /** The session, polled every 3 s while the page is visible. */
 export function useSession(id: string): [SessionLoad, (s: Session) => void] {
   const [load, setLoad] = useState<SessionLoad>({ kind: "loading" });
-  usePoll(
+  usePolling(
     async (signal) => {
       try {
         const session = await api.session(id, signal);

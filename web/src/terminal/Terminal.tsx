@@ -66,6 +66,7 @@ export function Terminal(props: {
         callbacks.current.onStatus(s, d);
       },
       reset: () => term.write("\r\n\x1b[2m[berth] earlier output was dropped from the log\x1b[0m\r\n"),
+      // eslint-disable-next-line no-control-regex -- a refusal is shown on one line: no control character of its own
       refused: (message) => term.write(`\r\n\x1b[33m[berth] ${message.replace(/[\x00-\x1f]/g, " ")}\x1b[0m\r\n`),
       // The agent's marker line says it in the output; the status bar says what to do next.
       shellExited: (status) => {

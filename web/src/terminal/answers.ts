@@ -5,5 +5,6 @@
  * modes, colours), and the focus and mouse events a replayed program turned on for a while.
  */
 export function isTerminalAnswer(data: string): boolean {
+  // eslint-disable-next-line no-control-regex -- every terminal answer starts with ESC
   return /^\x1b(\[[?>=]?[\d;]*(R|c|n|\$y|t)|\][\d;]+;(rgb:|\?)|P[\d]*[$+]r|\[[IO]$|\[<[\d;]+[Mm]|\[M)/.test(data);
 }
