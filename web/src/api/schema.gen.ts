@@ -808,7 +808,7 @@ export interface components {
             nextPageToken?: string;
         };
         ReadResult: {
-            session: components["schemas"]["SessionIdValue"];
+            session: components["schemas"]["Session"];
             /**
              * @description How the session was made active before the read.
              * @enum {string}
@@ -837,7 +837,7 @@ export interface components {
             reset?: boolean;
         };
         WriteResult: {
-            session: components["schemas"]["SessionIdValue"];
+            session: components["schemas"]["Session"];
             /**
              * @description How the session was made active before the write.
              * @enum {string}

@@ -20,14 +20,11 @@ export type OperationStep = Schemas["OperationStep"];
 export type Operation = Schemas["Operation"];
 export type Execution = Schemas["Execution"];
 
-/**
- * The read answer. The document gives `session` as the session's id, but the server (and
- * docs/api.md) answer the whole Session there.
- */
-export type ReadResult = Omit<Schemas["ReadResult"], "session"> & { session: Session };
+/** The read answer: the session as the access left it, the path taken, and the output. */
+export type ReadResult = Schemas["ReadResult"];
 
-/** The write answer: as for a read, `session` is the whole Session. */
-export type WriteResult = Omit<Schemas["WriteResult"], "session"> & { session: Session };
+/** The write answer: the session as the access left it, and the path taken. */
+export type WriteResult = Schemas["WriteResult"];
 
 type Disk = NonNullable<Schemas["RuntimeStatus"]["disk"]>;
 

@@ -85,6 +85,10 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
         Optional.empty());
   }
 
+  /**
+   * A node that cannot be reached, or not even started (the launch failed), is lost contact: the
+   * runtime may well still run, so it is Unknown, and its removal unconfirmed.
+   */
   @Override
   public RuntimeObservation observe(RuntimeRef runtime) {
     try {
@@ -100,7 +104,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
           Optional.of(sessionUrl(connection, sessionOf(runtime))));
     } catch (NotFoundException e) {
       return new RuntimeObservation.Gone("the node does not host " + runtime.name());
-    } catch (AgentUnreachableException | IllegalStateException e) {
+    } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
       return new RuntimeObservation.Unknown(e.getMessage());
     }
   }
@@ -113,7 +117,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       wire.call(
           runtime.name(), "DELETE", url, connection.token(), Optional.empty(), Optional.empty());
       return new RemovalResult.Confirmed();
-    } catch (AgentUnreachableException | IllegalStateException e) {
+    } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
       return new RemovalResult.Unconfirmed(e.getMessage());
     }
   }
