@@ -132,8 +132,9 @@ public final class SimulatedDataPlane implements DataPlane {
     byte[] all = hosted(runtime).output.toByteArray();
     int start = from.offset().map(Integer::parseInt).orElse(0);
     byte[] slice = java.util.Arrays.copyOfRange(all, Math.min(start, all.length), all.length);
+    // The agent greets a new stream with a comment before its first event.
     String event =
-        "id: "
+        ": connected\n\nid: "
             + all.length
             + "\nevent: output\ndata: {\"offset\":"
             + start
