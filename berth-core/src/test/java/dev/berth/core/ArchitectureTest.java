@@ -2,6 +2,7 @@ package dev.berth.core;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.AccessTarget;
@@ -66,4 +67,29 @@ class ArchitectureTest {
           .accessTargetWhere(READS_SYSTEM_TIME)
           .because("time must be injected (a java.time.Clock or InstantSource), not read")
           .allowEmptyShould(true);
+
+  @ArchTest
+  static final ArchRule theUseCasesAreTheTopLayerOfTheCore =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.berth.core.access..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.berth.core.access..")
+          .because(
+              "the public API's use cases sit on the model, the lifecycle and the ports; nothing"
+                  + " below them may reach up");
+
+  @ArchTest
+  static final ArchRule theLifecycleDoesNotKnowHowRequestsAreServed =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.berth.core.lifecycle..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("dev.berth.core.access..", "dev.berth.core.idle..");
+
+  @ArchTest
+  static final ArchRule corePackagesHaveNoCycles =
+      slices().matching("dev.berth.core.(*)..").should().beFreeOfCycles();
 }

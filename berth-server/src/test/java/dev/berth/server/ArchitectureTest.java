@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -12,7 +13,14 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import java.util.List;
 
-/** Architecture rules of the server module (house style G19). */
+/**
+ * Architecture rules of the server module (house style G19), written as JobRunr writes its own:
+ * every package family lists what it may depend on, and anything else fails the build. The
+ * families: {@code api} (HTTP), {@code auth}, {@code session} (the core's use cases wired, the idle
+ * reaper), {@code reconcile} (the loop), the shared agent-protocol adapter in {@code runtime}, the
+ * adapters ({@code store.sqlite}, {@code runtime.local}, {@code archive.*}), and the composition
+ * root {@code dev.berth.server} itself, the only place that knows every adapter.
+ */
 @AnalyzeClasses(packages = "dev.berth.server", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
@@ -67,4 +75,107 @@ class ArchitectureTest {
           .because(
               "the control plane and the node meet in berth-protocol; only the distribution"
                   + " (berth-cli), which launches both, holds the agent");
+
+  private static final String[] JDK = {"java..", "javax.."};
+
+  private static String[] allowed(String... packages) {
+    String[] all = new String[JDK.length + packages.length + 2];
+    System.arraycopy(JDK, 0, all, 0, JDK.length);
+    System.arraycopy(packages, 0, all, JDK.length, packages.length);
+    all[all.length - 2] = "dev.berth.core..";
+    all[all.length - 1] = "org.slf4j..";
+    return all;
+  }
+
+  @ArchTest
+  static final ArchRule theApiSpeaksHttpOverTheUseCasesAndNeverTouchesAnAdapter =
+      classes()
+          .that()
+          .resideInAPackage("dev.berth.server.api..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(
+              allowed(
+                  "dev.berth.server.api..",
+                  "dev.berth.server.auth",
+                  "dev.berth.server.session",
+                  // The agent protocol's shared vocabulary: its refusals, restore progress.
+                  "dev.berth.server.runtime",
+                  "dev.berth.protocol..",
+                  "io.javalin..",
+                  "org.eclipse.jetty..",
+                  "jakarta.servlet..",
+                  "tools.jackson..",
+                  "kotlin..",
+                  "org.jetbrains.annotations.."))
+          .because("the API calls the core's use cases; adapters are wired by the root only");
+
+  @ArchTest
+  static final ArchRule theSessionPackageWiresTheCoresUseCasesOverPortsOnly =
+      classes()
+          .that()
+          .resideInAPackage("dev.berth.server.session..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(allowed("dev.berth.server.session..", "dev.berth.server.runtime"))
+          .because("use cases run over the core's ports, whatever adapter is behind them");
+
+  @ArchTest
+  static final ArchRule theReconcileLoopKnowsOnlyTheCore =
+      classes()
+          .that()
+          .resideInAPackage("dev.berth.server.reconcile..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(allowed("dev.berth.server.reconcile.."));
+
+  @ArchTest
+  static final ArchRule authenticationKnowsOnlyTheCoreAndTheProtocolsFileRules =
+      classes()
+          .that()
+          .resideInAPackage("dev.berth.server.auth..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(allowed("dev.berth.server.auth..", "dev.berth.protocol.."));
+
+  @ArchTest
+  static final ArchRule adaptersDependOnTheCoreTheProtocolAndTheirOwnTechnologyOnly =
+      classes()
+          .that()
+          .resideInAnyPackage(
+              "dev.berth.server.store..",
+              "dev.berth.server.runtime..",
+              "dev.berth.server.archive..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage(
+              allowed(
+                  "dev.berth.server.store..",
+                  "dev.berth.server.runtime..",
+                  "dev.berth.server.archive..",
+                  "dev.berth.protocol..",
+                  "tools.jackson..",
+                  "com.fasterxml.jackson..",
+                  "org.sqlite..",
+                  "com.zaxxer.hikari..",
+                  "org.flywaydb..",
+                  "com.github.benmanes.caffeine.."))
+          .because("an adapter is a port's technology: it knows no API, session or loop code");
+
+  @ArchTest
+  static final ArchRule onlyTheCompositionRootUsesTheAdapters =
+      noClasses()
+          .that()
+          .resideInAnyPackage(
+              "dev.berth.server.api..",
+              "dev.berth.server.auth..",
+              "dev.berth.server.session..",
+              "dev.berth.server.reconcile..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "dev.berth.server.store..",
+              "dev.berth.server.runtime.local..",
+              "dev.berth.server.archive..")
+          .because("only dev.berth.server (the composition root) wires adapters");
 }

@@ -7,6 +7,7 @@ import dev.berth.core.idle.IdleDecision;
 import dev.berth.core.idle.IdlePolicy;
 import dev.berth.core.idle.WorkloadActivity;
 import dev.berth.core.idle.WorkloadProbe;
+import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.session.Activity;
 import dev.berth.core.session.DesiredState;
@@ -15,7 +16,6 @@ import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
-import dev.berth.server.reconcile.ReconcileLoop;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +47,7 @@ public final class IdleReaper implements AutoCloseable {
 
   private final SessionStore store;
   private final SessionIntents intents;
-  private final ReconcileLoop loop;
+  private final ReconcileQueue loop;
   private final WorkloadProbe probe;
   private final IdlePolicy policy;
   private final Clock clock;
@@ -58,7 +58,7 @@ public final class IdleReaper implements AutoCloseable {
   public IdleReaper(
       SessionStore store,
       SessionIntents intents,
-      ReconcileLoop loop,
+      ReconcileQueue loop,
       WorkloadProbe probe,
       IdlePolicy policy,
       Clock clock) {
