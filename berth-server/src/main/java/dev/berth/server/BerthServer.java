@@ -175,8 +175,15 @@ public final class BerthServer implements AutoCloseable {
             loop,
             new dev.berth.core.idle.WorkloadProbe(dataPlane),
             sessions.idlePolicy(),
+            sessions.accesses(),
             clock);
     resources.add(0, idleReaper);
+    dev.berth.server.session.AccessFlusher flusher =
+        new dev.berth.server.session.AccessFlusher(sessions.accesses(), clock);
+    flusher.start();
+    // Closed after the API, which is added later (resources close front to back): the accesses
+    // of the last requests are written before the store closes.
+    resources.add(0, flusher);
     PublicApi api =
         new PublicApi(
             sessions,

@@ -32,6 +32,7 @@ public final class MakeActive {
   public record Activation(Session session, String path, boolean wasIdle) {}
 
   private final SessionStore store;
+  private final AccessLog accesses;
   private final SessionLookup lookup;
   private final SessionIntents intents;
   private final IntentRequests requests;
@@ -43,6 +44,7 @@ public final class MakeActive {
 
   public MakeActive(
       SessionStore store,
+      AccessLog accesses,
       SessionIntents intents,
       ReconcileQueue queue,
       SessionWatch watch,
@@ -50,7 +52,8 @@ public final class MakeActive {
       InstantSource clock,
       AccessSettings settings) {
     this.store = store;
-    this.lookup = new SessionLookup(store, clock);
+    this.accesses = accesses;
+    this.lookup = new SessionLookup(store, clock, java.util.Optional.of(accesses));
     this.intents = intents;
     this.requests = new IntentRequests(intents, queue);
     this.queue = queue;
@@ -72,12 +75,13 @@ public final class MakeActive {
     boolean wasIdle =
         found.phase() == Phase.READY
             && PublicState.of(found, clock.instant(), settings.idleAfter()) == PublicState.IDLE;
+    Session s = found;
     if (found.phase() != Phase.TERMINATING
         && found.phase() != Phase.TERMINATED
         && found.phase() != Phase.FAILED) {
-      store.touch(id, clock.instant());
+      // A written access reads again (the race above); a kept one only shows in the answer.
+      s = accesses.accessed(id, clock.instant()) ? lookup.get(scope, id) : accesses.withPending(s);
     }
-    Session s = lookup.get(scope, id);
     if (Settling.suspendedByIdlePolicy(s)) {
       // Only over the idle policy's suspend: a snapshot someone asked for meanwhile stays.
       boolean won =

@@ -34,7 +34,7 @@ public final class SessionData {
   /** A call made on an active session, with the activation that preceded it. */
   public record Served<T>(MakeActive.Activation activation, T result) {}
 
-  private final SessionStore store;
+  private final AccessLog accesses;
   private final SessionLookup lookup;
   private final MakeActive activation;
   private final DataPlane data;
@@ -43,12 +43,13 @@ public final class SessionData {
 
   public SessionData(
       SessionStore store,
+      AccessLog accesses,
       MakeActive activation,
       DataPlane data,
       ReconcileQueue queue,
       InstantSource clock) {
-    this.store = store;
-    this.lookup = new SessionLookup(store, clock);
+    this.accesses = accesses;
+    this.lookup = new SessionLookup(store, clock, java.util.Optional.of(accesses));
     this.activation = activation;
     this.data = data;
     this.queue = queue;
@@ -126,9 +127,12 @@ public final class SessionData {
     return session.runtime().get();
   }
 
-  /** Counts an access that needs no activation (terminal input on an open attach). */
+  /**
+   * Counts an access that needs no activation (terminal input on an open attach): one per key
+   * typed, which the access log batches.
+   */
   public void touch(SessionId id) {
-    store.touch(id, clock.instant());
+    accesses.accessed(id, clock.instant());
   }
 
   private <T> T observed(SessionId id, Supplier<T> call) {

@@ -23,18 +23,29 @@ public final class SessionLookup {
 
   private final SessionStore store;
   private final InstantSource clock;
+  private final Optional<AccessLog> accesses;
 
   public SessionLookup(SessionStore store, InstantSource clock) {
+    this(store, clock, Optional.empty());
+  }
+
+  /**
+   * @param accesses whose accesses not yet written show in what {@link #get} answers
+   */
+  public SessionLookup(SessionStore store, InstantSource clock, Optional<AccessLog> accesses) {
     this.store = store;
     this.clock = clock;
+    this.accesses = accesses;
   }
 
   public Session get(Scope scope, SessionId id) {
-    return store
-        .get(id)
-        .filter(scope::sees)
-        .filter(s -> !s.deleted())
-        .orElseThrow(SessionLookup::notFound);
+    Session s =
+        store
+            .get(id)
+            .filter(scope::sees)
+            .filter(found -> !found.deleted())
+            .orElseThrow(SessionLookup::notFound);
+    return accesses.map(log -> log.withPending(s)).orElse(s);
   }
 
   /** The session deleted or not: what recovery and a deletion's own answer need. */

@@ -75,12 +75,15 @@ final class AccessFixture {
     directory.upsertTenant(new Tenant(ACME, Set.of(WorkloadType.SHELL), 5, clock.instant()));
   }
 
+  /** Writes every access through, unless a test batches them. */
+  AccessLog accesses = AccessLog.writeThrough(store);
+
   MakeActive makeActive() {
-    return new MakeActive(store, intents, queue, watch, admission, clock, settings);
+    return new MakeActive(store, accesses, intents, queue, watch, admission, clock, settings);
   }
 
   SessionData sessionData() {
-    return new SessionData(store, makeActive(), data, queue, clock);
+    return new SessionData(store, accesses, makeActive(), data, queue, clock);
   }
 
   CreateSession createSession(Runnable requirement) {

@@ -147,8 +147,16 @@ public final class InMemorySessionStore implements SessionStore, SessionLeases {
     return merged;
   }
 
+  private volatile java.util.function.Consumer<SessionId> beforeTouch = id -> {};
+
+  /** Runs {@code hook} before each touch is applied: what races with an access's write. */
+  public void beforeTouch(java.util.function.Consumer<SessionId> hook) {
+    this.beforeTouch = hook;
+  }
+
   @Override
   public boolean touch(SessionId id, Instant at) {
+    beforeTouch.accept(id);
     return locked(
         () -> {
           Session stored = state.sessions.get(id);

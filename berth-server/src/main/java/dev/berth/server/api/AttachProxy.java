@@ -44,15 +44,6 @@ final class AttachProxy {
   private final Map<String, CompletableFuture<AttachLink>> upstreams = new ConcurrentHashMap<>();
 
   /**
-   * When each client connection last counted as access. Typing sends a frame per key, and each
-   * touch is a store write: one per connection per {@link #TOUCH_EVERY} is enough, since the idle
-   * policy measures idleness in minutes (a touch at most a second old still holds it off).
-   */
-  private final Map<String, Long> touchedAt = new ConcurrentHashMap<>();
-
-  static final java.time.Duration TOUCH_EVERY = java.time.Duration.ofSeconds(1);
-
-  /**
    * @param authenticate the caller from the Authorization header and the session cookie
    */
   AttachProxy(UseCases sessions, BiFunction<String, String, Caller> authenticate) {
@@ -67,7 +58,8 @@ final class AttachProxy {
             upstream(ctx.sessionId())
                 .ifPresent(
                     upstream -> {
-                      touch(ctx.sessionId(), new SessionId(ctx.pathParam("id")));
+                      // Each key typed is access; the access log writes at most one a second.
+                      sessions.data().touch(new SessionId(ctx.pathParam("id")));
                       upstream.binary(ctx.data()).toCompletableFuture().join();
                     }));
     ws.onMessage(
@@ -129,18 +121,7 @@ final class AttachProxy {
     }
   }
 
-  private void touch(String connection, SessionId session) {
-    long now = System.nanoTime();
-    Long last = touchedAt.get(connection);
-    if (last != null && now - last < TOUCH_EVERY.toNanos()) {
-      return;
-    }
-    touchedAt.put(connection, now);
-    sessions.data().touch(session);
-  }
-
   private void close(String id) {
-    touchedAt.remove(id);
     CompletableFuture<AttachLink> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.

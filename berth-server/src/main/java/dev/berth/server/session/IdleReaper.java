@@ -1,5 +1,6 @@
 package dev.berth.server.session;
 
+import dev.berth.core.access.AccessLog;
 import dev.berth.core.access.Settling;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.VersionConflictException;
@@ -48,6 +49,7 @@ public final class IdleReaper implements AutoCloseable {
   private final SessionStore store;
   private final SessionIntents intents;
   private final ReconcileQueue loop;
+  private final AccessLog accesses;
   private final WorkloadProbe probe;
   private final IdlePolicy policy;
   private final Clock clock;
@@ -61,7 +63,9 @@ public final class IdleReaper implements AutoCloseable {
       ReconcileQueue loop,
       WorkloadProbe probe,
       IdlePolicy policy,
+      AccessLog accesses,
       Clock clock) {
+    this.accesses = accesses;
     this.store = store;
     this.intents = intents;
     this.loop = loop;
@@ -78,6 +82,8 @@ public final class IdleReaper implements AutoCloseable {
 
   /** One pass over every ready session. */
   public List<SessionId> scan() {
+    // Accesses the log still keeps are written first, so that every decision sees them.
+    accesses.flush();
     List<SessionId> suspended = new ArrayList<>();
     store.forEach(
         SessionQuery.all(PAGE).inPhases(Set.of(Phase.READY)),

@@ -1,5 +1,6 @@
 package dev.berth.server.session;
 
+import dev.berth.core.access.AccessLog;
 import dev.berth.core.access.AccessSettings;
 import dev.berth.core.access.CreateSession;
 import dev.berth.core.access.DeleteSession;
@@ -30,6 +31,7 @@ import java.util.random.RandomGenerator;
  * runtime.
  */
 public record UseCases(
+    AccessLog accesses,
     SessionLookup lookup,
     CreateSession create,
     DeleteSession delete,
@@ -68,9 +70,11 @@ public record UseCases(
     SessionStore store = ports.store();
     Clock clock = ports.clock();
     IdlePolicy idlePolicy = new IdlePolicy(settings.idle());
+    AccessLog accesses = new AccessLog(store, AccessLog.intervalFor(settings.idleAfter()));
     MakeActive activation =
         new MakeActive(
             store,
+            accesses,
             ports.intents(),
             ports.queue(),
             ports.watch(),
@@ -78,7 +82,8 @@ public record UseCases(
             clock,
             settings);
     return new UseCases(
-        new SessionLookup(store, clock),
+        accesses,
+        new SessionLookup(store, clock, java.util.Optional.of(accesses)),
         new CreateSession(
             store,
             ports.intents(),
@@ -92,7 +97,7 @@ public record UseCases(
         new DeleteSession(store, ports.intents(), ports.queue(), ports.watch(), clock, settings),
         new ListSessions(store, ports.admission(), clock, settings.idleAfter()),
         activation,
-        new SessionData(store, activation, ports.dataPlane(), ports.queue(), clock),
+        new SessionData(store, accesses, activation, ports.dataPlane(), ports.queue(), clock),
         new SnapshotSession(store, ports.intents(), ports.queue(), ports.watch(), clock, settings),
         new RecoverSession(store, ports.admission(), clock),
         new KeepSessionAlive(store, clock, idlePolicy.settings().maxKeepAlive()),

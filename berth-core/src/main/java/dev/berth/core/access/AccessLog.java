@@ -1,0 +1,138 @@
+package dev.berth.core.access;
+
+import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.SessionStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Counts client accesses ({@code lastAccess}) with at most one store write per session per {@link
+ * #every()}: a typing user or a polling client sends many requests a second, and each touch used to
+ * be a write transaction.
+ *
+ * <p>The first access after a quiet {@code every} is written at once; later ones within it are kept
+ * here and written by {@link #flushDue} (the server runs it every {@code every}) or {@link #flush}
+ * (the idle policy runs it before it decides). So a kept access always follows a written one by
+ * less than {@code every}, which is kept below the idle policy's shortest threshold: no idle
+ * decision can turn on an access that is still kept, on this replica or another, and only a written
+ * access can race with the idle policy's suspend — which is why {@link #accessed} says whether it
+ * wrote. Reads that answer a client ({@link #withPending}) show kept accesses too.
+ */
+public final class AccessLog {
+
+  /** The default interval: idle thresholds are minutes, so a second of batching is invisible. */
+  public static final Duration EVERY = Duration.ofSeconds(1);
+
+  private final SessionStore store;
+  private final Duration every;
+  private final Map<SessionId, Entry> entries = new ConcurrentHashMap<>();
+
+  /** The newest access written for a session, and a newer one kept here, if any. */
+  private record Entry(Instant written, Optional<Instant> kept) {
+    Instant newest() {
+      return kept.filter(k -> k.isAfter(written)).orElse(written);
+    }
+  }
+
+  /**
+   * @param every at most one write per session per this; must be shorter than the idle policy's
+   *     idle threshold (see the class comment)
+   */
+  public AccessLog(SessionStore store, Duration every) {
+    if (every.isNegative()) {
+      throw new IllegalArgumentException("the access interval must not be negative: " + every);
+    }
+    this.store = store;
+    this.every = every;
+  }
+
+  /** Every access written at once (no batching): tests, and installations that want it. */
+  public static AccessLog writeThrough(SessionStore store) {
+    return new AccessLog(store, Duration.ZERO);
+  }
+
+  /**
+   * The interval for idle thresholds as short as {@code idleAfter}: a quarter of it, at most 1 s.
+   */
+  public static Duration intervalFor(Duration idleAfter) {
+    Duration quarter = idleAfter.dividedBy(4);
+    return quarter.compareTo(EVERY) < 0 ? quarter : EVERY;
+  }
+
+  public Duration every() {
+    return every;
+  }
+
+  /**
+   * Counts an access at {@code at}.
+   *
+   * @return whether it was written to the store now (otherwise it is kept for the next flush)
+   */
+  public boolean accessed(SessionId id, Instant at) {
+    boolean[] write = {false};
+    Entry entry =
+        entries.compute(
+            id,
+            (key, known) -> {
+              if (known == null || !at.isBefore(known.written().plus(every))) {
+                write[0] = true;
+                Instant newest = known == null || at.isAfter(known.newest()) ? at : known.newest();
+                return new Entry(newest, Optional.empty());
+              }
+              return new Entry(
+                  known.written(), Optional.of(at.isAfter(known.newest()) ? at : known.newest()));
+            });
+    if (write[0]) {
+      store.touch(id, entry.written());
+    }
+    return write[0];
+  }
+
+  /** {@code s} with the newest access kept for it, if any is newer than what it holds. */
+  public Session withPending(Session s) {
+    Entry entry = entries.get(s.id());
+    return entry == null ? s : s.withActivity(s.activity().touchedAt(entry.newest()));
+  }
+
+  /** Writes every kept access whose session's last write is at least {@code every} old. */
+  public void flushDue(Instant now) {
+    for (SessionId id : entries.keySet()) {
+      flushIf(id, entry -> !now.isBefore(entry.written().plus(every)), now);
+    }
+  }
+
+  /** Writes every kept access now. */
+  public void flush() {
+    for (SessionId id : entries.keySet()) {
+      flushIf(id, entry -> true, null);
+    }
+  }
+
+  /**
+   * Writes {@code id}'s kept access when {@code due}; forgets a session with nothing kept whose
+   * last write is older than {@code every} at {@code now} (the map holds recent sessions only).
+   */
+  private void flushIf(SessionId id, java.util.function.Predicate<Entry> due, Instant now) {
+    Instant[] write = {null};
+    entries.computeIfPresent(
+        id,
+        (key, entry) -> {
+          if (entry.kept().isEmpty()) {
+            boolean stale = now != null && !now.isBefore(entry.written().plus(every));
+            return stale ? null : entry;
+          }
+          if (!due.test(entry)) {
+            return entry;
+          }
+          write[0] = entry.newest();
+          return new Entry(entry.newest(), Optional.empty());
+        });
+    if (write[0] != null) {
+      store.touch(id, write[0]);
+    }
+  }
+}
