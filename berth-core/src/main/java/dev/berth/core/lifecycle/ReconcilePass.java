@@ -28,14 +28,16 @@ import java.util.Set;
  * the agent.
  *
  * <p>Every write carries the lease's fencing token, so once the lease is lost nothing the pass
- * still tries is stored. A pass is single-threaded; it remembers the operations it started itself,
- * so that an operation is attempted once per pass however many steps serve it.
+ * still tries is stored. The session is read afresh for every step; its operations come from the
+ * pass's {@link OperationLedger}, read once. A pass is single-threaded; it remembers the operations
+ * it started itself, so that an operation is attempted once per pass however many steps serve it.
  */
 final class ReconcilePass {
   private final LifecyclePorts ports;
   private final SessionStore store;
   private final SessionId id;
   private final Lease lease;
+  private final OperationLedger ledger;
   private final Set<OperationId> startedHere = new HashSet<>();
 
   ReconcilePass(LifecyclePorts ports, SessionId id, Lease lease) {
@@ -43,6 +45,7 @@ final class ReconcilePass {
     this.store = ports.store();
     this.id = id;
     this.lease = lease;
+    this.ledger = new OperationLedger(store, id, lease.token());
   }
 
   LifecyclePorts ports() {
@@ -53,9 +56,11 @@ final class ReconcilePass {
     return id;
   }
 
-  /** The session as stored now, or empty when it was deleted. */
+  /** The session as stored now, or empty when it was deleted; the ledger follows it. */
   Optional<Session> read() {
-    return store.get(id);
+    Optional<Session> found = store.get(id);
+    found.ifPresent(ledger::follow);
+    return found;
   }
 
   Instant now() {
@@ -70,7 +75,7 @@ final class ReconcilePass {
 
   /** Supersedes unfinished operations that serve an older intent than the current one. */
   void supersedeStale(Session s) {
-    for (Operation op : store.listOperations(s.id())) {
+    for (Operation op : ledger.operations()) {
       if (!op.state().isFinished()
           && op.intentVersion() < s.intent().version()
           && op.type() != OperationType.RECOVER) {
@@ -82,7 +87,7 @@ final class ReconcilePass {
   /** Marks operations that served the current intent as succeeded once it is reached. */
   void finishServedOperations() {
     Session s = read().orElseThrow();
-    for (Operation op : store.listOperations(id)) {
+    for (Operation op : ledger.operations()) {
       if (!op.state().isFinished()
           && op.intentVersion() == s.intent().version()
           && op.type() != OperationType.RECOVER) {
@@ -98,7 +103,7 @@ final class ReconcilePass {
   /** The operation of this type and number, recorded if missing and started in this pass. */
   Operation begin(Session s, OperationType type, long n) {
     Operation recorded =
-        store.createOperation(
+        ledger.findOrCreate(
             Operation.pending(
                 OperationId.of(s.id(), type, n),
                 s.id(),
@@ -114,7 +119,7 @@ final class ReconcilePass {
 
   /** The unfinished operation that started the session's current runtime. */
   Operation startOperation(Session s) {
-    return store.listOperations(s.id()).stream()
+    return ledger.operations().stream()
         .filter(o -> !o.state().isFinished())
         .filter(
             o ->
@@ -128,7 +133,7 @@ final class ReconcilePass {
 
   /** The archive generation of the suspend in flight, recorded before any side effect. */
   long inFlightGeneration(Session s) {
-    return store.listOperations(s.id()).stream()
+    return ledger.operations().stream()
         .filter(o -> o.type() == OperationType.SUSPEND)
         .mapToLong(Operation::generation)
         .max()
@@ -144,14 +149,14 @@ final class ReconcilePass {
 
   /** Marks {@code op} succeeded unless an earlier pass already finished it. */
   void succeed(Operation op) {
-    Operation current = store.getOperation(op.id()).orElse(op);
+    Operation current = ledger.find(op.id()).orElse(op);
     if (!current.state().isFinished()) {
       save(current.succeed(now()));
     }
   }
 
   Operation save(Operation op) {
-    return store.updateOperation(op, op.version(), lease.token());
+    return ledger.update(op);
   }
 
   // ---- the session --------------------------------------------------------------------------
