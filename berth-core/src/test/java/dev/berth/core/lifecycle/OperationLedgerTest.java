@@ -11,7 +11,6 @@ import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import dev.berth.core.store.Lease;
-import dev.berth.core.testing.SimulatedCrash;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -155,9 +154,7 @@ class OperationLedgerTest {
   @Test
   void aRestartedControlPlaneRepeatingAStepFindsTheOperationTheDeadOneRecorded() {
     Session s = f.ready();
-    f.request(s.id(), DesiredState.SUSPENDED);
-    f.crashAt("suspend.prepare");
-    assertThatThrownBy(() -> f.reconcile(s.id())).isInstanceOf(SimulatedCrash.class);
+    f.crashMidSuspend(s.id());
     f.restartControlPlane("cp-2");
     assertThat(f.reconcile(s.id())).isEqualTo(ReconcileResult.CONVERGED);
     assertThat(f.get(s.id()).phase()).isEqualTo(Phase.SUSPENDED);
