@@ -1,8 +1,9 @@
 # Berth developer entry points. The default target is `build`.
 #   make build   compile and package everything (no tests): berth-cli/target/berth-cli.jar + lib/
 #   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
-#   make test    all tests and the formatting check (./mvnw verify), then the web UI's tests
-#                (bin/test-web: tsc, ESLint and the generated API types' check, vitest, and
+#   make test    all tests, the formatting check and the transition coverage check (./mvnw verify:
+#                every declared state-machine move must be taken by some test), then the web UI's
+#                tests (bin/test-web: tsc, ESLint and the generated API types' check, vitest, and
 #                Playwright in Chromium against the real server)
 #   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
 #   make fmt     format the Java sources (spotless:apply)

@@ -1,6 +1,7 @@
 package dev.berth.core.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Phase;
@@ -85,6 +86,19 @@ final class LifecycleFixture {
     assertThat(reconcile(id)).isEqualTo(ReconcileResult.CONVERGED);
     Session s = get(id);
     assertThat(expected.test(s.phase())).as("phase %s", s.phase()).isTrue();
+    return s;
+  }
+
+  /**
+   * Asks for a suspend of {@code id} and crashes the pass after it recorded generation G, before
+   * the checkpoint: the session is left SUSPENDING, G not committed, the dead holder's lease held.
+   */
+  Session crashMidSuspend(SessionId id) {
+    request(id, DesiredState.SUSPENDED);
+    crashAt("suspend.prepare");
+    assertThatThrownBy(() -> reconcile(id)).isInstanceOf(SimulatedCrash.class);
+    Session s = get(id);
+    assertThat(s.phase()).isEqualTo(Phase.SUSPENDING);
     return s;
   }
 

@@ -39,7 +39,7 @@ import java.util.Set;
  *
  * <ul>
  *   <li>Runtimes are created idempotently by name and can vanish, be partitioned from the control
- *       plane, or be slow to remove.
+ *       plane, or be slow to remove (their removal unconfirmed, or in progress).
  *   <li>Each session's agent keeps the local contract, like the node agent's state directory: it
  *       remembers the newest intent it accepted and a termination tombstone across incarnations,
  *       rejects older versions and passed deadlines without side effects, and treats a repeated
@@ -87,7 +87,9 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private final Set<SessionId> partitioned = new HashSet<>();
   private final InMemoryArchiveStore archives;
   private boolean startInstantly = true;
+  private boolean dieOnStart;
   private boolean removalStuck;
+  private boolean removalSlow;
   private String restoreRefusal;
   private String checkpointRefusal;
 
@@ -101,6 +103,14 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   /** Whether new runtimes are RUNNING at once, or STARTING until {@link #finishStarting}. */
   public synchronized void startInstantly(boolean instantly) {
     startInstantly = instantly;
+  }
+
+  /**
+   * Whether new runtimes are gone as soon as they are created (a crashing entrypoint, an image that
+   * cannot run), so that the first observation finds them gone.
+   */
+  public synchronized void dieOnStart(boolean die) {
+    dieOnStart = die;
   }
 
   public synchronized void finishStarting() {
@@ -160,6 +170,11 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     removalStuck = stuck;
   }
 
+  /** Removals are accepted and reported in progress, but do not finish, while slow. */
+  public synchronized void removalSlow(boolean slow) {
+    removalSlow = slow;
+  }
+
   /** The runtimes of {@code session} that really exist now. */
   public synchronized List<RuntimeRef> live(SessionId session) {
     return runtimes.values().stream()
@@ -192,7 +207,10 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     }
     runtimes.put(
         spec.runtime().name(),
-        new Sim(spec.runtime(), spec.labels(), startInstantly ? State.RUNNING : State.STARTING));
+        new Sim(
+            spec.runtime(),
+            spec.labels(),
+            dieOnStart ? State.GONE : startInstantly ? State.RUNNING : State.STARTING));
     created.merge(spec.labels().session(), 1, Integer::sum);
   }
 
@@ -217,6 +235,9 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     }
     if (removalStuck) {
       return new RemovalResult.Unconfirmed("the runtime did not confirm its removal");
+    }
+    if (removalSlow) {
+      return new RemovalResult.InProgress("the runtime is being removed");
     }
     sim.state = State.GONE;
     return new RemovalResult.Confirmed();

@@ -1,0 +1,121 @@
+package dev.berth.core.lifecycle;
+
+import dev.berth.core.agent.AgentStatus;
+import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.execution.Execution;
+import dev.berth.core.operation.Operation;
+import dev.berth.core.operation.OperationType;
+import dev.berth.core.operation.StepName;
+import dev.berth.core.runtime.RuntimeObservation;
+import dev.berth.core.session.ConditionStatus;
+import dev.berth.core.session.ConditionType;
+import dev.berth.core.session.Failure;
+import dev.berth.core.session.FailureReason;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.PhaseEvent;
+import dev.berth.core.session.Session;
+import dev.berth.core.store.SessionStore;
+
+/**
+ * Watches the runtime of a session that should have one: lost contact, a runtime that vanished, a
+ * workload that exited inside a runtime that still exists, an agent that knows a newer intent.
+ *
+ * <p>Failure modes: lost contact marks the runtime Unknown and the reservation UNCERTAIN and starts
+ * nothing (no second runtime while the first may live); a vanished runtime loses its running
+ * executions and is restored from its last archive when allowed, else the session fails with
+ * RUNTIME_LOST; an exited workload is reported, never restarted behind the user's back; an agent
+ * that accepted a newer intent than the store holds means the store is older than reality, and the
+ * pass stops with RECOVERY_NEEDED.
+ */
+final class RuntimeWatch {
+  private final ReconcilePass pass;
+  private final LifecyclePorts ports;
+
+  RuntimeWatch(ReconcilePass pass) {
+    this.pass = pass;
+    this.ports = pass.ports();
+  }
+
+  /** READY and RUNNING: observe the runtime and the agent; handle loss and lost contact. */
+  Next observe(Session s) {
+    return switch (ports.runtime().observe(s.runtime().orElseThrow())) {
+      case RuntimeObservation.Starting st -> Next.WAITING;
+      case RuntimeObservation.Unknown u -> pass.unreachable(s, u.detail());
+      case RuntimeObservation.Gone g -> runtimeLost(s, g.detail());
+      case RuntimeObservation.Running r -> observeAgent(s, r);
+    };
+  }
+
+  private Next observeAgent(Session s, RuntimeObservation.Running running) {
+    AgentStatus status;
+    try {
+      status = ports.agent().status(s.runtime().orElseThrow());
+    } catch (AgentUnreachableException e) {
+      return pass.unreachable(s, e.getMessage());
+    }
+    if (status.acceptedIntentVersion() > s.intent().version()) {
+      return Next.RECOVERY_NEEDED;
+    }
+    Session observed = s.runtimeObserved(pass.now(), running.endpoint());
+    if (!status.healthy()) {
+      // The workload ended inside a runtime that still exists (the shell exited, or the host
+      // stopped it). It is reported, never restarted behind the user's back: the session fails
+      // with a reason, and keeps its runtime (and output) until it is deleted.
+      String why =
+          "the agent reports the workload is no longer running (the shell exited or"
+              + " was stopped); delete the session, or create a new one";
+      pass.save(
+          s,
+          observed
+              .withCondition(
+                  ConditionType.RUNTIME_READY,
+                  ConditionStatus.FALSE,
+                  "WorkloadExited",
+                  why,
+                  pass.now())
+              .fail(new Failure(FailureReason.RUNTIME_HEALTH, why)));
+      return Next.CONVERGED;
+    }
+    pass.save(s, observed);
+    return Next.CONVERGED;
+  }
+
+  /**
+   * The runtime vanished. Its running executions are LOST (their outcome is unknown); the session
+   * is restored from its last archive when allowed, else it fails with RUNTIME_LOST.
+   */
+  Next runtimeLost(Session s, String detail) {
+    Operation op = pass.begin(s, OperationType.RECOVER, s.incarnation());
+    op = pass.save(op.step(StepName.MARK_LOST, detail, pass.now()));
+    SessionStore store = ports.store();
+    for (Execution e : store.listExecutions(s.id())) {
+      if (!e.state().isFinished()) {
+        store.updateExecution(e.lose(pass.now()), e.version());
+      }
+    }
+    Session lost =
+        s.runtimeGone(
+            pass.now(),
+            "RUNTIME_LOST",
+            "runtime " + s.runtime().orElseThrow().name() + " vanished: " + detail);
+    boolean restorable = Phase.TABLE.allows(s.phase(), PhaseEvent.RECOVERY_STARTED);
+    if (ports.settings().restoreOnRuntimeLoss() && s.archive().isPresent() && restorable) {
+      pass.save(op.step(StepName.PLAN_RUNTIME, "incarnation " + (s.incarnation() + 1), pass.now()));
+      pass.save(s, lost.startRecovery(ports.runtime().kind(), pass.now()));
+      return Next.CONTINUE;
+    }
+    Failure why =
+        new Failure(
+            FailureReason.RUNTIME_LOST,
+            "runtime vanished ("
+                + detail
+                + ") and "
+                + (s.archive().isEmpty()
+                    ? "there is no archive to restore"
+                    : restorable
+                        ? "restoring on runtime loss is disabled"
+                        : "it was not restored automatically while " + s.phase())
+                + "; delete the session or recover it from its last archive");
+    return pass.fail(s, lost, op, why);
+  }
+}
