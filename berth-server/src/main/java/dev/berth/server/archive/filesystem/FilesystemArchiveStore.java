@@ -80,6 +80,11 @@ import org.slf4j.LoggerFactory;
  * process, one lock orders commits, deletes, listings and sweeps; bytes are streamed and synced
  * outside it. Because a new process owns no upload in flight, the sweep at construction removes
  * every temporary file it finds; a later {@link #sweep} spares the uploads of this instance.
+ *
+ * <p>Implementation note on its size (over 400 lines): the commit order, the delete order and the
+ * sweep of what a crash left are one crash-safety argument over one directory layout, one lock and
+ * one set of uploads in flight, which the {@code Upload} inner class shares; kept in one file, the
+ * argument can be read (and checked against the crash points) in one place.
  */
 public final class FilesystemArchiveStore implements ArchiveStore {
   private static final Logger LOG = LoggerFactory.getLogger(FilesystemArchiveStore.class);
