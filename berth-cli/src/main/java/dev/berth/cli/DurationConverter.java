@@ -1,13 +1,15 @@
 package dev.berth.cli;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /**
- * Reads durations as people write them: {@code 500ms}, {@code 30s}, {@code 15m}, {@code 4h}, {@code
- * 7d}.
+ * Reads durations as people write them — {@code 500ms}, {@code 30s}, {@code 15m}, {@code 4h},
+ * {@code 7d} — or as ISO-8601 ({@code PT10M}); every command's duration options take the same
+ * forms.
  */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
 
@@ -15,10 +17,17 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
 
   @Override
   public Duration convert(String value) {
-    Matcher m = FORM.matcher(value.strip());
+    String text = value.strip();
+    if (text.startsWith("P") || text.startsWith("p")) {
+      try {
+        return Duration.parse(text);
+      } catch (DateTimeParseException e) {
+        throw refused(value);
+      }
+    }
+    Matcher m = FORM.matcher(text);
     if (!m.matches()) {
-      throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a duration; write a number and a unit, e.g. 30s, 15m, 4h or 7d");
+      throw refused(value);
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
@@ -29,5 +38,13 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
       case "d" -> Duration.ofDays(n);
       default -> throw new IllegalStateException("unit " + m.group(2));
     };
+  }
+
+  private static CommandLine.TypeConversionException refused(String value) {
+    return new CommandLine.TypeConversionException(
+        "'"
+            + value
+            + "' is not a duration; write a number and a unit, e.g. 500ms, 30s, 15m, 4h or 7d, or"
+            + " an ISO-8601 duration such as PT10M");
   }
 }

@@ -247,37 +247,6 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** Reads {@code 90s}, {@code 10m}, {@code 4h}, {@code 7d} or an ISO-8601 duration. */
-  static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      try {
-        return parse(value);
-      } catch (RuntimeException e) {
-        throw new CommandLine.TypeConversionException(
-            "'"
-                + value
-                + "' is not a duration; write a number with s, m, h or d (90s, 10m, 4h, 7d) or"
-                + " an ISO-8601 duration (PT10M)");
-      }
-    }
-
-    static Duration parse(String value) {
-      String text = value.strip();
-      if (text.startsWith("P") || text.startsWith("p")) {
-        return Duration.parse(text);
-      }
-      long amount = Long.parseLong(text.substring(0, text.length() - 1));
-      return switch (text.charAt(text.length() - 1)) {
-        case 's' -> Duration.ofSeconds(amount);
-        case 'm' -> Duration.ofMinutes(amount);
-        case 'h' -> Duration.ofHours(amount);
-        case 'd' -> Duration.ofDays(amount);
-        default -> throw new IllegalArgumentException("unit of " + value);
-      };
-    }
-  }
-
   /** Turns a bad {@code --listen} value into a usage error (exit code 2) that names it. */
   static final class ListenAddressConverter implements CommandLine.ITypeConverter<ListenAddress> {
     @Override

@@ -61,6 +61,7 @@ class BerthCommandTest {
     assertThat(durations.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
     assertThat(durations.convert("15m")).isEqualTo(java.time.Duration.ofMinutes(15));
     assertThat(durations.convert("7d")).isEqualTo(java.time.Duration.ofDays(7));
+    assertThat(durations.convert("PT10M")).isEqualTo(java.time.Duration.ofMinutes(10));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +21,7 @@ class ControlLeaseTest {
   private static final Duration TTL = Duration.ofSeconds(60);
   private static final Duration GRACE = Duration.ofMinutes(30);
 
-  private final TestClock clock = TestClock.at("2030-01-01T00:00:00Z");
+  private final MutableClock clock = MutableClock.at("2030-01-01T00:00:00Z");
   private final FakeNanos nanos = new FakeNanos();
   private final AtomicInteger stops = new AtomicInteger();
   private final List<String> events = new CopyOnWriteArrayList<>();

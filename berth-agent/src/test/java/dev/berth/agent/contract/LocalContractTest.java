@@ -11,6 +11,7 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.testing.MutableClock;
 import dev.berth.protocol.contract.CommandHeaders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,7 @@ class LocalContractTest {
   private static final SessionId OTHER = new SessionId("fedcba9876543210fedcba9876543210");
 
   @TempDir Path dir;
-  private final TestClock clock = TestClock.at("2030-01-01T00:00:00Z");
+  private final MutableClock clock = MutableClock.at("2030-01-01T00:00:00Z");
   private final AtomicInteger effects = new AtomicInteger();
   private LocalContract contract;
 

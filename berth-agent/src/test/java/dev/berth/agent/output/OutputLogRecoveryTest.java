@@ -7,6 +7,7 @@ import static dev.berth.agent.output.TestBytes.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.berth.core.testing.MutableClock;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;

@@ -4,6 +4,7 @@ import static dev.berth.agent.output.TestBytes.append;
 import static dev.berth.agent.output.TestBytes.pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.berth.core.testing.MutableClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -28,9 +28,9 @@ import java.util.function.UnaryOperator;
  * <p>Implementation note on its size (over 400 lines): the session is the aggregate whose
  * invariants span its parts — a phase move that plans a runtime also takes the reservation and
  * writes a condition — so each lifecycle method must see every part, and splitting the moves over
- * helper classes would spread one invariant over several files. What can stand alone does
- * ({@link Intent}, {@link Conditions}, {@link Reservation}, {@link Obligation}, {@link Activity}
- * are records with their own rules); what remains is one method per lifecycle move.
+ * helper classes would spread one invariant over several files. What can stand alone does ({@link
+ * Intent}, {@link Conditions}, {@link Reservation}, {@link Obligation}, {@link Activity} are
+ * records with their own rules); what remains is one method per lifecycle move.
  *
  * @param incarnation the highest runtime incarnation ever planned for this session
  * @param version the store's compare-and-swap version (0 before the session is stored)

@@ -1,13 +1,20 @@
 package dev.berth.core.testing;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock that tests move by hand; thread-safe. */
-public final class MutableClock implements InstantSource {
+/**
+ * The one clock every module's tests move by hand, forwards or backwards; thread-safe. A {@link
+ * Clock} (and so an {@link java.time.InstantSource}) in UTC, for code that takes either.
+ */
+public final class MutableClock extends Clock {
   private final AtomicReference<Instant> now;
+  private final AtomicInteger reads = new AtomicInteger();
 
   public MutableClock(Instant start) {
     this.now = new AtomicReference<>(start);
@@ -19,6 +26,7 @@ public final class MutableClock implements InstantSource {
 
   @Override
   public Instant instant() {
+    reads.incrementAndGet();
     return now.get();
   }
 
@@ -28,5 +36,22 @@ public final class MutableClock implements InstantSource {
 
   public Instant advance(Duration by) {
     return now.updateAndGet(t -> t.plus(by));
+  }
+
+  /**
+   * How often the time was read: lets a test see a periodic task still running, without sleeping.
+   */
+  public int reads() {
+    return reads.get();
+  }
+
+  @Override
+  public ZoneId getZone() {
+    return ZoneOffset.UTC;
+  }
+
+  @Override
+  public Clock withZone(ZoneId zone) {
+    throw new UnsupportedOperationException("tests use UTC only");
   }
 }

@@ -67,8 +67,8 @@ import tools.jackson.databind.node.StringNode;
  *
  * <p>Implementation note on its size (over 400 lines): the rules above are one contract applied in
  * one pass over the parser's tokens (size, emptiness, duplicate and unknown keys, types, nulls,
- * trailing data), and each error message names the field and its path; split into classes, the
- * pass would hand its position and path from one to the next for every token.
+ * trailing data), and each error message names the field and its path; split into classes, the pass
+ * would hand its position and path from one to the next for every token.
  */
 public final class StrictJson {
 
