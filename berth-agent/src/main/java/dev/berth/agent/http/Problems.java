@@ -20,6 +20,7 @@ import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.error.WorkloadNotAllowedException;
+import dev.berth.protocol.problem.ProblemDocument;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.LinkedHashMap;
@@ -33,7 +34,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class Problems {
 
-  static final String CONTENT_TYPE = "application/problem+json";
+  static final String CONTENT_TYPE = ProblemDocument.CONTENT_TYPE;
 
   /** A problem's HTTP status and machine reason. */
   record Kind(int status, String reason) {}
@@ -58,17 +59,12 @@ final class Problems {
   }
 
   private void write(Context ctx, Kind kind, String message, Map<String, Object> extra) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("type", "about:blank");
-    body.put("title", title(kind.status()));
-    body.put("status", kind.status());
-    body.put("reason", kind.reason());
-    body.put("detail", message);
-    body.put("error", message);
-    String session = ctx.pathParamMap().get("sid");
-    if (session != null) {
-      body.put("session", session);
-    }
+    Map<String, Object> body =
+        ProblemDocument.of(
+            kind.status(),
+            kind.reason(),
+            message,
+            java.util.Optional.ofNullable(ctx.pathParamMap().get("sid")));
     body.putAll(extra);
     ctx.status(kind.status()).contentType(CONTENT_TYPE).result(json.writeValueAsString(body));
   }
@@ -83,20 +79,12 @@ final class Problems {
       case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
       case ShellInputBlockedException blocked -> new Kind(503, "INPUT_BLOCKED");
       case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
-      case HttpResponseException http -> new Kind(http.getStatus(), reasonOf(http.getStatus()));
+      case HttpResponseException http ->
+          new Kind(http.getStatus(), ProblemDocument.reasonOf(http.getStatus()));
       case BerthException domain -> new Kind(statusOf(domain), domain.reason());
       case JacksonException e -> new Kind(400, "INVALID_INPUT");
       case IllegalArgumentException e -> new Kind(400, "INVALID_INPUT");
       default -> new Kind(500, "INTERNAL");
-    };
-  }
-
-  private static String reasonOf(int status) {
-    return switch (status) {
-      case 400 -> "INVALID_INPUT";
-      case 404 -> "NOT_FOUND";
-      case 413 -> "PAYLOAD_TOO_LARGE";
-      default -> "HTTP_" + status;
     };
   }
 
@@ -135,21 +123,5 @@ final class Problems {
     }
     String message = failure.getMessage();
     return message == null ? failure.getClass().getSimpleName() : message;
-  }
-
-  private static String title(int status) {
-    return switch (status) {
-      case 400 -> "Bad Request";
-      case 401 -> "Unauthorized";
-      case 403 -> "Forbidden";
-      case 404 -> "Not Found";
-      case 408 -> "Request Timeout";
-      case 409 -> "Conflict";
-      case 413 -> "Content Too Large";
-      case 422 -> "Unprocessable Content";
-      case 429 -> "Too Many Requests";
-      case 503 -> "Service Unavailable";
-      default -> status >= 500 ? "Internal Server Error" : "Error";
-    };
   }
 }

@@ -24,11 +24,11 @@ import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.error.WaitExpiredException;
 import dev.berth.core.error.WorkloadNotAllowedException;
+import dev.berth.protocol.problem.ProblemDocument;
 import dev.berth.server.auth.UnauthenticatedException;
 import dev.berth.server.runtime.AgentCommandFailedException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ApiProblems {
 
-  static final String CONTENT_TYPE = "application/problem+json";
+  static final String CONTENT_TYPE = ProblemDocument.CONTENT_TYPE;
   private static final Logger LOG = LoggerFactory.getLogger(ApiProblems.class);
 
   /** A problem's status and reason. */
@@ -64,17 +64,12 @@ final class ApiProblems {
   }
 
   void write(Context ctx, Kind kind, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("type", "about:blank");
-    body.put("title", title(kind.status()));
-    body.put("status", kind.status());
-    body.put("reason", kind.reason());
-    body.put("detail", message);
-    body.put("error", message);
-    String session = ctx.pathParamMap().get("id");
-    if (session != null) {
-      body.put("session", session);
-    }
+    Map<String, Object> body =
+        ProblemDocument.of(
+            kind.status(),
+            kind.reason(),
+            message,
+            java.util.Optional.ofNullable(ctx.pathParamMap().get("id")));
     ctx.status(kind.status()).contentType(CONTENT_TYPE).result(json.writeValueAsString(body));
   }
 
@@ -88,7 +83,8 @@ final class ApiProblems {
       case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");
       case BerthException domain -> domain(domain);
       case JacksonException e -> new Kind(400, "INVALID_INPUT");
-      case HttpResponseException e -> new Kind(e.getStatus(), reasonOf(e.getStatus()));
+      case HttpResponseException e ->
+          new Kind(e.getStatus(), ProblemDocument.reasonOf(e.getStatus()));
       default -> new Kind(500, "INTERNAL");
     };
   }
@@ -143,34 +139,6 @@ final class ApiProblems {
         String text = failure.getMessage();
         yield text == null ? kind.reason() : text;
       }
-    };
-  }
-
-  private static String reasonOf(int status) {
-    return switch (status) {
-      case 400 -> "INVALID_INPUT";
-      case 404 -> "NOT_FOUND";
-      case 405 -> "METHOD_NOT_ALLOWED";
-      case 413 -> "PAYLOAD_TOO_LARGE";
-      default -> "HTTP_" + status;
-    };
-  }
-
-  private static String title(int status) {
-    return switch (status) {
-      case 400 -> "Bad Request";
-      case 401 -> "Unauthorized";
-      case 403 -> "Forbidden";
-      case 404 -> "Not Found";
-      case 409 -> "Conflict";
-      case 412 -> "Precondition Failed";
-      case 413 -> "Content Too Large";
-      case 422 -> "Unprocessable Content";
-      case 429 -> "Too Many Requests";
-      case 502 -> "Bad Gateway";
-      case 503 -> "Service Unavailable";
-      case 504 -> "Gateway Timeout";
-      default -> status >= 500 ? "Internal Server Error" : "Error";
     };
   }
 }
