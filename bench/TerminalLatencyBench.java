@@ -84,6 +84,13 @@ public class TerminalLatencyBench {
     double nodeRoute = median(nodeEcho(node, id));
     double sse = median(controlPlaneEcho(id));
     double attach = median(attachEcho(id));
+    double nodeAnswer = median(nodeInputAnswers(node, id));
+    double writeAnswer = median(writeAnswers(id));
+    System.out.printf("a write's answer alone (one key, no echo awaited), median of %d:%n", ANSWERS);
+    System.out.printf("  node input route              %7.2f ms%n", nodeAnswer);
+    System.out.printf(
+        "  control plane write           %7.2f ms  (+%.2f ms over the node's route)%n",
+        writeAnswer, writeAnswer - nodeAnswer);
     System.out.printf("write->echo, median of %d:%n", ROUNDS);
     System.out.printf("  raw PTY                       %7.2f ms%n", pty);
     System.out.printf(
@@ -173,6 +180,40 @@ public class TerminalLatencyBench {
     } finally {
       bash.destroyForcibly();
     }
+  }
+
+  private static final int ANSWERS = 300;
+
+  /** Times {@code type} answering, one key each, then clears the line the keys typed. */
+  private static double[] answers(Consumer<String> type) {
+    double[] ms = new double[ANSWERS];
+    for (int i = -WARMUP; i < ANSWERS; i++) {
+      long start = System.nanoTime();
+      type.accept("x");
+      if (i >= 0) {
+        ms[i] = (System.nanoTime() - start) / 1e6;
+      }
+    }
+    type.accept("\u0015");
+    return ms;
+  }
+
+  private static double[] nodeInputAnswers(Map<String, String> node, String id) {
+    String url = node.get("url") + "/v1/sessions/" + id + "/input";
+    return answers(
+        text ->
+            send(
+                HttpRequest.newBuilder(URI.create(url))
+                    .header("Authorization", "Bearer " + node.get("token"))
+                    .POST(HttpRequest.BodyPublishers.ofString(text))));
+  }
+
+  private static double[] writeAnswers(String id) {
+    return answers(
+        text ->
+            post(
+                "/api/v1/sessions/" + id + "/write",
+                "{\"payload\":\"" + text.replace("\u0015", "\\u0015") + "\"}"));
   }
 
   private static double[] nodeEcho(Map<String, String> node, String id) throws Exception {

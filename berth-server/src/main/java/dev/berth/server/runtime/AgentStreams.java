@@ -25,7 +25,8 @@ final class AgentStreams {
   /** Bounds the wait for a read's headers (not the copying of its body); streams wait freely. */
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
 
-  private final HttpClient http = HttpClient.newBuilder().build();
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final JsonMapper json = JsonMapper.builder().build();
 
   ByteStream read(AgentEndpoints.Endpoint agent, long offset) {

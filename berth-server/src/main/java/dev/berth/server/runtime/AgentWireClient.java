@@ -33,7 +33,12 @@ public final class AgentWireClient {
   private final JsonMapper json = JsonMapper.builder().build();
 
   public AgentWireClient() {
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // The agent speaks HTTP/1.1: asking for an h2c upgrade on every new connection only costs.
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
   }
 
   /** An answer: its status and its JSON body (empty for 204). */
