@@ -229,6 +229,9 @@ public final class AttachConnection implements AutoCloseable {
     }
 
     @Override
+    // The WebSocket calls its listener one message at a time (it asks for each with request(1)):
+    // the receiver is cursor's only writer, and volatile is for the threads that read it.
+    @SuppressWarnings("NonAtomicVolatileUpdate")
     public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
       byte[] bytes = new byte[data.remaining()];
       data.get(bytes);

@@ -84,17 +84,6 @@ final class ManifestCheck {
     }
   }
 
-  private static String describe(ManifestEntry e) {
-    String value =
-        e.sha256().map(s -> " sha256 " + s).or(() -> e.target().map(t -> " -> " + t)).orElse("");
-    return e.type().json()
-        + " of "
-        + e.size()
-        + " bytes, mode "
-        + ArchiveFormat.octal(e.mode())
-        + value;
-  }
-
   private static ArchiveException manifest(Violation violation, String detail) {
     return ArchiveException.of(violation, -1, ArchiveFormat.MANIFEST_NAME, detail, null);
   }

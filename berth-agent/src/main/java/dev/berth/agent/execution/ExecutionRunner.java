@@ -143,7 +143,7 @@ public final class ExecutionRunner implements AutoCloseable {
               () -> Thread.ofVirtual().start(() -> stop(id, true)),
               request.effectiveTimeout().toNanos(),
               TimeUnit.NANOSECONDS);
-      entry.process.ended().whenComplete((code, failure) -> finish(id, code));
+      var unused = entry.process.ended().whenComplete((code, failure) -> finish(id, code));
       return view(entry);
     } finally {
       lock.unlock();

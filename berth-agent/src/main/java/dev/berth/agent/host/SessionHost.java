@@ -96,7 +96,7 @@ public final class SessionHost implements AutoCloseable {
                 Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids")),
             only);
     host.reload();
-    host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
+    var unused = host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
     return host;
   }
 

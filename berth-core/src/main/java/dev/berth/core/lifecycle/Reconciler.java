@@ -270,7 +270,7 @@ public final class Reconciler {
         failpoints.reach("resume.restore");
         Optional<Next> refused;
         try {
-          refused = command(next, op, new AgentCommand.Restore(ctx(next, op), archive));
+          refused = command(next, new AgentCommand.Restore(ctx(next, op), archive));
         } catch (AgentRefusedException e) {
           if (!e.reason().startsWith("ARCHIVE_")) {
             throw e; // not about the archive: the next pass tries again
@@ -612,8 +612,7 @@ public final class Reconciler {
 
     private Next abortCheckpoint(Session s, Operation op, long generation) {
       op = save(op.step(StepName.ABORT_CHECKPOINT, "generation " + generation, now()));
-      Optional<Next> refused =
-          command(s, op, new AgentCommand.AbortCheckpoint(ctx(s, op), generation));
+      Optional<Next> refused = command(s, new AgentCommand.AbortCheckpoint(ctx(s, op), generation));
       if (refused.isPresent()) {
         return refused.get();
       }
@@ -878,7 +877,7 @@ public final class Reconciler {
                       s.subject() + " is " + s.phase() + " but no SUSPEND operation recorded"));
     }
 
-    private Optional<Next> command(Session s, Operation op, AgentCommand command) {
+    private Optional<Next> command(Session s, AgentCommand command) {
       try {
         agent.send(s.runtime().orElseThrow(), command);
         return Optional.empty();

@@ -174,6 +174,7 @@ public record Session(
   // ---- intent -------------------------------------------------------------------------------
 
   /** This session with its intent moved to {@code desired}; idempotent for the same desire. */
+  @SuppressWarnings("ReferenceEquality") // change() returns the same intent when nothing changed
   public Session withIntent(DesiredState desired, Instant now, String by, String reason) {
     Intent next = intent.change(subject(), desired, now, by, reason);
     return next == intent ? this : edit().intent(next).build();
@@ -553,6 +554,7 @@ public record Session(
   }
 
   /** Moves {@code lastAccess} forwards (never backwards). */
+  @SuppressWarnings("ReferenceEquality") // touchedAt returns the same activity for an older time
   public Session touched(Instant at) {
     Activity next = activity.touchedAt(at);
     return next == activity ? this : edit().activity(next).build();

@@ -144,7 +144,7 @@ final class AttachProxy {
     CompletableFuture<AttachLink> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.
-      pending.thenAccept(AttachLink::abort);
+      var unused = pending.thenAccept(AttachLink::abort);
     }
   }
 
