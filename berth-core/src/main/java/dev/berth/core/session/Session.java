@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A session: a governed workspace with its runtime identity. Immutable; every lifecycle method
@@ -574,7 +575,7 @@ public record Session(
     return "runtime/" + runtime.name();
   }
 
-  private Builder releaseReservationFor(PhaseEvent event) {
+  private Builder releaseReservationFor(@Nullable PhaseEvent event) {
     if (runtime.isPresent()) {
       String rule =
           "the reservation is released only after removal of runtime "
