@@ -12,4 +12,7 @@
  * and WebSocket) and {@code node} (the processes: node daemon and single-session agent). Lower
  * packages never depend on higher ones; an architecture test keeps it so.
  */
+@NullMarked
 package dev.berth.agent;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,8 +6,10 @@ import dev.berth.client.BerthClient;
 import dev.berth.client.BerthClientException;
 import dev.berth.core.session.SessionId;
 import java.io.PrintWriter;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -51,7 +53,7 @@ final class AttachCommand extends ClientCommand {
       description =
           "Replay the output from this byte offset (0: everything kept); default: only what"
               + " comes next.")
-  Long offset;
+  @Nullable Long offset;
 
   @Override
   int run(BerthClient client) throws Exception {
@@ -170,7 +172,8 @@ final class AttachCommand extends ClientCommand {
       if (e.getCause() instanceof BerthClientException failure) {
         return new Outcome(ErrorReporter.message(failure), ErrorReporter.FAILED);
       }
-      return new Outcome(ErrorReporter.message(e.getCause()), ErrorReporter.FAILED);
+      return new Outcome(
+          ErrorReporter.message(Objects.requireNonNullElse(e.getCause(), e)), ErrorReporter.FAILED);
     }
   }
 

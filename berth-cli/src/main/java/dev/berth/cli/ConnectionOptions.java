@@ -2,7 +2,9 @@ package dev.berth.cli;
 
 import dev.berth.client.BerthClient;
 import java.net.URI;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Option;
 
 /**
@@ -23,7 +25,7 @@ final class ConnectionOptions {
           "The Berth server (default: $BERTH_URL, else the URL 'berth login' saved, else "
               + BerthClient.DEFAULT_URL
               + ").")
-  String url;
+  @Nullable String url;
 
   @Option(
       names = "--token",
@@ -32,7 +34,7 @@ final class ConnectionOptions {
           "The bearer token (default: $BERTH_TOKEN, else the token 'berth login' saved for this"
               + " URL). Prefer those: a token on the command line is visible to other users in"
               + " the process list.")
-  String token;
+  @Nullable String token;
 
   /** The server to talk to: the option, the variable, the saved URL, the default. */
   URI url(CliEnvironment env, Optional<CredentialStore.Credentials> saved) {
@@ -44,7 +46,7 @@ final class ConnectionOptions {
     try {
       return BerthClient.normalize(chosen);
     } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage());
+      throw new UsageException(Objects.requireNonNullElse(e.getMessage(), e.toString()));
     }
   }
 

@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
@@ -94,7 +95,7 @@ final class CredentialStore {
   /** Saves {@code credentials}, replacing what was there. */
   void save(Credentials credentials) {
     try {
-      Path directory = file.getParent();
+      Path directory = Objects.requireNonNull(file.getParent()); // file is <dir>/credentials
       if (!Files.isDirectory(directory)) {
         if (posix()) {
           Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(OWNER_DIR));

@@ -4,6 +4,7 @@ import dev.berth.client.BerthClientException;
 import dev.berth.protocol.files.NotPrivateException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.Objects;
 import picocli.CommandLine;
 
 /**
@@ -36,7 +37,8 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
     return switch (failure) {
       case BerthClientException e -> "berth: " + e.reason() + ": " + Escape.text(e.getMessage());
       case UsageException e -> "berth: " + Escape.text(e.getMessage());
-      case UncheckedIOException e -> "berth: " + Escape.text(e.getMessage());
+      case UncheckedIOException e ->
+          "berth: " + Escape.text(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       case NotPrivateException e -> "berth: " + Escape.text(e.getMessage());
       default -> "berth: unexpected error: " + Escape.text(failure.toString());
     };

@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -58,7 +59,7 @@ final class ExecCommand extends ClientCommand {
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description = "The server cancels the command after this long, as 30s or 5m.")
-  Duration timeout;
+  @Nullable Duration timeout;
 
   @Override
   int run(BerthClient client) throws Exception {
@@ -152,7 +153,7 @@ final class ExecCommand extends ClientCommand {
     return hook;
   }
 
-  private static void removeHook(Thread hook) {
+  private static void removeHook(@Nullable Thread hook) {
     if (hook == null) {
       return;
     }

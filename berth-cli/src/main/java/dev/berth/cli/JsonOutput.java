@@ -1,5 +1,6 @@
 package dev.berth.cli;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.SerializableString;
 import tools.jackson.core.io.CharacterEscapes;
 import tools.jackson.core.io.SerializedString;
@@ -40,7 +41,7 @@ final class JsonOutput {
     }
 
     @Override
-    public SerializableString getEscapeSequence(int c) {
+    public @Nullable SerializableString getEscapeSequence(int c) {
       if ((c >= 0x80 && c <= 0x9f)
           || (c >= 0x202a && c <= 0x202e)
           || (c >= 0x2066 && c <= 0x2069)) {

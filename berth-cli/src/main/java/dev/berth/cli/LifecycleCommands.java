@@ -3,6 +3,7 @@ package dev.berth.cli;
 import dev.berth.client.BerthClient;
 import dev.berth.core.session.SessionId;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,7 +26,7 @@ final class LifecycleCommands {
         names = "--if-match",
         paramLabel = "VERSION",
         description = "Only if the session's intent version is still VERSION (else 412).")
-    Long ifMatch;
+    @Nullable Long ifMatch;
 
     @Mixin FormatOption format;
 

@@ -10,8 +10,10 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,7 +47,7 @@ final class LoginCommand implements Callable<Integer> {
       arity = "0..1",
       paramLabel = "LOGIN-URL",
       description = "The login URL the server printed (http://HOST:PORT/login?token=…).")
-  String loginUrl;
+  @Nullable String loginUrl;
 
   @Override
   public Integer call() {
@@ -85,7 +87,7 @@ final class LoginCommand implements Callable<Integer> {
     return ErrorReporter.OK;
   }
 
-  private static String readToken(CliEnvironment env) {
+  private static @Nullable String readToken(CliEnvironment env) {
     try {
       String line =
           new BufferedReader(new InputStreamReader(env.stdin(), StandardCharsets.UTF_8)).readLine();
@@ -123,7 +125,7 @@ final class LoginCommand implements Callable<Integer> {
         return new LoginUrl(
             BerthClient.normalize(uri.getScheme() + "://" + uri.getRawAuthority() + path), token);
       } catch (IllegalArgumentException e) {
-        throw new UsageException(e.getMessage());
+        throw new UsageException(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       }
     }
   }

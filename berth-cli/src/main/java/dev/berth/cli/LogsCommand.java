@@ -10,6 +10,7 @@ import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -107,7 +108,7 @@ final class LogsCommand extends ClientCommand {
   /** Writes the bytes as they come; stops the follow quietly when stdout is closed (a pipe). */
   private final class RawOutput implements OutputListener {
     private final OutputStream out;
-    volatile OutputFollow follow;
+    volatile @Nullable OutputFollow follow;
     volatile boolean closed;
 
     RawOutput(OutputStream out) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,7 +66,7 @@ final class NodeCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description = "Stop every session after this long, whatever the control plane says.")
-  private Duration maxLifetime;
+  private @Nullable Duration maxLifetime;
 
   @Option(
       names = "--output-cap",

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -111,7 +112,7 @@ final class ServerCommand implements Callable<Integer> {
               + " (outbound connections through slirp4netns; the host's loopback, its own"
               + " addresses and link-local addresses stay unreachable). Default: egress where"
               + " slirp4netns works, else none.")
-  private String network;
+  private @Nullable String network;
 
   @Option(
       names = "--sandbox-bind",
@@ -131,7 +132,7 @@ final class ServerCommand implements Callable<Integer> {
       names = "--cpu",
       paramLabel = "CPUS",
       description = "The CPU each session may use, in CPUs (0.5, 1, 2). Default: 1.")
-  private String cpu;
+  private @Nullable String cpu;
 
   @Option(
       names = "--max-disk",
@@ -139,7 +140,7 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "What each session's state (home, /tmp, shell state, output) may take on disk, such as"
               + " 512M, 10G or 1T; a write beyond it fails inside the session. Default: 10G.")
-  private String maxDisk;
+  private @Nullable String maxDisk;
 
   @Option(
       names = "--require-isolation",

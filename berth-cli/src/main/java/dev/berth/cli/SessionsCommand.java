@@ -10,6 +10,8 @@ import dev.berth.core.session.SessionId;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,16 +50,16 @@ final class SessionsCommand {
         names = "--type",
         paramLabel = "TYPE",
         description = "The workload type, as shell (default: the server's default).")
-    String type;
+    @Nullable String type;
 
     @Option(names = "--model", paramLabel = "MODEL", description = "The model of an agent session.")
-    String model;
+    @Nullable String model;
 
     @Option(
         names = "--tenant",
         paramLabel = "TENANT",
         description = "Create on this tenant's behalf (admin token only).")
-    String tenant;
+    @Nullable String tenant;
 
     @Option(names = "--no-wait", description = "Answer at once, while it is still provisioning.")
     boolean noWait;
@@ -100,7 +102,7 @@ final class SessionsCommand {
         paramLabel = "STATE",
         split = ",",
         description = "Only sessions in these states: active, idle, snapshot, failed.")
-    List<String> states;
+    @Nullable List<String> states;
 
     @Option(
         names = "--deleted",
@@ -113,7 +115,7 @@ final class SessionsCommand {
         names = "--tenant",
         paramLabel = "TENANT",
         description = "Only this tenant's sessions (admin token only).")
-    String tenant;
+    @Nullable String tenant;
 
     @Option(
         names = "--all",
@@ -124,13 +126,13 @@ final class SessionsCommand {
         names = "--limit",
         paramLabel = "N",
         description = "Sessions per page, 1 to 1000 (default: every session in one answer).")
-    Integer limit;
+    @Nullable Integer limit;
 
     @Option(
         names = "--page-token",
         paramLabel = "TOKEN",
         description = "Start at this page (a previous list's nextPageToken).")
-    String pageToken;
+    @Nullable String pageToken;
 
     @Mixin FormatOption format;
 
@@ -169,7 +171,7 @@ final class SessionsCommand {
           query = query.limit(limit);
         }
       } catch (IllegalArgumentException e) {
-        throw new UsageException(e.getMessage());
+        throw new UsageException(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       }
       if (pageToken != null) {
         query = query.pageToken(pageToken);

@@ -1,7 +1,6 @@
 package dev.berth.cli;
 
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Whether the attached session's shell is gone. Once it exited, {@code berth attach} offers a new
@@ -11,15 +10,15 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class ShellGate {
 
-  private final AtomicReference<OptionalInt> exited = new AtomicReference<>(OptionalInt.empty());
+  private volatile OptionalInt exited = OptionalInt.empty();
 
   void exited(int status) {
-    exited.set(OptionalInt.of(status));
+    exited = OptionalInt.of(status);
   }
 
   /** The exit status of the shell that is gone, or empty while one runs. */
   OptionalInt exitStatus() {
-    return exited.get();
+    return exited;
   }
 
   /**
@@ -27,12 +26,12 @@ final class ShellGate {
    * an Enter, which asks for the new shell.
    */
   byte[] admit(byte[] input) {
-    if (exited.get().isEmpty()) {
+    if (exited.isEmpty()) {
       return input;
     }
     for (byte b : input) {
       if (b == '\r' || b == '\n') {
-        exited.set(OptionalInt.empty());
+        exited = OptionalInt.empty();
         return new byte[] {'\r'};
       }
     }

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -58,6 +59,8 @@ public final class AttachConnection implements AutoCloseable {
   private volatile boolean closing;
   private volatile long cursor;
 
+  // socket and receiver are set by open(), the only way to get a connection, before it returns it.
+  @SuppressWarnings("NullAway.Init")
   private AttachConnection(SessionId session, URI base, long offset, Duration timeout) {
     this.session = session;
     this.base = base;
@@ -107,7 +110,8 @@ public final class AttachConnection implements AutoCloseable {
     return URI.create("ws://" + text.substring("http://".length()));
   }
 
-  private static BerthClientException refusal(URI base, SessionId session, Throwable cause) {
+  private static BerthClientException refusal(
+      URI base, SessionId session, @Nullable Throwable cause) {
     if (cause instanceof WebSocketHandshakeException handshake) {
       HttpResponse<?> response = handshake.getResponse();
       Object body = response.body();
@@ -229,7 +233,11 @@ public final class AttachConnection implements AutoCloseable {
     }
 
     @Override
-    public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
+    // The WebSocket calls its listener one message at a time (it asks for each with request(1)):
+    // the receiver is cursor's only writer, and volatile is for the threads that read it.
+    @SuppressWarnings("NonAtomicVolatileUpdate")
+    public @Nullable CompletionStage<?> onBinary(
+        WebSocket webSocket, ByteBuffer data, boolean last) {
       byte[] bytes = new byte[data.remaining()];
       data.get(bytes);
       cursor += bytes.length;
@@ -239,7 +247,8 @@ public final class AttachConnection implements AutoCloseable {
     }
 
     @Override
-    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+    public @Nullable CompletionStage<?> onText(
+        WebSocket webSocket, CharSequence data, boolean last) {
       text.append(data);
       if (last) {
         String message = text.toString();
@@ -277,7 +286,8 @@ public final class AttachConnection implements AutoCloseable {
     }
 
     @Override
-    public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+    public @Nullable CompletionStage<?> onClose(
+        WebSocket webSocket, int statusCode, String reason) {
       finish(new Closed(statusCode, reason, closing, Optional.empty()));
       return null;
     }

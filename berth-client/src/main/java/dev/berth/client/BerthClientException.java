@@ -1,5 +1,8 @@
 package dev.berth.client;
 
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
 /**
  * Any failure of a {@link BerthClient} call. Its {@link #reason()} is a stable machine word: the
  * server's problem {@code reason} for {@link BerthApiException}, {@code UNREACHABLE} for {@link
@@ -10,8 +13,14 @@ public abstract sealed class BerthClientException extends RuntimeException
 
   private static final long serialVersionUID = 1L;
 
-  BerthClientException(String message, Throwable cause) {
+  BerthClientException(String message, @Nullable Throwable cause) {
     super(message, cause);
+  }
+
+  /** The message it was made with: never null, as every constructor takes one. */
+  @Override
+  public String getMessage() {
+    return Objects.requireNonNull(super.getMessage());
   }
 
   /** A stable machine word for the failure, as {@code NOT_FOUND} or {@code UNREACHABLE}. */

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A followed output stream: a session's ({@link BerthClient#follow}) or an execution's ({@link
@@ -53,10 +54,12 @@ public final class OutputFollow implements AutoCloseable {
   private final Object lock = new Object();
   private volatile long position;
   private boolean closed;
-  private InputStream open;
-  private StreamState state;
+  private @Nullable InputStream open;
+  private @Nullable StreamState state;
   private Thread thread;
 
+  // thread is set by start(), the only way to make a follow, before it returns the follow.
+  @SuppressWarnings("NullAway.Init")
   private OutputFollow(HttpApi api, FollowTarget target, long offset, OutputListener listener) {
     this.api = api;
     this.target = target;

@@ -8,4 +8,7 @@
  * dev.berth.client.AttachConnection}). Every failure is an unchecked {@link
  * dev.berth.client.BerthClientException}. Only the JDK's {@code java.net.http} speaks HTTP.
  */
+@NullMarked
 package dev.berth.client;
+
+import org.jspecify.annotations.NullMarked;

@@ -24,6 +24,8 @@ class ArchitectureTest {
               "com.sun.security.auth..",
               "dev.berth.core..",
               "dev.berth.protocol..",
-              "tools.jackson..")
+              "tools.jackson..",
+              // JSpecify: nullness annotations only, for NullAway.
+              "org.jspecify..")
           .because("a plane that depends on the protocol must not get the other plane with it");
 }

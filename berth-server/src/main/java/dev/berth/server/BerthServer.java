@@ -82,6 +82,9 @@ public final class BerthServer implements AutoCloseable {
    * deadlines): tests move it to reach the idle policy's boundaries without waiting for them; and
    * whose lifecycle steps reach {@code failpoints} (tests hold a step there).
    */
+  // app, idleReaper, loop, adminToken and isolation are set by start() and read only while the
+  // state is STARTED, which start() sets once they all are: NullAway cannot follow that state.
+  @SuppressWarnings("NullAway.Init")
   public BerthServer(ServerConfig config, Clock clock, Failpoints failpoints) {
     this.config = Objects.requireNonNull(config, "config must not be null");
     this.clock = Objects.requireNonNull(clock, "clock must not be null");

@@ -3,6 +3,7 @@ package dev.berth.agent.archive;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A restore refused an archive. The target was left as it was and the staging directory removed.
@@ -16,10 +17,14 @@ public abstract sealed class ArchiveException extends RuntimeException
 
   private final Violation violation;
   private final long entryIndex;
-  private final String entryName;
+  private final @Nullable String entryName;
 
   ArchiveException(
-      Violation violation, long entryIndex, String entryName, String detail, Throwable cause) {
+      Violation violation,
+      long entryIndex,
+      @Nullable String entryName,
+      String detail,
+      @Nullable Throwable cause) {
     super(message(violation, entryIndex, entryName, detail), cause);
     this.violation = Objects.requireNonNull(violation);
     this.entryIndex = entryIndex;
@@ -30,7 +35,11 @@ public abstract sealed class ArchiveException extends RuntimeException
    * An exception of the kind {@code violation} belongs to, about entry {@code index} or none (-1).
    */
   static ArchiveException of(
-      Violation violation, long index, String name, String detail, Throwable cause) {
+      Violation violation,
+      long index,
+      @Nullable String name,
+      String detail,
+      @Nullable Throwable cause) {
     return switch (violation.kind()) {
       case UNSAFE -> new ArchiveUnsafeException(violation, index, name, detail, cause);
       case CORRUPT -> new ArchiveCorruptException(violation, index, name, detail, cause);
@@ -60,7 +69,8 @@ public abstract sealed class ArchiveException extends RuntimeException
     return Optional.ofNullable(entryName);
   }
 
-  private static String message(Violation violation, long index, String name, String detail) {
+  private static String message(
+      Violation violation, long index, @Nullable String name, String detail) {
     String where = index < 0 ? "archive" : "archive entry #" + index;
     if (name != null) {
       where += " \"" + printable(name) + "\"";

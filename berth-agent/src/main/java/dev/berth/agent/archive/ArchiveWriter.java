@@ -14,6 +14,7 @@ import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -150,11 +151,12 @@ public final class ArchiveWriter {
         written.add(ManifestEntry.dir(item.path(), item.mode()));
       }
       case SYMLINK -> {
+        String target = Objects.requireNonNull(item.target()); // a symlink's item has one
         TarArchiveEntry entry = entry(item.path(), TarConstants.LF_SYMLINK, item.mode(), mtime);
-        entry.setLinkName(item.target());
+        entry.setLinkName(target);
         tar.putArchiveEntry(entry);
         tar.closeArchiveEntry();
-        written.add(ManifestEntry.symlink(item.path(), item.target()));
+        written.add(ManifestEntry.symlink(item.path(), target));
       }
       case FILE -> {
         InputStream in;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checks an entry must pass, from its header alone and what came before it, before a byte of it
@@ -185,7 +186,8 @@ final class EntryGate {
     }
   }
 
-  static ArchiveException fail(Violation violation, long index, String name, String detail) {
+  static ArchiveException fail(
+      Violation violation, long index, @Nullable String name, String detail) {
     return ArchiveException.of(violation, index, name, detail, null);
   }
 }

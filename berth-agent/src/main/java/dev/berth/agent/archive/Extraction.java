@@ -23,11 +23,13 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.archivers.tar.TarConstants;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One pass over an archive into a fresh staging directory. Each entry passes the {@link EntryGate}
@@ -167,7 +169,8 @@ final class Extraction {
     Path file = staging.resolve(path);
     String parent = EntryNames.parent(path);
     Path expectedParent = parent.isEmpty() ? realStaging : realStaging.resolve(parent);
-    if (!file.getParent().toRealPath().equals(expectedParent)) {
+    // The entry's name is not empty, so its file is below staging and has a parent.
+    if (!Objects.requireNonNull(file.getParent()).toRealPath().equals(expectedParent)) {
       throw fail(
           Violation.WRITE_THROUGH_LINK,
           index,
@@ -253,7 +256,7 @@ final class Extraction {
     T run() throws IOException;
   }
 
-  private static <T> T decode(long index, String name, Read<T> read) throws IOException {
+  private static <T> T decode(long index, @Nullable String name, Read<T> read) throws IOException {
     try {
       return read.run();
     } catch (ArchiveException e) {

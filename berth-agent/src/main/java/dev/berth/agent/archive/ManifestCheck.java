@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Compares what was extracted with what the manifest promises: format, identity, the digest over
@@ -66,7 +67,7 @@ final class ManifestCheck {
     }
   }
 
-  private static void compare(Extracted x, ManifestEntry listed) {
+  private static void compare(Extracted x, @Nullable ManifestEntry listed) {
     if (listed == null) {
       throw ArchiveException.of(
           Violation.NOT_IN_MANIFEST, x.index(), x.name(), "the entry is not in the manifest", null);
@@ -82,17 +83,6 @@ final class ManifestCheck {
               + listed,
           null);
     }
-  }
-
-  private static String describe(ManifestEntry e) {
-    String value =
-        e.sha256().map(s -> " sha256 " + s).or(() -> e.target().map(t -> " -> " + t)).orElse("");
-    return e.type().json()
-        + " of "
-        + e.size()
-        + " bytes, mode "
-        + ArchiveFormat.octal(e.mode())
-        + value;
   }
 
   private static ArchiveException manifest(Violation violation, String detail) {

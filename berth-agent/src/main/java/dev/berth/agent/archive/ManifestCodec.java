@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.databind.JsonNode;
@@ -176,7 +177,7 @@ final class ManifestCodec {
     }
   }
 
-  private static ArchiveException bad(String detail, Throwable cause) {
+  private static ArchiveException bad(String detail, @Nullable Throwable cause) {
     return ArchiveException.of(
         Violation.BAD_MANIFEST, -1, ArchiveFormat.MANIFEST_NAME, detail, cause);
   }

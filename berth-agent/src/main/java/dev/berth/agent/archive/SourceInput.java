@@ -3,6 +3,7 @@ package dev.berth.agent.archive;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Objects;
 
 /**
  * The compressed bytes as they come from the caller: counted (for the ratio check), never closed
@@ -20,7 +21,7 @@ final class SourceInput extends FilterInputStream {
     }
 
     IOException original() {
-      return (IOException) getCause();
+      return (IOException) Objects.requireNonNull(getCause()); // the constructor's
     }
   }
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
 
 /**
  * The two sibling directories of a restore target {@code T}, and the swap between them. {@code
@@ -31,7 +32,7 @@ final class StagingSwap {
 
   private StagingSwap(Path target) {
     this.target = target;
-    this.parent = target.getParent();
+    this.parent = Objects.requireNonNull(target.getParent()); // of() refused the root
     String name = target.getFileName().toString();
     this.staging = parent.resolve("." + name + STAGING);
     this.old = parent.resolve("." + name + OLD);

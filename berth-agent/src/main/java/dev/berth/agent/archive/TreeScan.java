@@ -14,10 +14,12 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides what an archive of a root holds, before any byte is written: directories and regular
@@ -33,7 +35,13 @@ final class TreeScan {
 
   /** One path to archive; {@code target} only for a symlink. */
   record Item(
-      Path file, String path, EntryType type, long size, int mode, FileTime mtime, String target) {}
+      Path file,
+      String path,
+      EntryType type,
+      long size,
+      int mode,
+      FileTime mtime,
+      @Nullable String target) {}
 
   record Result(List<Item> items, List<String> skipped) {}
 
@@ -69,7 +77,7 @@ final class TreeScan {
   private void visit(Path file, String path) throws IOException {
     Map<String, Object> a =
         Files.readAttributes(file, "unix:mode,size,lastModifiedTime", NOFOLLOW_LINKS);
-    int mode = (Integer) a.get("mode");
+    int mode = (Integer) attribute(a, "mode");
     String kind = kind(mode);
     if (!kind.equals("dir") && path.endsWith(".lock")) {
       return;
@@ -80,20 +88,27 @@ final class TreeScan {
       return;
     }
     int perms = mode & ArchiveFormat.PERMISSION_BITS & ~ArchiveFormat.WORLD_WRITE;
-    FileTime mtime = (FileTime) a.get("lastModifiedTime");
+    FileTime mtime = (FileTime) attribute(a, "lastModifiedTime");
     switch (kind) {
       case "dir" -> {
         items.add(new Item(file, path, EntryType.DIR, 0, perms, mtime, null));
         walk(file, path);
       }
       case "file" ->
-          items.add(new Item(file, path, EntryType.FILE, (Long) a.get("size"), perms, mtime, null));
+          items.add(
+              new Item(
+                  file, path, EntryType.FILE, (Long) attribute(a, "size"), perms, mtime, null));
       default -> {
         String target = Files.readSymbolicLink(file).toString();
         links.add(
             new Item(file, path, EntryType.SYMLINK, 0, ArchiveFormat.SYMLINK_MODE, mtime, target));
       }
     }
+  }
+
+  /** One of the attributes asked for: readAttributes returns every one it is asked for. */
+  private static Object attribute(Map<String, Object> attributes, String name) {
+    return Objects.requireNonNull(attributes.get(name), name);
   }
 
   private Optional<String> problem(String path, String kind) {
@@ -113,7 +128,8 @@ final class TreeScan {
   private void addLinks() {
     Set<String> all = links.stream().map(Item::path).collect(Collectors.toSet());
     for (Item link : links) {
-      Optional<EntryNames.Problem> p = LinkTargets.problem(link.path(), link.target(), all, RULES);
+      Optional<EntryNames.Problem> p =
+          LinkTargets.problem(link.path(), Objects.requireNonNull(link.target()), all, RULES);
       if (p.isPresent()) {
         skipped.add(link.path() + ": " + p.get().detail());
       } else {

@@ -56,4 +56,7 @@
  * symlink mid-restore, which is why the workload must not run while its state is restored (R-5.6)
  * and the staging directory is private (0700).
  */
+@NullMarked
 package dev.berth.agent.archive;
+
+import org.jspecify.annotations.NullMarked;

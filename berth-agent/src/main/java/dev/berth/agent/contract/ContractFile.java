@@ -18,6 +18,7 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import tools.jackson.core.JacksonException;
@@ -188,7 +189,8 @@ final class ContractFile {
       }
       return record;
     } catch (InvalidValueException | IllegalArgumentException | DateTimeException e) {
-      throw new CorruptContractException(file, e.getMessage(), e);
+      throw new CorruptContractException(
+          file, Objects.requireNonNullElse(e.getMessage(), e.toString()), e);
     }
   }
 

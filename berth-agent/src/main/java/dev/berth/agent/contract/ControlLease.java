@@ -171,7 +171,7 @@ public final class ControlLease {
               + expired.at()
               + " and the host closed admission (disconnect policy "
               + policy.label()
-              + (stopReason().map(r -> ", workload stopped: " + r).orElse(""))
+              + stopReason().map(r -> ", workload stopped: " + r).orElse("")
               + "); renew the lease (POST lease) before sending commands");
     }
   }

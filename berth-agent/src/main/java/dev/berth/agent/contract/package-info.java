@@ -22,4 +22,7 @@
  * decides whether the workload stops at once or after a grace, and a maximum lifetime counted on
  * the monotonic clock stops it regardless. Nothing here runs by itself; the host ticks the lease.
  */
+@NullMarked
 package dev.berth.agent.contract;
+
+import org.jspecify.annotations.NullMarked;

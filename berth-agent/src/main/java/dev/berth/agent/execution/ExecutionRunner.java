@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,6 +80,8 @@ public final class ExecutionRunner implements AutoCloseable {
   private boolean closed;
 
   /** What the runner knows of one execution; guarded by the runner's lock. */
+  // start() sets execution, process and timeout before it puts the entry where others find it.
+  @SuppressWarnings("NullAway.Init")
   private static final class Entry {
     Execution execution;
     ExecutionProcess process;
@@ -136,14 +139,16 @@ public final class ExecutionRunner implements AutoCloseable {
       CountingSink output = openOutput(id, process);
       Entry entry = new Entry();
       entry.execution = queued.start(0, clock.instant());
-      entries.put(id, entry);
       entry.process = ExecutionProcess.supervise(id.value(), process, plan.workloadDepth(), output);
       entry.timeout =
           timeouts.schedule(
               () -> Thread.ofVirtual().start(() -> stop(id, true)),
               request.effectiveTimeout().toNanos(),
               TimeUnit.NANOSECONDS);
-      entry.process.ended().whenComplete((code, failure) -> finish(id, code));
+      // Only now, complete: an entry without its process would be a running execution that
+      // nothing can cancel or kill.
+      entries.put(id, entry);
+      var unused = entry.process.ended().whenComplete((code, failure) -> finish(id, code));
       return view(entry);
     } finally {
       lock.unlock();
@@ -239,7 +244,7 @@ public final class ExecutionRunner implements AutoCloseable {
     return get(id).orElseThrow();
   }
 
-  private void finish(ExecutionId id, Integer code) {
+  private void finish(ExecutionId id, @Nullable Integer code) {
     record(id, code);
     try {
       outputs.finished(id);
@@ -248,10 +253,10 @@ public final class ExecutionRunner implements AutoCloseable {
     }
   }
 
-  private void record(ExecutionId id, Integer code) {
+  private void record(ExecutionId id, @Nullable Integer code) {
     lock.lock();
     try {
-      Entry entry = entries.get(id);
+      Entry entry = Objects.requireNonNull(entries.get(id)); // put by start(), never removed
       if (entry.execution.state().isFinished()) {
         return;
       }

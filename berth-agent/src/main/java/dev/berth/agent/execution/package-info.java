@@ -8,4 +8,7 @@
  * {@code timedOut}), and closing the runner under a running execution loses it. {@link
  * dev.berth.agent.execution.ExecutionOutputs} lets the host give each execution its own output log.
  */
+@NullMarked
 package dev.berth.agent.execution;
+
+import org.jspecify.annotations.NullMarked;

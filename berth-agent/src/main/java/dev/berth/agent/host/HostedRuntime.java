@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One runtime incarnation on this host: its shell on a PTY, its output log, its executions and its
@@ -79,7 +80,7 @@ final class HostedRuntime {
   // Set once the host closes the runtime: the shell it kills then is not announced as an exit.
   private volatile boolean closing;
   // A resize that came while no shell ran: {columns, rows} for the next one.
-  private volatile int[] pendingSize;
+  private volatile int @Nullable [] pendingSize;
   // The last archive streamed whole: the control plane asks what it left out before it commits.
   private volatile Optional<WrittenArchive> lastWritten = Optional.empty();
 

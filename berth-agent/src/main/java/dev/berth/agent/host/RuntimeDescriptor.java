@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -34,7 +35,7 @@ public record RuntimeDescriptor(
     Map<String, String> labels,
     Instant createdAt,
     boolean awaitRestore,
-    String network) {
+    @Nullable String network) {
 
   static final String FILE = "runtime.json";
   private static final JsonMapper JSON = AgentJson.mapper();

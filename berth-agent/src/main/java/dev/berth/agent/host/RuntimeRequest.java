@@ -8,6 +8,7 @@ import dev.berth.core.session.WorkloadType;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the control plane asks a host to create: the runtime's deterministic name, its incarnation,
@@ -24,7 +25,7 @@ public record RuntimeRequest(
     String workload,
     Map<String, String> labels,
     boolean awaitRestore,
-    String network) {
+    @Nullable String network) {
 
   public RuntimeRequest {
     Objects.requireNonNull(runtime, "runtime");

@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -96,7 +97,7 @@ public final class SessionHost implements AutoCloseable {
                 Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids")),
             only);
     host.reload();
-    host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
+    var unused = host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
     return host;
   }
 
@@ -148,7 +149,13 @@ public final class SessionHost implements AutoCloseable {
             contract.checkData("provision " + request.runtime(), Optional.empty());
             create(session, request, contract);
           }
-          return new Provisioned(runtimes.get(session).view(), true);
+          // A repeated provision whose reply was recorded does not run create() again: its
+          // runtime is there unless it was removed since.
+          HostedRuntime created =
+              Objects.requireNonNull(
+                  runtimes.get(session),
+                  () -> "the runtime of session " + session.value() + " was removed since");
+          return new Provisioned(created.view(), true);
         });
   }
 

@@ -4,4 +4,7 @@
  * one transition table ({@link dev.berth.agent.host.RuntimeState#TABLE}): a shell that exits or a
  * runtime the host stops is reported, never restarted behind the control plane's back.
  */
+@NullMarked
 package dev.berth.agent.host;
+
+import org.jspecify.annotations.NullMarked;

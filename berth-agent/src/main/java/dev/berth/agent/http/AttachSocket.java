@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Predicate;
 import org.eclipse.jetty.websocket.api.Callback;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -267,7 +268,7 @@ final class AttachSocket {
   }
 
   /** WebSocket close reasons are limited to 123 bytes. */
-  private static String truncate(String reason) {
+  private static String truncate(@Nullable String reason) {
     String text = reason == null ? "refused" : reason;
     return text.length() > 100 ? text.substring(0, 100) : text;
   }

@@ -56,7 +56,7 @@ final class StallWatch implements AutoCloseable {
             1, runnable -> Thread.ofPlatform().daemon().name("stall-watch").unstarted(runnable));
     executor.setRemoveOnCancelPolicy(true);
     long period = Math.max(10, timeout.toMillis() / 4);
-    executor.scheduleWithFixedDelay(this::scan, period, period, TimeUnit.MILLISECONDS);
+    var unused = executor.scheduleWithFixedDelay(this::scan, period, period, TimeUnit.MILLISECONDS);
     this.scanner = executor;
   }
 
@@ -96,6 +96,8 @@ final class StallWatch implements AutoCloseable {
     }
   }
 
+  // writing is a concurrent set: its iterator is weakly consistent, so removing is safe here.
+  @SuppressWarnings("ModifyCollectionInEnhancedForLoop")
   private void scan() {
     long now = System.nanoTime();
     for (Guarded guarded : writing) {

@@ -56,9 +56,10 @@ public final class PtyNative {
       // a folder of its own (requireOwnFolders).
       Object uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
       Path folder = baseDirectory.resolve("berth-pty4j-" + uid + "-" + digest(library));
-      Path target = folder.resolve("linux").resolve(arch.get()).resolve("libpty.so");
-      Files.createDirectories(target.getParent());
-      requireOwnFolders(folder, target.getParent());
+      Path libraries = folder.resolve("linux").resolve(arch.get());
+      Path target = libraries.resolve("libpty.so");
+      Files.createDirectories(libraries);
+      requireOwnFolders(folder, libraries);
       install(library, target);
       System.setProperty(PROPERTY, folder.toString());
       return Optional.of(folder);
@@ -73,7 +74,7 @@ public final class PtyNative {
    */
   private static void requireOwnFolders(Path top, Path bottom) throws IOException {
     Object self = Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-    for (Path dir = bottom; dir.startsWith(top); dir = dir.getParent()) {
+    for (Path dir = bottom; dir != null && dir.startsWith(top); dir = dir.getParent()) {
       Object owner = Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
       if (!owner.equals(self)) {
         throw new IllegalStateException(

@@ -2,6 +2,7 @@ package dev.berth.agent.isolation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -502,7 +503,8 @@ public final class Sandbox {
         LOG.warn("the sandbox probe did not finish within 10 s: sessions run unsandboxed");
         return false;
       }
-      String output = new String(process.getInputStream().readAllBytes()).strip();
+      String output =
+          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       if (process.exitValue() != 0) {
         LOG.warn(
             "the sandbox probe failed ({}): sessions run unsandboxed: {}",

@@ -482,7 +482,7 @@ public final class StateDisks {
 
   private static boolean readable(Path volume) {
     try (Stream<Path> entries = Files.list(volume)) {
-      entries.findFirst();
+      var unused = entries.findFirst(); // reading the first entry is the test
       return true;
     } catch (IOException | UncheckedIOException e) {
       return false;

@@ -22,4 +22,7 @@
  * dev.berth.agent.isolation.PtyNative} keeps pty4j's native library (behind both the PTY and the
  * signals) in one folder per user instead of a new temp directory per run.
  */
+@NullMarked
 package dev.berth.agent.isolation;
+
+import org.jspecify.annotations.NullMarked;

@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code berth node}: the local session host as a process of its own, so that a control plane that
@@ -149,7 +150,7 @@ public final class NodeDaemon implements AutoCloseable {
     HELD.remove(stateDirectory);
   }
 
-  private static void closeQuietly(FileChannel channel) {
+  private static void closeQuietly(@Nullable FileChannel channel) {
     if (channel == null) {
       return;
     }

@@ -38,6 +38,7 @@ public final class NodeMain {
           "usage: NodeMain [--network none|egress] [--sandbox-bind SRC[:DST][:ro]]..."
               + " [--sandbox-mask PATH]... [--cpu MILLIS] [--max-disk BYTES] <state-dir>");
       System.exit(2);
+      return; // not reached
     }
     try {
       run(Path.of(args[args.length - 1]), AgentHttpServer.Settings.loopback(0), configure);

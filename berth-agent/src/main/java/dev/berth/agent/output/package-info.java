@@ -24,4 +24,7 @@
  * <p><b>Back-pressure.</b> The writer (the PTY pump) never waits for a reader: readers take no lock
  * the writer needs, and a reader that stops reading only falls behind the head.
  */
+@NullMarked
 package dev.berth.agent.output;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package dev.berth.agent.shell;
 
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Input or a resize reached a shell that has exited ({@code 503 SHELL_EXITED}, "no live shell").
@@ -9,7 +10,7 @@ import java.util.OptionalInt;
 public final class ShellExitedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  private final Integer exitCode;
+  private final @Nullable Integer exitCode;
 
   public ShellExitedException(String session, OptionalInt exitCode) {
     super(

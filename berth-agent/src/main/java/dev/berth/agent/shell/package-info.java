@@ -37,4 +37,7 @@
  * shell, in their own sandbox. Other shells than bash run without the integration and keep only
  * their files.
  */
+@NullMarked
 package dev.berth.agent.shell;
+
+import org.jspecify.annotations.NullMarked;

@@ -85,6 +85,11 @@ class ArchiveRestorerTest {
               public int read() throws IOException {
                 throw new IOException("connection reset by the archive store");
               }
+
+              @Override
+              public int read(byte[] b, int off, int len) throws IOException {
+                throw new IOException("connection reset by the archive store");
+              }
             });
 
     assertThatThrownBy(() -> ArchiveRestorer.restore(broken, target, LIMITS))

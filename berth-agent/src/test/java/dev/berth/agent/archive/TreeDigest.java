@@ -35,6 +35,7 @@ final class TreeDigest {
     return tree;
   }
 
+  @SuppressWarnings("EnumOrdinal") // PosixFilePermission is declared in the mode's bit order
   static int mode(Set<PosixFilePermission> perms) {
     int mode = 0;
     for (PosixFilePermission p : perms) {

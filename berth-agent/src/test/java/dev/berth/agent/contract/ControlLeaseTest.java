@@ -8,11 +8,13 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -223,20 +225,25 @@ class ControlLeaseTest {
     advance(TTL);
     var start = new CountDownLatch(1);
 
+    List<Future<?>> tickers = new ArrayList<>();
     try (var pool = Executors.newFixedThreadPool(8)) {
       for (int t = 0; t < 8; t++) {
-        pool.submit(
-            () -> {
-              start.await();
-              for (int i = 0; i < 200; i++) {
-                lease.tick();
-              }
-              return null;
-            });
+        tickers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < 200; i++) {
+                    lease.tick();
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       pool.shutdown();
       assertThat(pool.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+    }
+    for (Future<?> ticker : tickers) {
+      ticker.get(); // a tick that threw fails the test
     }
 
     assertThat(stops).hasValue(1);

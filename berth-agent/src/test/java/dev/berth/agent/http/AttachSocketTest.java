@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.agent.host.HostConfig;
-import dev.berth.agent.host.SessionHost;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,16 +28,12 @@ class AttachSocketTest {
 
   @TempDir Path root;
   private RunningHost running;
-  private SessionHost host;
-  private AgentHttpServer server;
   private AgentApi api;
   private final List<AttachClient> clients = new ArrayList<>();
 
   @BeforeEach
   void startHost() {
     running = RunningHost.start(HostConfig.defaults(root, TOKEN));
-    host = running.host();
-    server = running.server();
     api = running.api();
     AgentApi.Answer provisioned = api.provision(A, 1);
     assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.agent.host.HostConfig;
-import dev.berth.agent.host.SessionHost;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.SessionId;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,15 +33,11 @@ class ShellThroughAgentApiTest {
 
   @TempDir Path root;
   private RunningHost running;
-  private SessionHost host;
-  private AgentHttpServer server;
   private AgentApi api;
 
   @BeforeEach
   void startHost() {
     running = RunningHost.start(HostConfig.defaults(root, TOKEN));
-    host = running.host();
-    server = running.server();
     api = running.api();
   }
 
@@ -137,30 +131,28 @@ class ShellThroughAgentApiTest {
     provision(A);
     api.input(A, "for i in $(seq 1 200); do echo line-$i; sleep 0.005; done\n");
     ByteArrayOutputStream received = new ByteArrayOutputStream();
-    AtomicLong cursor = new AtomicLong();
+    long cursor = 0;
     // First connection: take a few events, then drop it mid-flight.
     try (AgentApi.Stream stream = api.stream(A, "?offset=0", Optional.empty())) {
       for (int i = 0; i < 3; i++) {
         AgentApi.Event event = nextOutput(stream);
-        assertThat(event.json().path("offset").asLong()).isEqualTo(cursor.get());
+        assertThat(event.json().path("offset").asLong()).isEqualTo(cursor);
         received.write(event.payload());
-        cursor.set(Long.parseLong(event.id()));
+        cursor = Long.parseLong(event.id());
       }
     }
     await().atMost(WAIT).until(() -> api.text(A, 0).contains("line-200"));
     long end = api.end(A);
 
     // The reconnect names its cursor in Last-Event-ID, which wins over a wrong ?offset.
-    try (AgentApi.Stream stream =
-        api.stream(A, "?offset=0", Optional.of(Long.toString(cursor.get())))) {
-      while (cursor.get() < end) {
+    try (AgentApi.Stream stream = api.stream(A, "?offset=0", Optional.of(Long.toString(cursor)))) {
+      while (cursor < end) {
         AgentApi.Event event = nextOutput(stream);
-        assertThat(event.json().path("offset").asLong()).isEqualTo(cursor.get());
+        assertThat(event.json().path("offset").asLong()).isEqualTo(cursor);
         byte[] payload = event.payload();
-        assertThat(payload.length)
-            .isEqualTo(event.json().path("nextOffset").asLong() - cursor.get());
+        assertThat(payload.length).isEqualTo(event.json().path("nextOffset").asLong() - cursor);
         received.write(payload);
-        cursor.set(Long.parseLong(event.id()));
+        cursor = Long.parseLong(event.id());
       }
     }
 

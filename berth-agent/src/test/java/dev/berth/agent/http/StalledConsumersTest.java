@@ -61,6 +61,7 @@ class StalledConsumersTest {
   }
 
   @Test
+  @SuppressWarnings("AddressSelection") // an address literal: nothing is resolved
   void anSseClientThatStopsReadingIsDisconnectedWhileAnotherSessionKeepsAnswering()
       throws Exception {
     try (Socket stalled = new Socket()) {

@@ -151,6 +151,7 @@ class StateDisksTest {
   }
 
   @Test
+  @SuppressWarnings("StreamResourceLeak") // Files.list(volume).close(): the listing is closed
   void aFuseDiskWhoseDaemonDiedIsMountedAgainWithItsFiles() throws Exception {
     Path volume = disks(StateDisks.Kind.FUSE).attach(runtime, 32 * MIB, 0);
     Files.writeString(volume.resolve("kept"), "synced before the crash");

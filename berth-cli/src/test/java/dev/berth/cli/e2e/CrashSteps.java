@@ -53,14 +53,15 @@ final class CrashSteps {
   static void crashDuring(
       ServerProcess dying, String failpoint, java.util.function.Consumer<Api> request) {
     Api api = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
-    CompletableFuture.runAsync(
-        () -> {
-          try {
-            request.accept(api);
-          } catch (RuntimeException connectionDroppedByTheCrash) {
-            // expected: the server halts mid-request
-          }
-        });
+    var unused =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                request.accept(api);
+              } catch (RuntimeException connectionDroppedByTheCrash) {
+                // expected: the server halts mid-request
+              }
+            });
     dying.awaitExit();
     assertThat(dying.process().exitValue()).as("halted at " + failpoint).isEqualTo(137);
   }

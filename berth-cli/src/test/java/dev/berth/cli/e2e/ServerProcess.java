@@ -30,12 +30,10 @@ final class ServerProcess implements AutoCloseable {
 
   private final Process process;
   private final int port;
-  private final Path dataDir;
 
-  private ServerProcess(Process process, int port, Path dataDir) {
+  private ServerProcess(Process process, int port) {
     this.process = process;
     this.port = port;
-    this.dataDir = dataDir;
   }
 
   /** Starts a server on {@code dataDir}; {@code env} adds variables such as BERTH_FAILPOINTS. */
@@ -84,7 +82,7 @@ final class ServerProcess implements AutoCloseable {
     try {
       // Private, as the server requires of a data directory it did not create itself.
       PrivateFiles.createDirectories(dataDir);
-      ServerProcess server = new ServerProcess(builder.start(), port, dataDir);
+      ServerProcess server = new ServerProcess(builder.start(), port);
       server.awaitHealthy();
       return server;
     } catch (IOException e) {

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -214,7 +215,7 @@ final class TestNetwork implements AutoCloseable {
   static void run(String... argv) {
     Process process = start(argv);
     try {
-      String output = new String(process.getInputStream().readAllBytes());
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
         throw new IllegalStateException(String.join(" ", argv) + " failed: " + output);
       }

@@ -101,28 +101,30 @@ public final class AccessLog {
   /** Writes every kept access whose session's last write is at least {@code every} old. */
   public void flushDue(Instant now) {
     for (SessionId id : entries.keySet()) {
-      flushIf(id, entry -> !now.isBefore(entry.written().plus(every)), now);
+      flushIf(id, entry -> !now.isBefore(entry.written().plus(every)), Optional.of(now));
     }
   }
 
   /** Writes every kept access now. */
   public void flush() {
     for (SessionId id : entries.keySet()) {
-      flushIf(id, entry -> true, null);
+      flushIf(id, entry -> true, Optional.empty());
     }
   }
 
   /**
    * Writes {@code id}'s kept access when {@code due}; forgets a session with nothing kept whose
-   * last write is older than {@code every} at {@code now} (the map holds recent sessions only).
+   * last write is older than {@code every} at {@code now}, when given (the map holds recent
+   * sessions only).
    */
-  private void flushIf(SessionId id, java.util.function.Predicate<Entry> due, Instant now) {
+  private void flushIf(
+      SessionId id, java.util.function.Predicate<Entry> due, Optional<Instant> now) {
     Instant[] write = {null};
     entries.computeIfPresent(
         id,
         (key, entry) -> {
           if (entry.kept().isEmpty()) {
-            boolean stale = now != null && !now.isBefore(entry.written().plus(every));
+            boolean stale = now.filter(at -> !at.isBefore(entry.written().plus(every))).isPresent();
             return stale ? null : entry;
           }
           if (!due.test(entry)) {

@@ -60,10 +60,9 @@ public final class SessionLookup {
 
   public Operation operation(Scope scope, OperationId id) {
     Operation op = store.getOperation(id).orElseThrow(() -> new NotFoundException("operation"));
-    store
-        .get(op.sessionId())
-        .filter(scope::sees)
-        .orElseThrow(() -> new NotFoundException("operation"));
+    if (store.get(op.sessionId()).filter(scope::sees).isEmpty()) {
+      throw new NotFoundException("operation");
+    }
     return op;
   }
 

@@ -1,5 +1,7 @@
 package dev.berth.core.agent;
 
+import java.util.Objects;
+
 /**
  * The agent refused a command for a reason the domain has no exception of its own for (an archive
  * it will not restore, a runtime in the wrong state, a shell that exited). {@link #reason()} is the
@@ -18,5 +20,11 @@ public class AgentRefusedException extends RuntimeException {
 
   public String reason() {
     return reason;
+  }
+
+  /** The message it was made with: never null, as the constructor takes one. */
+  @Override
+  public String getMessage() {
+    return Objects.requireNonNull(super.getMessage());
   }
 }

@@ -1,5 +1,7 @@
 package dev.berth.core.error;
 
+import java.util.Objects;
+
 /**
  * Root of Berth's domain exceptions. The family is closed so that the one place that maps errors to
  * HTTP answers (in the server) can switch over it exhaustively; each subtype carries a stable
@@ -38,6 +40,12 @@ public abstract sealed class BerthException extends RuntimeException
 
   protected BerthException(String message, Throwable cause) {
     super(message, cause);
+  }
+
+  /** The message it was made with: never null, as every constructor takes one. */
+  @Override
+  public String getMessage() {
+    return Objects.requireNonNull(super.getMessage());
   }
 
   /** A stable, upper-case machine reason such as {@code STALE_INTENT}. */

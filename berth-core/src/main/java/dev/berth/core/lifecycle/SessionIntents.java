@@ -85,6 +85,8 @@ public final class SessionIntents {
     return write(id, desired, stillHolds, actor, reason);
   }
 
+  // Identity on purpose: withIntent returns the very session it was called on when nothing changed.
+  @SuppressWarnings("ReferenceEquality")
   private Optional<Operation> write(
       SessionId id,
       DesiredState desired,

@@ -8,6 +8,8 @@ import java.util.List;
  * local node agent, or a Kubernetes pod. Implementations are thread-safe. Every method is
  * idempotent, because a restarted control plane repeats whatever it may have done before.
  */
+// The port's name in the domain's vocabulary; no Berth class uses java.lang.Runtime.
+@SuppressWarnings("JavaLangClash")
 public interface Runtime {
 
   /** The adapter's kind, recorded in {@link RuntimeRef#kind()}, e.g. {@code local}. */

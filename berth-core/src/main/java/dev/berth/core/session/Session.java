@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A session: a governed workspace with its runtime identity. Immutable; every lifecycle method
@@ -181,6 +182,7 @@ public record Session(
   // ---- intent -------------------------------------------------------------------------------
 
   /** This session with its intent moved to {@code desired}; idempotent for the same desire. */
+  @SuppressWarnings("ReferenceEquality") // change() returns the same intent when nothing changed
   public Session withIntent(DesiredState desired, Instant now, String by, String reason) {
     Intent next = intent.change(subject(), desired, now, by, reason);
     return next == intent ? this : edit().intent(next).build();
@@ -560,6 +562,7 @@ public record Session(
   }
 
   /** Moves {@code lastAccess} forwards (never backwards). */
+  @SuppressWarnings("ReferenceEquality") // touchedAt returns the same activity for an older time
   public Session touched(Instant at) {
     Activity next = activity.touchedAt(at);
     return next == activity ? this : edit().activity(next).build();
@@ -579,7 +582,7 @@ public record Session(
     return "runtime/" + runtime.name();
   }
 
-  private Builder releaseReservationFor(PhaseEvent event) {
+  private Builder releaseReservationFor(@Nullable PhaseEvent event) {
     if (runtime.isPresent()) {
       String rule =
           "the reservation is released only after removal of runtime "

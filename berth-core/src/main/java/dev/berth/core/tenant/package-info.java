@@ -3,4 +3,7 @@
  * granted workload types and quotas, and the {@link dev.berth.core.tenant.TenantDirectory} port
  * that keeps tenants and the digests of their API tokens.
  */
+@NullMarked
 package dev.berth.core.tenant;
+
+import org.jspecify.annotations.NullMarked;

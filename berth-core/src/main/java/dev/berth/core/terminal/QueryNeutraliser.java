@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes terminal output safe to replay: every sequence in it that asks the terminal for an answer
@@ -57,7 +59,7 @@ public final class QueryNeutraliser {
   private record Found(int end, boolean query) {}
 
   /** Inside an over-long sequence, blanked until it ends: its kind, or null. */
-  private Kind blanking;
+  private @Nullable Kind blanking;
 
   private byte[] held = new byte[0];
 
@@ -119,8 +121,9 @@ public final class QueryNeutraliser {
   private int blankRest(byte[] data, int from) {
     for (int i = from; i < data.length; i++) {
       int c = data[i] & 0xff;
+      // blanking is set whenever this runs: filter() calls it inside an over-long sequence only.
       boolean ends =
-          switch (blanking) {
+          switch (Objects.requireNonNull(blanking)) {
             case CSI, ESCAPE -> c >= 0x40 && c <= 0x7e;
             case OSC, STRING -> c == BEL || c == 0x9c || c == '\\';
           };
@@ -193,7 +196,7 @@ public final class QueryNeutraliser {
   }
 
   /** The sequence starting at {@code start}, or null when the data ends before it does. */
-  private static Found parse(byte[] data, int start) {
+  private static @Nullable Found parse(byte[] data, int start) {
     int i;
     int kind;
     if ((data[start] & 0xff) == 0xc2) {
@@ -227,7 +230,7 @@ public final class QueryNeutraliser {
   }
 
   /** ESC, intermediates (0x20–0x2f), then a final byte: never a query. */
-  private static Found escape(byte[] data, int i) {
+  private static @Nullable Found escape(byte[] data, int i) {
     int c = data[i - 1] & 0xff;
     if (c >= 0x30 && c <= 0x7e) {
       return new Found(i, false);
@@ -244,7 +247,7 @@ public final class QueryNeutraliser {
     return null;
   }
 
-  private static Found csi(byte[] data, int start, int i) {
+  private static @Nullable Found csi(byte[] data, int start, int i) {
     StringBuilder body = new StringBuilder();
     for (; i < data.length && i - start < MAX_SEQUENCE; i++) {
       int c = data[i] & 0xff;
@@ -268,7 +271,7 @@ public final class QueryNeutraliser {
     return null;
   }
 
-  private static Found string(byte[] data, int start, int i, boolean osc) {
+  private static @Nullable Found string(byte[] data, int start, int i, boolean osc) {
     int bodyStart = i;
     for (; i < data.length && i - start < MAX_SEQUENCE; i++) {
       int c = data[i] & 0xff;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one table of allowed moves of an entity: for each state, the rule that governs it and the
@@ -73,16 +74,16 @@ public final class TransitionTable<S extends Enum<S>, E extends Enum<E>> {
    * unlike {@link #next}, it does not count as taking the move for the transition coverage check.
    */
   public Optional<S> find(S from, E event) {
-    return Optional.ofNullable(moves.get(from).get(event));
+    return Optional.ofNullable(movesFrom(from).get(event));
   }
 
   public boolean allows(S from, E event) {
-    return moves.get(from).containsKey(event);
+    return movesFrom(from).containsKey(event);
   }
 
   /** The rule text of a state, as written in the table. */
   public String ruleFor(S state) {
-    return rules.get(state);
+    return Objects.requireNonNull(rules.get(state)); // build() refused a table without it
   }
 
   /** Every allowed move, in declaration order (for coverage checks and diagrams). */
@@ -95,10 +96,15 @@ public final class TransitionTable<S extends Enum<S>, E extends Enum<E>> {
   }
 
   private String allowedSuffix(S from) {
-    var allowed = moves.get(from).keySet();
+    var allowed = movesFrom(from).keySet();
     return allowed.isEmpty()
         ? " (" + from.name() + " accepts no events)"
         : " (" + from.name() + " accepts " + allowed + ")";
+  }
+
+  /** The moves from {@code from}: every state has them, as build() refused a table without. */
+  private Map<E, S> movesFrom(S from) {
+    return Objects.requireNonNull(moves.get(from));
   }
 
   /** Builds a table state by state; every state must be declared exactly once. */
@@ -109,7 +115,7 @@ public final class TransitionTable<S extends Enum<S>, E extends Enum<E>> {
     private final Map<S, Map<E, S>> moves;
     private final List<Transition<S, E>> all = new ArrayList<>();
     private final Class<E> events;
-    private S current;
+    private @Nullable S current;
 
     private Builder(String entity, Class<S> states, Class<E> events) {
       this.entity = entity;
@@ -136,7 +142,7 @@ public final class TransitionTable<S extends Enum<S>, E extends Enum<E>> {
       if (current == null) {
         throw new IllegalStateException(entity + " table: on(" + event + ") before any state");
       }
-      if (moves.get(current).put(event, to) != null) {
+      if (Objects.requireNonNull(moves.get(current)).put(event, to) != null) {
         throw new IllegalStateException(
             entity + " table declares " + event + " twice in " + current);
       }

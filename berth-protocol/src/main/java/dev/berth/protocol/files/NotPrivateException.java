@@ -1,6 +1,7 @@
 package dev.berth.protocol.files;
 
 import java.nio.file.Path;
+import java.util.Objects;
 
 /**
  * A directory or file of the platform that someone besides the user Berth runs as may reach (see
@@ -15,6 +16,12 @@ public final class NotPrivateException extends IllegalStateException {
   NotPrivateException(Path path, String message) {
     super(message);
     this.path = path;
+  }
+
+  /** The message it was made with: never null, as the constructor takes one. */
+  @Override
+  public String getMessage() {
+    return Objects.requireNonNull(super.getMessage());
   }
 
   /** The path that is not private. */

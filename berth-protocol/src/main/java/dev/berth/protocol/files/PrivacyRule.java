@@ -118,6 +118,7 @@ public final class PrivacyRule {
   }
 
   /** The mode as ls and chmod write it: 0755. */
+  @SuppressWarnings("EnumOrdinal") // PosixFilePermission is declared in the mode's bit order
   static String octal(Set<PosixFilePermission> mode) {
     int bits = 0;
     for (PosixFilePermission p : mode) {

@@ -10,4 +10,7 @@
  * <p>What this package does not cover: the contents of a runtime's {@code home/}, {@code tmp/} and
  * {@code shell-state/}, which belong to the sandboxed workload and keep the modes it gives them.
  */
+@NullMarked
 package dev.berth.protocol.files;
+
+import org.jspecify.annotations.NullMarked;

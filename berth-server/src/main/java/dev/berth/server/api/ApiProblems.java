@@ -30,6 +30,7 @@ import dev.berth.server.runtime.AgentCommandFailedException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.core.JacksonException;
@@ -128,7 +129,7 @@ final class ApiProblems {
   /** The original's base messages where it had them; the domain's own message otherwise. */
   private static String message(Exception failure, Kind kind) {
     return switch (kind.reason()) {
-      case "NOT_FOUND" -> failure.getMessage();
+      case "NOT_FOUND" -> Objects.requireNonNullElse(failure.getMessage(), kind.reason());
       case "CONFLICT" -> "session state changed concurrently: " + failure.getMessage();
       case "PAYLOAD_TOO_LARGE" -> "request body exceeds size limit";
       case "INTERNAL" -> "internal error; the server log has the details";

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import org.eclipse.jetty.websocket.api.Callback;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,7 +126,7 @@ final class AttachProxy {
     CompletableFuture<AttachLink> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.
-      pending.thenAccept(AttachLink::abort);
+      var unused = pending.thenAccept(AttachLink::abort);
     }
   }
 
@@ -164,7 +165,7 @@ final class AttachProxy {
     }
   }
 
-  private static String shorten(String message) {
+  private static String shorten(@Nullable String message) {
     String text = message == null ? "refused" : message;
     return text.length() > 100 ? text.substring(0, 100) : text;
   }

@@ -27,7 +27,6 @@ public final class PublicApi {
   /** The cookie the web UI authenticates with, set by {@code GET /login?token=}. */
   public static final String COOKIE = "berth_token";
 
-  private final UseCases sessions;
   private final Authenticator authenticator;
   private final JsonMapper json = JsonMapper.builder().build();
   private final ApiProblems problems = new ApiProblems(json);
@@ -50,7 +49,6 @@ public final class PublicApi {
       TenantDirectory directory,
       Admission admission,
       SessionStore store) {
-    this.sessions = sessions;
     this.authenticator = authenticator;
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
     this.streamRoutes = new StreamRoutes(sessions);

@@ -4,4 +4,7 @@
  * of request bodies ({@link dev.berth.server.api.StrictJson}) into the records of {@code
  * dev.berth.server.api.body}.
  */
+@NullMarked
 package dev.berth.server.api;
+
+import org.jspecify.annotations.NullMarked;

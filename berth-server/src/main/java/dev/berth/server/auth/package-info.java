@@ -6,4 +6,7 @@
  * ({@link dev.berth.core.tenant.Admission}). Clear tokens exist only in requests, in the admin
  * token file and in the one answer that issues a tenant token; everything kept is a SHA-256 digest.
  */
+@NullMarked
 package dev.berth.server.auth;
+
+import org.jspecify.annotations.NullMarked;

@@ -96,7 +96,7 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
       workers[i] = Thread.ofVirtual().name("berth-reconcile-" + i).start(this::work);
     }
     long period = settings.resyncPeriod().toMillis();
-    timer.scheduleWithFixedDelay(this::resync, 0, period, TimeUnit.MILLISECONDS);
+    var unused = timer.scheduleWithFixedDelay(this::resync, 0, period, TimeUnit.MILLISECONDS);
   }
 
   /** Asks for a pass over {@code id} as soon as a worker is free. */
@@ -226,7 +226,7 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
 
   private void later(SessionId id, Duration delay) {
     if (!closed) {
-      timer.schedule(() -> enqueue(id), delay.toMillis(), TimeUnit.MILLISECONDS);
+      var unused = timer.schedule(() -> enqueue(id), delay.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 }

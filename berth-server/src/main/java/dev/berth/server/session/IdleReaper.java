@@ -76,8 +76,9 @@ public final class IdleReaper implements AutoCloseable {
 
   /** Scans every {@code interval} until closed. */
   public void start(Duration interval) {
-    timer.scheduleWithFixedDelay(
-        this::scanQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    var unused =
+        timer.scheduleWithFixedDelay(
+            this::scanQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** One pass over every ready session. */

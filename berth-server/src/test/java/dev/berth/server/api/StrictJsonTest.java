@@ -461,6 +461,11 @@ class StrictJsonTest {
             public int read() {
               throw new AssertionError("the body was read");
             }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+              throw new AssertionError("the body was read");
+            }
           };
       assertThatThrownBy(() -> StrictJson.readLimited(untouchable, LIMIT + 1L))
           .isInstanceOf(PayloadTooLargeException.class)

@@ -11,6 +11,7 @@ import dev.berth.core.testing.MutableClock;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -128,7 +129,10 @@ class AuthenticatorTest {
     String lastChanged = ADMIN.substring(0, ADMIN.length() - 1) + "0";
     for (String near :
         new String[] {
-          ADMIN.substring(0, ADMIN.length() - 1), ADMIN + "0", lastChanged, ADMIN.toUpperCase()
+          ADMIN.substring(0, ADMIN.length() - 1),
+          ADMIN + "0",
+          lastChanged,
+          ADMIN.toUpperCase(Locale.ROOT)
         }) {
       assertThatThrownBy(() -> bearer("Bearer " + near))
           .as(near)

@@ -6,4 +6,7 @@
  * granted, whether a model suits the type, whether the caller may act for a tenant) is the
  * service's decision, not the body's.
  */
+@NullMarked
 package dev.berth.server.api.body;
+
+import org.jspecify.annotations.NullMarked;

@@ -231,7 +231,7 @@ public final class FilesystemArchiveStore implements ArchiveStore {
                     fsyncDirectory(dir);
                     removeIfEmpty(dir);
                   }
-                  return null;
+                  return removed;
                 }));
   }
 
@@ -292,7 +292,8 @@ public final class FilesystemArchiveStore implements ArchiveStore {
   /** The ref that {@code archive}'s sidecar describes, if it is readable and fits the file. */
   private Optional<ArchiveRef> described(SessionId session, long generation, Path archive)
       throws IOException {
-    Path sidecar = sidecarFile(archive.getParent(), generation);
+    // An archive file is always in its session's directory.
+    Path sidecar = sidecarFile(Objects.requireNonNull(archive.getParent()), generation);
     String uri = uri(session, generation);
     byte[] body;
     try {

@@ -3,4 +3,7 @@
  * generation, committed by an atomic rename. See {@link
  * dev.berth.server.archive.filesystem.FilesystemArchiveStore}.
  */
+@NullMarked
 package dev.berth.server.archive.filesystem;
+
+import org.jspecify.annotations.NullMarked;

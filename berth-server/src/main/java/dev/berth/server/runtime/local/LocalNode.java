@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,7 +120,7 @@ public final class LocalNode {
   static final Duration REUSE = Duration.ofSeconds(2);
 
   // Read without the lock on the hot path; replaced whole under it.
-  private volatile Cached cached;
+  private volatile @Nullable Cached cached;
 
   private record Cached(Connection connection, long foundAtNanos) {}
 

@@ -105,7 +105,8 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     } catch (NotFoundException e) {
       return new RuntimeObservation.Gone("the node does not host " + runtime.name());
     } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
-      return new RuntimeObservation.Unknown(e.getMessage());
+      return new RuntimeObservation.Unknown(
+          Objects.requireNonNullElse(e.getMessage(), e.toString()));
     }
   }
 
@@ -118,7 +119,8 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
           runtime.name(), "DELETE", url, connection.token(), Optional.empty(), Optional.empty());
       return new RemovalResult.Confirmed();
     } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
-      return new RemovalResult.Unconfirmed(e.getMessage());
+      return new RemovalResult.Unconfirmed(
+          Objects.requireNonNullElse(e.getMessage(), e.toString()));
     }
   }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -26,7 +27,7 @@ public final class NodeIsolation {
   private final boolean required;
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private volatile JsonNode report;
+  private volatile @Nullable JsonNode report;
 
   public NodeIsolation(LocalNode node, boolean required) {
     this.node = node;

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One SQLite file: its connection pool, its Flyway migrations and its two kinds of transaction.
@@ -131,22 +132,22 @@ final class SqliteDatabase implements AutoCloseable {
     }
   }
 
-  static int update(Connection c, String sql, Object... args) throws SQLException {
+  static int update(Connection c, String sql, @Nullable Object... args) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, args)) {
       return ps.executeUpdate();
     }
   }
 
-  static <T> Optional<T> queryOne(Connection c, String sql, RowMapper<T> mapper, Object... args)
-      throws SQLException {
+  static <T> Optional<T> queryOne(
+      Connection c, String sql, RowMapper<T> mapper, @Nullable Object... args) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, args);
         ResultSet rs = ps.executeQuery()) {
       return rs.next() ? Optional.of(mapper.map(rs)) : Optional.empty();
     }
   }
 
-  static <T> List<T> queryList(Connection c, String sql, RowMapper<T> mapper, Object... args)
-      throws SQLException {
+  static <T> List<T> queryList(
+      Connection c, String sql, RowMapper<T> mapper, @Nullable Object... args) throws SQLException {
     try (PreparedStatement ps = prepare(c, sql, args);
         ResultSet rs = ps.executeQuery()) {
       List<T> rows = new ArrayList<>();
@@ -157,7 +158,7 @@ final class SqliteDatabase implements AutoCloseable {
     }
   }
 
-  private static PreparedStatement prepare(Connection c, String sql, Object... args)
+  private static PreparedStatement prepare(Connection c, String sql, @Nullable Object... args)
       throws SQLException {
     PreparedStatement ps = c.prepareStatement(sql);
     try {

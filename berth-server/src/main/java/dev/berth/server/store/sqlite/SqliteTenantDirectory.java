@@ -126,7 +126,7 @@ public final class SqliteTenantDirectory implements TenantDirectory {
           if (inserted == 0) {
             throw new AlreadyExistsException("token with digest " + token.digest().hex());
           }
-          return null;
+          return inserted;
         });
   }
 

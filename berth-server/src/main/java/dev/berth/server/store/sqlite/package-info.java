@@ -5,4 +5,7 @@
  * dev.berth.server.store.sqlite.SqliteTenantDirectory} keeps tenants and token digests in the same
  * file.
  */
+@NullMarked
 package dev.berth.server.store.sqlite;
+
+import org.jspecify.annotations.NullMarked;
