@@ -16,11 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The first access after a quiet {@code every} is written at once; later ones within it are kept
  * here and written by {@link #flushDue} (the server runs it every {@code every}) or {@link #flush}
- * (the idle policy runs it before it decides). So a kept access always follows a written one by
- * less than {@code every}, which is kept below the idle policy's shortest threshold: no idle
- * decision can turn on an access that is still kept, on this replica or another, and only a written
- * access can race with the idle policy's suspend — which is why {@link #accessed} says whether it
- * wrote. Reads that answer a client ({@link #withPending}) show kept accesses too.
+ * (the idle policy runs it before it decides). So a kept access follows a written one by less than
+ * {@code every} (two intervals when a flush wrote the one before), and {@code every} is at most a
+ * quarter of the idle threshold ({@link #intervalFor}), which the suspend threshold is never below:
+ * no idle decision can turn on an access that is still kept, on this replica or another, and only a
+ * written access can race with the idle policy's suspend — which is why {@link #accessed} says
+ * whether it wrote, and why the caller then reads the session again. A write that fails is not
+ * counted as one: the next access writes again, a failed flush keeps its access for the next. Reads
+ * that answer a client ({@link #withPending}) show kept accesses too.
  */
 public final class AccessLog {
 
@@ -87,7 +90,13 @@ public final class AccessLog {
                   known.written(), Optional.of(at.isAfter(known.newest()) ? at : known.newest()));
             });
     if (write[0]) {
-      store.touch(id, entry.written());
+      try {
+        store.touch(id, entry.written());
+      } catch (RuntimeException e) {
+        // Not written after all: forgotten, so that the next access writes (and reads) again.
+        entries.remove(id, entry);
+        throw e;
+      }
     }
     return write[0];
   }
@@ -134,7 +143,23 @@ public final class AccessLog {
           return new Entry(entry.newest(), Optional.empty());
         });
     if (write[0] != null) {
-      store.touch(id, write[0]);
+      try {
+        store.touch(id, write[0]);
+      } catch (RuntimeException e) {
+        keepAgain(id, write[0]);
+        throw e;
+      }
     }
+  }
+
+  /** A kept access whose write failed is kept again, due at once, for the next flush. */
+  private void keepAgain(SessionId id, Instant access) {
+    entries.merge(
+        id,
+        new Entry(Instant.EPOCH, Optional.of(access)),
+        (known, failed) ->
+            new Entry(
+                Instant.EPOCH,
+                Optional.of(access.isAfter(known.newest()) ? access : known.newest())));
   }
 }

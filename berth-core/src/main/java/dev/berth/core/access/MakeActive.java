@@ -116,6 +116,26 @@ public final class MakeActive {
   }
 
   /**
+   * Counts an access that needs no activation (terminal input on an open attach). A written one
+   * looks at the session again, as {@link #activate} does, and takes back an idle suspend it finds
+   * (without waiting for the abort): the accesses kept after it rely on that.
+   */
+  public void accessed(SessionId id, String actor) {
+    if (!accesses.accessed(id, clock.instant())) {
+      return;
+    }
+    if (store.get(id).filter(Settling::suspendedByIdlePolicy).isPresent()) {
+      intents.requestIf(
+          id,
+          DesiredState.RUNNING,
+          Settling::suspendedByIdlePolicy,
+          actor,
+          "terminal input won over the idle suspend");
+      queue.enqueue(id);
+    }
+  }
+
+  /**
    * A restore takes a runtime again: the tenant's grants and quota apply as at creation (a request
    * that finds the restore asked for already takes no second slot).
    */

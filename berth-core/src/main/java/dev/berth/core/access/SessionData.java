@@ -34,12 +34,10 @@ public final class SessionData {
   /** A call made on an active session, with the activation that preceded it. */
   public record Served<T>(MakeActive.Activation activation, T result) {}
 
-  private final AccessLog accesses;
   private final SessionLookup lookup;
   private final MakeActive activation;
   private final DataPlane data;
   private final ReconcileQueue queue;
-  private final InstantSource clock;
 
   public SessionData(
       SessionStore store,
@@ -48,12 +46,10 @@ public final class SessionData {
       DataPlane data,
       ReconcileQueue queue,
       InstantSource clock) {
-    this.accesses = accesses;
     this.lookup = new SessionLookup(store, clock, java.util.Optional.of(accesses));
     this.activation = activation;
     this.data = data;
     this.queue = queue;
-    this.clock = clock;
   }
 
   /**
@@ -131,8 +127,8 @@ public final class SessionData {
    * Counts an access that needs no activation (terminal input on an open attach): one per key
    * typed, which the access log batches.
    */
-  public void touch(SessionId id) {
-    accesses.accessed(id, clock.instant());
+  public void touch(SessionId id, String actor) {
+    activation.accessed(id, actor);
   }
 
   private <T> T observed(SessionId id, Supplier<T> call) {

@@ -46,10 +46,15 @@ public final class Settling {
     return s.phase() == Phase.TERMINATED;
   }
 
+  /** The session's intent is the idle policy's suspend (whatever the suspend got to). */
+  public static boolean askedToSuspendByIdlePolicy(Session s) {
+    return s.intent().desired() == DesiredState.SUSPENDED
+        && s.intent().requestedBy().equals(IdlePolicy.ACTOR);
+  }
+
   /** A suspend the idle policy asked for that has not finished: an access still wins over it. */
   public static boolean suspendedByIdlePolicy(Session s) {
-    return s.intent().desired() == DesiredState.SUSPENDED
-        && s.intent().requestedBy().equals(IdlePolicy.ACTOR)
+    return askedToSuspendByIdlePolicy(s)
         && (s.phase() == Phase.READY || s.phase() == Phase.SUSPENDING);
   }
 }

@@ -14,6 +14,9 @@ import java.util.Objects;
  */
 public record RuntimeReport(boolean busy, boolean executionRunning, Map<String, Object> published) {
   public RuntimeReport {
-    published = Map.copyOf(Objects.requireNonNull(published, "published"));
+    // In the agent's order: callers read the members as the agent lists them.
+    published =
+        java.util.Collections.unmodifiableMap(
+            new java.util.LinkedHashMap<>(Objects.requireNonNull(published, "published")));
   }
 }

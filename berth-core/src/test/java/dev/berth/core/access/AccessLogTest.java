@@ -115,4 +115,54 @@ class AccessLogTest {
     assertThat(a.session().intent().desired())
         .isEqualTo(dev.berth.core.session.DesiredState.RUNNING);
   }
+
+  @Test
+  void terminalInputThatIsWrittenTakesBackAnIdleSuspendItFinds() {
+    Session s = f.ready();
+    f.passIdleThreshold();
+    f.idlePolicyAsksToSuspend(s.id());
+
+    f.makeActive().accessed(s.id(), "typist");
+
+    Session after = f.get(s.id());
+    assertThat(after.intent().desired()).isEqualTo(dev.berth.core.session.DesiredState.RUNNING);
+    assertThat(after.intent().requestedBy()).isEqualTo("typist");
+    assertThat(f.enqueued).contains(s.id());
+  }
+
+  @Test
+  void anAccessWhoseWriteFailedIsWrittenByTheNextAccessNotKept() {
+    Session s = f.ready();
+    f.store.beforeTouch(
+        id -> {
+          f.store.beforeTouch(again -> {});
+          throw new IllegalStateException("the store is busy");
+        });
+    Instant failed = f.clock.advance(Duration.ofSeconds(10));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.accessed(s.id(), failed))
+        .hasMessageContaining("busy");
+
+    Instant next = f.clock.advance(Duration.ofMillis(100));
+
+    assertThat(log.accessed(s.id(), next)).isTrue();
+    assertThat(stored(s)).isEqualTo(next);
+  }
+
+  @Test
+  void aKeptAccessWhoseFlushFailedIsWrittenByTheNextFlush() {
+    Session s = f.ready();
+    log.accessed(s.id(), f.clock.advance(Duration.ofSeconds(10)));
+    Instant kept = f.clock.advance(Duration.ofMillis(100));
+    log.accessed(s.id(), kept);
+    f.store.beforeTouch(
+        id -> {
+          f.store.beforeTouch(again -> {});
+          throw new IllegalStateException("the store is busy");
+        });
+    org.assertj.core.api.Assertions.assertThatThrownBy(log::flush).hasMessageContaining("busy");
+
+    log.flushDue(f.clock.advance(Duration.ofMillis(10)));
+
+    assertThat(stored(s)).isEqualTo(kept);
+  }
 }

@@ -80,6 +80,8 @@ final class ApiProblems {
       case AgentCommandFailedException agent when agent.status() == 401 ->
           new Kind(502, "AGENT_UNREACHABLE");
       case AgentCommandFailedException agent -> new Kind(agent.status(), agent.reason());
+      // A data plane's refusal without an HTTP status of its own: the state of the runtime.
+      case dev.berth.core.agent.AgentRefusedException refused -> new Kind(409, refused.reason());
       case UnauthenticatedException e -> new Kind(401, e.reason());
       case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");
       case BerthException domain -> domain(domain);

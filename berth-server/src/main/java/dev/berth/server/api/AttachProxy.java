@@ -44,6 +44,9 @@ final class AttachProxy {
    */
   private final Map<String, CompletableFuture<AttachLink>> upstreams = new ConcurrentHashMap<>();
 
+  /** Who each client connection acts for: its input frames are that caller's accesses. */
+  private final Map<String, String> actors = new ConcurrentHashMap<>();
+
   /**
    * @param authenticate the caller from the Authorization header and the session cookie
    */
@@ -60,7 +63,11 @@ final class AttachProxy {
                 .ifPresent(
                     upstream -> {
                       // Each key typed is access; the access log writes at most one a second.
-                      sessions.data().touch(new SessionId(ctx.pathParam("id")));
+                      sessions
+                          .data()
+                          .touch(
+                              new SessionId(ctx.pathParam("id")),
+                              actors.getOrDefault(ctx.sessionId(), "attach"));
                       upstream.binary(ctx.data()).toCompletableFuture().join();
                     }));
     ws.onMessage(
@@ -94,6 +101,7 @@ final class AttachProxy {
     OptionalLong offset = OptionalLong.empty();
     try {
       Caller caller = authenticate.apply(ctx.header("Authorization"), ctx.cookie("berth_token"));
+      actors.put(ctx.sessionId(), caller.actor());
       runtime = sessions.data().passive(caller.scope(), SessionRoutes.id(ctx.pathParam("id")));
       String given = ctx.queryParam("offset");
       if (given != null) {
@@ -123,6 +131,7 @@ final class AttachProxy {
   }
 
   private void close(String id) {
+    actors.remove(id);
     CompletableFuture<AttachLink> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.

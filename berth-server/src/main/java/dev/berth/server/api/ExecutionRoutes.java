@@ -45,22 +45,23 @@ final class ExecutionRoutes {
                 Map.of(
                     "executions",
                     passive(ctx, data::executions).stream().map(ExecutionWire::write).toList())));
+    // The execution's id is checked first: a malformed one is "not found" in any session state.
     routes.get(
         EXECUTIONS + "/{eid}",
-        ctx ->
-            send(
-                ctx,
-                200,
-                ExecutionWire.write(
-                    passive(ctx, runtime -> data.execution(runtime, executionId(ctx))))));
+        ctx -> {
+          ExecutionId eid = executionId(ctx);
+          send(
+              ctx, 200, ExecutionWire.write(passive(ctx, runtime -> data.execution(runtime, eid))));
+        });
     routes.post(
         EXECUTIONS + "/{eid}/cancel",
-        ctx ->
-            send(
-                ctx,
-                200,
-                ExecutionWire.write(
-                    passive(ctx, runtime -> data.cancelExecution(runtime, executionId(ctx))))));
+        ctx -> {
+          ExecutionId eid = executionId(ctx);
+          send(
+              ctx,
+              200,
+              ExecutionWire.write(passive(ctx, runtime -> data.cancelExecution(runtime, eid))));
+        });
   }
 
   private void start(Context ctx) {

@@ -11,6 +11,7 @@ import dev.berth.core.agent.ExecutionReport;
 import dev.berth.core.agent.RuntimeReport;
 import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionRequest;
 import dev.berth.core.session.DesiredState;
@@ -180,7 +181,7 @@ public final class AgentWireDataPlane implements DataPlane {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("command", request.command());
     request.timeout().ifPresent(t -> body.put("timeoutSeconds", t.toSeconds()));
-    return ExecutionWire.read(call(runtime, "POST", "/executions", Optional.of(body)));
+    return executionOf(runtime, call(runtime, "POST", "/executions", Optional.of(body)));
   }
 
   @Override
@@ -188,20 +189,33 @@ public final class AgentWireDataPlane implements DataPlane {
     return call(runtime, "GET", "/executions", Optional.empty())
         .path("executions")
         .valueStream()
-        .map(ExecutionWire::read)
+        .map(e -> executionOf(runtime, e))
         .toList();
   }
 
   @Override
   public ExecutionReport execution(RuntimeRef runtime, ExecutionId execution) {
-    return ExecutionWire.read(
-        call(runtime, "GET", "/executions/" + execution.value(), Optional.empty()));
+    return executionOf(
+        runtime, call(runtime, "GET", "/executions/" + execution.value(), Optional.empty()));
   }
 
   @Override
   public ExecutionReport cancelExecution(RuntimeRef runtime, ExecutionId execution) {
-    return ExecutionWire.read(
+    return executionOf(
+        runtime,
         call(runtime, "POST", "/executions/" + execution.value() + "/cancel", Optional.empty()));
+  }
+
+  /**
+   * An agent whose Execution this release cannot read answered badly: 502, not the caller's 4xx.
+   */
+  private static ExecutionReport executionOf(RuntimeRef runtime, JsonNode body) {
+    try {
+      return ExecutionWire.read(body);
+    } catch (IllegalArgumentException | java.time.DateTimeException | InvalidValueException e) {
+      throw new AgentUnreachableException(
+          runtime.name(), "it answered an Execution this control plane cannot read: " + e, e);
+    }
   }
 
   private JsonNode statusOf(RuntimeRef runtime) {

@@ -43,7 +43,7 @@ public final class AccessFlusher implements AutoCloseable {
     try {
       accesses.flushDue(clock.instant());
     } catch (RuntimeException e) {
-      // A store hiccup: the accesses stay kept and the next round writes them.
+      // A store hiccup: the log keeps what it could not write, and the next round writes it.
       LOG.warn("writing kept accesses failed; retrying", e);
     }
   }

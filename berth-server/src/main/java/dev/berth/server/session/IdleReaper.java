@@ -159,7 +159,7 @@ public final class IdleReaper implements AutoCloseable {
     intents.requestIf(
         id,
         DesiredState.RUNNING,
-        Settling::suspendedByIdlePolicy,
+        Settling::askedToSuspendByIdlePolicy,
         IdlePolicy.ACTOR,
         "an access at " + now.get().activity().lastAccess() + " won over the idle suspend");
     loop.enqueue(id);
