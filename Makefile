@@ -1,7 +1,8 @@
 # Berth developer entry points. The default target is `build`.
 #   make build   compile and package everything (no tests): berth-cli/target/berth-cli.jar + lib/
 #   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
-#   make test    all tests, the formatting check and the transition coverage check (./mvnw verify:
+#   make test    all tests (every compile runs Error Prone and NullAway), the formatting check and
+#                the transition coverage check (./mvnw verify:
 #                every declared state-machine move must be taken by some test), then the web UI's
 #                tests (bin/test-web: tsc, ESLint and the generated API types' check, vitest, and
 #                Playwright in Chromium against the real server)
