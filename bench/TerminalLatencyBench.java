@@ -71,9 +71,12 @@ public class TerminalLatencyBench {
       token = Files.readString(data.resolve("admin.token")).strip();
       run(data);
     } finally {
+      deleteSessions();
       server.destroy();
       server.waitFor(20, TimeUnit.SECONDS);
       killNode(data);
+      // Nothing of a run stays behind in /tmp (best effort: rm says what it could not remove).
+      new ProcessBuilder("rm", "-rf", data.toString()).inheritIO().start().waitFor();
     }
   }
 
@@ -317,6 +320,7 @@ public class TerminalLatencyBench {
           HttpRequest.newBuilder(URI.create(base + "/api/v1/sessions/" + id))
               .header("Authorization", "Bearer " + token)
               .DELETE());
+      CREATED.remove(id);
     }
     return times;
   }
@@ -416,13 +420,30 @@ public class TerminalLatencyBench {
             });
   }
 
+  private static final List<String> CREATED = new ArrayList<>();
+
   private static String create(String name) {
     String body = post("/api/v1/sessions", "{\"name\":\"" + name + "\"}");
     Matcher id = Pattern.compile("\"id\":\"([0-9a-f]{32})\"").matcher(body);
     if (!id.find()) {
       throw new IllegalStateException("create answered " + body);
     }
+    CREATED.add(id.group(1));
     return id.group(1);
+  }
+
+  /** Deletes what the run created, so that their runtimes (and state disks) go with them. */
+  private static void deleteSessions() {
+    for (String id : CREATED) {
+      try {
+        send(
+            HttpRequest.newBuilder(URI.create(base + "/api/v1/sessions/" + id))
+                .header("Authorization", "Bearer " + token)
+                .DELETE());
+      } catch (RuntimeException e) {
+        System.err.println("bench: could not delete session " + id + ": " + e.getMessage());
+      }
+    }
   }
 
   private static long end(String id) {
