@@ -84,9 +84,5 @@ public interface DataPlane extends AgentClient {
       java.util.Objects.requireNonNull(offset, "offset");
       java.util.Objects.requireNonNull(lastEventId, "lastEventId");
     }
-
-    public static StreamFrom start() {
-      return new StreamFrom(java.util.Optional.empty(), java.util.Optional.empty());
-    }
   }
 }
