@@ -33,7 +33,7 @@ final class AttachClient implements WebSocket.Listener {
   /** The close a client saw: its status code and reason. */
   record Close(int code, String reason) {}
 
-  private volatile boolean stalled;
+  private final boolean stalled;
   private final List<Frame> frames = new ArrayList<>();
   private final ByteArrayOutputStream output = new ByteArrayOutputStream();
   private final CompletableFuture<Close> closed = new CompletableFuture<>();
@@ -100,15 +100,6 @@ final class AttachClient implements WebSocket.Listener {
       webSocket.request(1);
     }
     return null;
-  }
-
-  /** A stalled client starts reading again, as fast as frames come. */
-  void resume() {
-    stalled = false;
-    WebSocket open = socket;
-    if (open != null) {
-      open.request(Long.MAX_VALUE);
-    }
   }
 
   void failedToOpen(Throwable failure) {
