@@ -8,13 +8,14 @@ import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.protocol.contract.CommandHeaders;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -29,17 +30,8 @@ public final class AgentWireClient {
   /** Short commands; streams and archives use their own clients without an overall timeout. */
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-  private final HttpClient http;
+  private final CloseableHttpClient http = BlockingAgentHttp.create(TIMEOUT);
   private final JsonMapper json = JsonMapper.builder().build();
-
-  public AgentWireClient() {
-    // The agent speaks HTTP/1.1: asking for an h2c upgrade on every new connection only costs.
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
-  }
 
   /** An answer: its status and its JSON body (empty for 204). */
   public record Answer(int status, Optional<JsonNode> body) {
@@ -80,32 +72,32 @@ public final class AgentWireClient {
       Optional<byte[]> body,
       String contentType,
       Optional<CommandContext> context) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(url))
-            .timeout(TIMEOUT)
-            .header("Authorization", "Bearer " + token)
-            .method(
-                method,
-                body.map(HttpRequest.BodyPublishers::ofByteArray)
-                    .orElse(HttpRequest.BodyPublishers.noBody()));
-    body.ifPresent(b -> request.header("Content-Type", contentType));
-    context.ifPresent(c -> CommandHeaders.of(c).forEach(request::header));
-    HttpResponse<String> response = send(subject, request.build());
+    HttpUriRequestBase request = new HttpUriRequestBase(method, java.net.URI.create(url));
+    request.setHeader("Authorization", "Bearer " + token);
+    body.ifPresent(b -> request.setEntity(new ByteArrayEntity(b, ContentType.parse(contentType))));
+    context.ifPresent(c -> CommandHeaders.of(c).forEach(request::setHeader));
+    Reply response = send(subject, request);
     Optional<JsonNode> answer = parse(response.body());
-    if (response.statusCode() < 400) {
-      return new Answer(response.statusCode(), answer);
+    if (response.status() < 400) {
+      return new Answer(response.status(), answer);
     }
-    throw problem(subject, response.statusCode(), answer, context);
+    throw problem(subject, response.status(), answer, context);
   }
 
-  private HttpResponse<String> send(String subject, HttpRequest request) {
+  private record Reply(int status, String body) {}
+
+  private Reply send(String subject, HttpUriRequestBase request) {
     try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return http.execute(
+          request,
+          response ->
+              new Reply(
+                  response.getCode(),
+                  response.getEntity() == null
+                      ? ""
+                      : EntityUtils.toString(response.getEntity(), StandardCharsets.UTF_8)));
     } catch (IOException e) {
       throw new AgentUnreachableException(subject, e.toString(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AgentUnreachableException(subject, "interrupted", e);
     }
   }
 

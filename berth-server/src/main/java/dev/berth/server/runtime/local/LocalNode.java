@@ -26,11 +26,10 @@ import org.slf4j.LoggerFactory;
  * The control plane's handle on the local node: finds the node that serves the state directory, or
  * starts one as a detached process of its own (its own session, through {@code setsid}, with its
  * output in {@code node.log}), so that the control plane exiting — even by SIGKILL or a terminal's
- * Ctrl-C — never takes the sessions with it. The node is found again when its process is gone, when
- * a call to it failed, or at the latest after {@link #REUSE}: a restarted node listens on a new
- * port. The state directory and {@code node.log} are created private (0700, 0600) here, before the
- * node starts: this process opens the log for the node's output, and would otherwise create it with
- * the umask's mode.
+ * Ctrl-C — never takes the sessions with it. The node is found again only when its process is gone
+ * or a call to it failed: a restarted node listens on a new port. The state directory and {@code
+ * node.log} are created private (0700, 0600) here, before the node starts: this process opens the
+ * log for the node's output, and would otherwise create it with the umask's mode.
  */
 public final class LocalNode {
 
@@ -111,33 +110,43 @@ public final class LocalNode {
   /** Where the node answers and with which token. */
   public record Connection(String baseUrl, String token, long pid) {}
 
-  /**
-   * How long a connection found healthy is used without asking the node again, while its process
-   * lives: every agent call goes through here, and reading two files and probing {@code /healthz}
-   * for each cost more than the call itself. A node that restarts has a new pid, so its new port is
-   * found at once; one that hangs fails the calls until this has passed.
+  /*
+   * Every agent call goes through here, and reading two files and probing /healthz for each cost
+   * more than the call itself (it was once per call, then once per two seconds, which under twenty
+   * clients still took a twentieth of the control plane's CPU). A node that restarts has a new pid,
+   * so it is found at once; one that hangs fails its calls, and a failed call forgets it.
    */
-  static final Duration REUSE = Duration.ofSeconds(2);
-
   // Read without the lock on the hot path; replaced whole under it.
   private volatile @Nullable Cached cached;
 
-  private record Cached(Connection connection, long foundAtNanos) {}
+  private record Cached(Connection connection) {}
 
   /** The running node, started first when none answers. */
   public Connection ensureRunning() {
-    Cached known = cached;
-    if (known != null
-        && System.nanoTime() - known.foundAtNanos() < REUSE.toNanos()
-        && ProcessHandle.of(known.connection().pid()).map(ProcessHandle::isAlive).orElse(false)) {
-      return known.connection();
+    Connection known = living(cached);
+    if (known != null) {
+      return known;
     }
     synchronized (this) {
+      // Another caller may have found it while this one waited for the lock.
+      Connection found = living(cached);
+      if (found != null) {
+        return found;
+      }
       Optional<Connection> running = find();
       Connection connection = running.isPresent() ? running.get() : launch();
-      cached = new Cached(connection, System.nanoTime());
+      cached = new Cached(connection);
       return connection;
     }
+  }
+
+  private static @Nullable Connection living(@Nullable Cached known) {
+    if (known == null) {
+      return null;
+    }
+    boolean alive =
+        ProcessHandle.of(known.connection().pid()).map(ProcessHandle::isAlive).orElse(false);
+    return alive ? known.connection() : null;
   }
 
   /** Forgets the connection: the next call finds the node again (a call to it failed). */
