@@ -1,0 +1,46 @@
+package dev.berth.agent.agentcli;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * One coding-agent CLI as a session workload, declared: how a prompt becomes its argv and
+ * environment, what it keeps in the session's state, how its output is projected and when the next
+ * prompt resumes the conversation. A new CLI is one more implementation; the runner, queue, output
+ * and archive are shared.
+ */
+public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter {
+
+  /** The workload type's wire name, e.g. {@code claude-code}. */
+  String type();
+
+  /** Whether the CLI takes per-session plugins. */
+  boolean takesPlugins();
+
+  /**
+   * The argv of one run: the prompt is always the last argument, after {@code --}, so that no
+   * prompt can pass itself off as an option.
+   */
+  List<String> argv(Path cli, Turn turn, Conversation conversation, ProviderEndpoint provider);
+
+  /** The run's environment (on top of the sandbox's): where it lives and how it reaches a model. */
+  Map<String, String> environment(AgentPaths paths, ProviderEndpoint provider);
+
+  /** Creates what the CLI expects in the session's state before its first run (idempotent). */
+  void prepare(AgentPaths paths) throws IOException;
+
+  /** A projector for one run's standard output. */
+  StreamProjector projector();
+
+  /** The conversation a run starts from: the one kept, or a new one the adapter names. */
+  Conversation begin(Conversation kept, RandomGenerator random);
+
+  /**
+   * The resume rule: the conversation after a run that {@code succeeded} or not. Only a run that
+   * succeeded makes the next one resume; a failed or timed-out first run does not count.
+   */
+  Conversation after(Conversation started, StreamProjector projector, boolean succeeded);
+}

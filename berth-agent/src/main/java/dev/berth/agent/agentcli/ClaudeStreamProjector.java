@@ -1,0 +1,188 @@
+package dev.berth.agent.agentcli;
+
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Claude Code's {@code --output-format stream-json --verbose --include-partial-messages},
+ * projected.
+ *
+ * <p><b>Byte log</b> (the original platform's projection): the assistant's {@code text_delta}s in
+ * order, and the text a {@code content_block_start} already carries; a newline at {@code
+ * message_stop} when the message wrote text that did not end with one. The final {@code result} is
+ * not written (its text has streamed already), except when no text streamed in the whole run: then
+ * it is the answer. A line that is not JSON passes through unchanged; other events are not written.
+ *
+ * <p><b>Transcript</b>: text deltas, thinking (summarised), tool calls and results, permission
+ * denials, errors and the run's usage and cost; events of a type it does not know are kept raw.
+ */
+public final class ClaudeStreamProjector implements StreamProjector {
+
+  /** How much of a tool's input or of a thought the transcript keeps. */
+  static final int SUMMARY = 200;
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private boolean streamedAny;
+  private boolean messageWrote;
+  private boolean messageEndsWithNewline = true;
+
+  @Override
+  public void line(String line, ProjectionSink sink) {
+    JsonNode event = parse(line);
+    if (event == null) {
+      sink.text(line + "\n");
+      return;
+    }
+    switch (event.path("type").asString("")) {
+      case "stream_event" -> streamEvent(event.path("event"), sink);
+      case "assistant" -> assistant(event.path("message"), sink);
+      case "user" -> user(event.path("message"), sink);
+      case "result" -> result(event, sink);
+      case "system" -> system(event, line, sink);
+      default -> sink.event(new TranscriptEvent.Raw(line));
+    }
+  }
+
+  @Override
+  public void end(ProjectionSink sink) {
+    if (messageWrote && !messageEndsWithNewline) {
+      sink.text("\n");
+    }
+    messageWrote = false;
+  }
+
+  private void streamEvent(JsonNode event, ProjectionSink sink) {
+    switch (event.path("type").asString("")) {
+      case "message_start" -> {
+        messageWrote = false;
+        messageEndsWithNewline = true;
+      }
+      case "content_block_start" -> {
+        JsonNode block = event.path("content_block");
+        if (block.path("type").asString("").equals("text")) {
+          write(block.path("text").asString(""), sink);
+        }
+      }
+      case "content_block_delta" -> {
+        JsonNode delta = event.path("delta");
+        if (delta.path("type").asString("").equals("text_delta")) {
+          write(delta.path("text").asString(""), sink);
+        }
+      }
+      case "message_stop" -> end(sink);
+      default -> {
+        // message_delta, content_block_stop, thinking and tool-input deltas: the assistant and
+        // user events that follow carry them whole.
+      }
+    }
+  }
+
+  private void write(String text, ProjectionSink sink) {
+    if (text.isEmpty()) {
+      return;
+    }
+    sink.text(text);
+    sink.event(new TranscriptEvent.AssistantText(text));
+    streamedAny = true;
+    messageWrote = true;
+    messageEndsWithNewline = text.endsWith("\n");
+  }
+
+  /** A whole assistant message: its text has streamed; its thoughts and tool calls are noted. */
+  private static void assistant(JsonNode message, ProjectionSink sink) {
+    for (JsonNode block : message.path("content")) {
+      switch (block.path("type").asString("")) {
+        case "thinking" -> {
+          String thought = block.path("thinking").asString("");
+          sink.event(new TranscriptEvent.Thinking(summary(thought), thought.length()));
+        }
+        case "tool_use" ->
+            sink.event(
+                new TranscriptEvent.ToolCall(
+                    block.path("id").asString(""),
+                    block.path("name").asString(""),
+                    summary(JSON.writeValueAsString(block.path("input")))));
+        default -> {
+          // text: streamed already.
+        }
+      }
+    }
+  }
+
+  private static void user(JsonNode message, ProjectionSink sink) {
+    for (JsonNode block : message.path("content")) {
+      if (block.path("type").asString("").equals("tool_result")) {
+        JsonNode content = block.path("content");
+        long size =
+            content.isString() ? content.asString("").length() : content.toString().length();
+        sink.event(
+            new TranscriptEvent.ToolResult(
+                block.path("tool_use_id").asString(""),
+                block.path("is_error").asBoolean(false),
+                size));
+      }
+    }
+  }
+
+  private void result(JsonNode result, ProjectionSink sink) {
+    if (!streamedAny) {
+      String text = result.path("result").asString("");
+      if (!text.isEmpty()) {
+        sink.text(text.endsWith("\n") ? text : text + "\n");
+        sink.event(new TranscriptEvent.AssistantText(text));
+      }
+    }
+    if (result.path("is_error").asBoolean(false)) {
+      String message = result.path("result").asString("");
+      sink.event(
+          new TranscriptEvent.Failure(
+              message.isEmpty() ? result.path("subtype").asString("error") : message));
+    }
+    JsonNode usage = result.path("usage");
+    sink.event(
+        new TranscriptEvent.Usage(
+            count(usage.path("input_tokens")),
+            count(usage.path("output_tokens")),
+            result.path("total_cost_usd").isNumber()
+                ? OptionalDouble.of(result.path("total_cost_usd").asDouble())
+                : OptionalDouble.empty()));
+  }
+
+  private static void system(JsonNode event, String line, ProjectionSink sink) {
+    switch (event.path("subtype").asString("")) {
+      case "init", "status" -> {
+        // The run's set-up and progress: nothing a reader of the transcript needs.
+      }
+      case "permission_denied" ->
+          sink.event(
+              new TranscriptEvent.PermissionDenied(
+                  event.path("tool_name").asString(""), event.path("message").asString("")));
+      default -> sink.event(new TranscriptEvent.Raw(line));
+    }
+  }
+
+  static OptionalLong count(JsonNode node) {
+    return node.isIntegralNumber() ? OptionalLong.of(node.asLong()) : OptionalLong.empty();
+  }
+
+  static String summary(String text) {
+    return text.length() <= SUMMARY ? text : text.substring(0, SUMMARY) + "…";
+  }
+
+  static @org.jspecify.annotations.Nullable JsonNode parse(String line) {
+    String trimmed = line.strip();
+    if (!trimmed.startsWith("{")) {
+      return null;
+    }
+    try {
+      JsonNode node = JSON.readTree(trimmed);
+      return node.isObject() ? node : null;
+    } catch (JacksonException notJson) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.berth.agent.agentcli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * Codex ({@code codex exec --json}, one run per prompt, standard input closed), with a model
+ * provider that points at the credential proxy. The conversation id is Codex's own thread id, which
+ * the first successful run announces; the next prompts run {@code codex exec resume <id>}. {@code
+ * CODEX_HOME} is in the session's state, so the threads travel in the archive.
+ */
+public record CodexAdapter() implements AgentAdapter {
+
+  /** The variable the provider profile names for its key: it holds the placeholder. */
+  static final String KEY_VARIABLE = "BERTH_PROVIDER_KEY";
+
+  /** Where, in the session's state, Codex keeps its home. */
+  static final String CODEX_HOME = "codex-home";
+
+  @Override
+  public String type() {
+    return "codex";
+  }
+
+  @Override
+  public boolean takesPlugins() {
+    return false;
+  }
+
+  @Override
+  public List<String> argv(
+      Path cli, Turn turn, Conversation conversation, ProviderEndpoint provider) {
+    List<String> argv = new ArrayList<>(List.of(cli.toString(), "exec", "--json"));
+    argv.addAll(
+        List.of(
+            "--skip-git-repo-check",
+            "--sandbox",
+            "workspace-write",
+            "-c",
+            "model_provider=berth",
+            "-c",
+            "model_providers.berth={name=\"berth\",base_url=\""
+                + provider.baseUrl()
+                + "/v1\","
+                + "env_key=\""
+                + KEY_VARIABLE
+                + "\",wire_api=\"responses\"}"));
+    turn.concreteModel().ifPresent(model -> argv.addAll(List.of("--model", model)));
+    if (conversation.hasRun() && conversation.id().isPresent()) {
+      argv.addAll(List.of("resume", conversation.id().get()));
+    }
+    argv.addAll(List.of("--", turn.prompt()));
+    return List.copyOf(argv);
+  }
+
+  @Override
+  public Map<String, String> environment(AgentPaths paths, ProviderEndpoint provider) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("HOME", paths.home().toString());
+    env.put("CODEX_HOME", paths.state().resolve(CODEX_HOME).toString());
+    env.put(KEY_VARIABLE, provider.placeholderToken());
+    return Map.copyOf(env);
+  }
+
+  @Override
+  public void prepare(AgentPaths paths) throws IOException {
+    Files.createDirectories(paths.workspace());
+    Files.createDirectories(paths.home());
+    Files.createDirectories(paths.state().resolve(CODEX_HOME));
+  }
+
+  @Override
+  public StreamProjector projector() {
+    return new CodexStreamProjector();
+  }
+
+  @Override
+  public Conversation begin(Conversation kept, RandomGenerator random) {
+    return kept;
+  }
+
+  @Override
+  public Conversation after(Conversation started, StreamProjector projector, boolean succeeded) {
+    if (!succeeded) {
+      return started;
+    }
+    return new Conversation(projector.announcedConversation().or(started::id), true);
+  }
+}
