@@ -1,0 +1,343 @@
+package dev.berth.agent.proxy;
+
+import dev.berth.agent.agentcli.StreamRedactor;
+import dev.berth.agent.agentcli.Utf8Text;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.unixdomain.server.UnixDomainServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.VirtualThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One agent session's credential proxy: it alone holds the provider token, and forwards what the
+ * session's CLI sends to the one upstream of its {@link ProviderProfile}.
+ *
+ * <p>The rules (the original platform's, kept exactly):
+ *
+ * <ul>
+ *   <li>Request headers pass only if the profile's API allows them; trailers never. The proxy sets
+ *       {@code Authorization: Bearer <token>} and {@code Accept-Encoding: identity}. Ambient {@code
+ *       HTTP(S)_PROXY} settings are ignored: the upstream is dialled directly.
+ *   <li>{@code CONNECT} and {@code Upgrade} are refused with 405: no tunnels, no protocol switches.
+ *   <li>An upstream body with a {@code Content-Encoding} other than identity is an error (502): it
+ *       could not be redacted.
+ *   <li>{@code text/event-stream} is streamed as it comes, redacted with a held-back tail so that a
+ *       token split across chunks never passes, up to 64 MiB raw; other bodies are buffered up to
+ *       64 MiB and redacted whole, headers too.
+ *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
+ *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
+ * </ul>
+ *
+ * <p>It listens where the session's network reaches it and nothing else does: a Unix socket outside
+ * the sandbox, forwarded to the session's loopback; tests may give it a loopback TCP port.
+ */
+public final class CredentialProxy implements AutoCloseable {
+
+  /** Bodies in either direction, and an event stream's raw bytes, are capped at 64 MiB. */
+  public static final long BODY_CAP = 64L << 20;
+
+  static final String TUNNEL_REFUSED =
+      "credential proxy does not support tunnels or protocol upgrades";
+  static final String UPSTREAM_UNAVAILABLE = "credential proxy upstream unavailable";
+
+  private static final Logger LOG = LoggerFactory.getLogger(CredentialProxy.class);
+  private static final Set<String> HOP_BY_HOP =
+      Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "transfer-encoding",
+          "te",
+          "trailer",
+          "upgrade",
+          "content-length",
+          "content-encoding",
+          "set-cookie");
+
+  /** Where the proxy listens: a Unix socket, or (for tests) a port on the host's loopback. */
+  public sealed interface Listen {
+    /** A Unix socket at {@code path}, created by the proxy and removed when it stops. */
+    record Unix(Path path) implements Listen {}
+
+    /** {@code 127.0.0.1}, on a port the system chooses. */
+    record Loopback() implements Listen {}
+  }
+
+  private final ProviderProfile profile;
+  private final HttpClient upstream;
+  private final Server server;
+
+  private CredentialProxy(ProviderProfile profile, HttpClient upstream, Server server) {
+    this.profile = profile;
+    this.upstream = upstream;
+    this.server = server;
+  }
+
+  /** Starts a proxy for {@code profile}, listening at {@code listen}. */
+  public static CredentialProxy start(ProviderProfile profile, Listen listen) {
+    Objects.requireNonNull(profile, "profile");
+    HttpClient client =
+        HttpClient.newBuilder()
+            .sslContext(TrustedCertificates.context(profile.caCertificate()))
+            .connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .proxy(HttpClient.Builder.NO_PROXY)
+            .build();
+    VirtualThreadPool threads = new VirtualThreadPool();
+    threads.setName("berth-credential-proxy-" + profile.name());
+    Server server = new Server(threads);
+    switch (listen) {
+      case Listen.Unix unix -> {
+        UnixDomainServerConnector connector = new UnixDomainServerConnector(server);
+        connector.setUnixDomainPath(unix.path());
+        server.addConnector(connector);
+      }
+      case Listen.Loopback loopback -> {
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+      }
+    }
+    CredentialProxy proxy = new CredentialProxy(profile, client, server);
+    server.setHandler(proxy.new Forwarder());
+    try {
+      server.start();
+    } catch (Exception e) {
+      try {
+        server.stop();
+      } catch (Exception ignored) {
+        // Starting failed; stopping what half started is best effort.
+      }
+      throw new IllegalStateException(
+          "cannot start the credential proxy for " + profile.name() + ": " + e.getMessage(), e);
+    }
+    return proxy;
+  }
+
+  /** The loopback URL of a proxy started with {@link Listen.Loopback}. */
+  public URI loopbackUrl() {
+    for (var connector : server.getConnectors()) {
+      if (connector instanceof ServerConnector tcp) {
+        return URI.create("http://127.0.0.1:" + tcp.getLocalPort());
+      }
+    }
+    throw new IllegalStateException("the credential proxy of " + profile.name() + " has no port");
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the credential proxy of {} failed: {}", profile.name(), e.toString());
+    }
+    upstream.close();
+  }
+
+  /** The handler: health, refusals, and the forwarding itself. */
+  private final class Forwarder extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      try {
+        route(request, response);
+        callback.succeeded();
+      } catch (IOException | RuntimeException e) {
+        callback.failed(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        callback.failed(e);
+      }
+      return true;
+    }
+  }
+
+  private void route(Request request, Response response) throws IOException, InterruptedException {
+    String path = Request.getPathInContext(request);
+    if (request.getMethod().equals("GET") && path.equals("/healthz")) {
+      answer(
+          response,
+          200,
+          "application/json",
+          "{\"status\":\"ok\",\"workload\":\"credential-proxy\"}");
+      return;
+    }
+    if (request.getMethod().equals("CONNECT") || request.getHeaders().get("Upgrade") != null) {
+      answer(response, 405, "text/plain; charset=utf-8", TUNNEL_REFUSED + "\n");
+      return;
+    }
+    byte[] body;
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      body = in.readNBytes((int) BODY_CAP + 1);
+    }
+    if (body.length > BODY_CAP) {
+      answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");
+      return;
+    }
+    HttpResponse<InputStream> answer;
+    try {
+      answer =
+          upstream.send(
+              upstreamRequest(request, path, body), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (IOException e) {
+      LOG.info(
+          "{}: upstream {} failed: {}", profile.name(), profile.upstream().getHost(), e.toString());
+      answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
+      return;
+    }
+    relay(answer, response);
+  }
+
+  private HttpRequest upstreamRequest(Request request, String path, byte[] body) {
+    String query = request.getHttpURI().getQuery();
+    String base = profile.upstream().toString();
+    if (base.endsWith("/")) {
+      base = base.substring(0, base.length() - 1);
+    }
+    URI target = URI.create(base + path + (query == null ? "" : "?" + query));
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(target)
+            .method(
+                request.getMethod(),
+                body.length == 0
+                        && (request.getMethod().equals("GET") || request.getMethod().equals("HEAD"))
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (HttpField field : request.getHeaders()) {
+      if (profile.api().allows(field.getName())) {
+        builder.header(field.getName(), field.getValue());
+      }
+    }
+    builder.setHeader("Authorization", "Bearer " + profile.token());
+    builder.setHeader("Accept-Encoding", "identity");
+    return builder.build();
+  }
+
+  private void relay(HttpResponse<InputStream> answer, Response response) throws IOException {
+    try (InputStream in = answer.body()) {
+      Optional<String> encoding = answer.headers().firstValue("Content-Encoding");
+      if (encoding.isPresent() && !encoding.get().equalsIgnoreCase("identity")) {
+        answer(
+            response,
+            502,
+            "text/plain; charset=utf-8",
+            "credential proxy upstream sent a "
+                + encoding.get()
+                + " body, which it cannot redact\n");
+        return;
+      }
+      StreamRedactor redactor = new StreamRedactor(profile.secrets());
+      response.setStatus(answer.statusCode());
+      answer
+          .headers()
+          .map()
+          .forEach(
+              (name, values) -> {
+                if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
+                  for (String value : values) {
+                    response.getHeaders().add(name, redactAll(value));
+                  }
+                }
+              });
+      boolean events =
+          answer
+              .headers()
+              .firstValue("Content-Type")
+              .map(t -> t.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
+              .orElse(false);
+      if (events) {
+        stream(in, response, redactor);
+      } else {
+        buffered(in, response, redactor);
+      }
+    }
+  }
+
+  /** An event stream: each chunk forwarded as it comes, redacted, until 64 MiB raw. */
+  private void stream(InputStream in, Response response, StreamRedactor redactor)
+      throws IOException {
+    Utf8Text text = new Utf8Text();
+    byte[] buffer = new byte[16 << 10];
+    long raw = 0;
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      int n;
+      while ((n = in.read(buffer)) >= 0) {
+        raw += n;
+        if (raw > BODY_CAP) {
+          LOG.info("{}: an event stream passed 64 MiB; the rest is dropped", profile.name());
+          break;
+        }
+        String safe = redactor.redact(text.decode(buffer, 0, n));
+        if (!safe.isEmpty()) {
+          out.write(safe.getBytes(StandardCharsets.UTF_8));
+          out.flush();
+        }
+      }
+      out.write(
+          redactor
+              .redact(text.finish())
+              .concat(redactor.finish())
+              .getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private void buffered(InputStream in, Response response, StreamRedactor redactor)
+      throws IOException {
+    byte[] body = in.readNBytes((int) BODY_CAP + 1);
+    if (body.length > BODY_CAP) {
+      response.getHeaders().clear();
+      answer(
+          response,
+          502,
+          "text/plain; charset=utf-8",
+          "credential proxy upstream answer exceeds 64 MiB\n");
+      return;
+    }
+    String text = new String(body, StandardCharsets.UTF_8);
+    byte[] safe = (redactor.redact(text) + redactor.finish()).getBytes(StandardCharsets.UTF_8);
+    response.getHeaders().put("Content-Length", Integer.toString(safe.length));
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      out.write(safe);
+    }
+  }
+
+  private String redactAll(String value) {
+    StreamRedactor redactor = new StreamRedactor(profile.secrets());
+    return redactor.redact(value) + redactor.finish();
+  }
+
+  private static void answer(Response response, int status, String type, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    response.setStatus(status);
+    response.getHeaders().put("Content-Type", type);
+    response.getHeaders().put("Content-Length", Integer.toString(bytes.length));
+    try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      out.write(bytes);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+  }
+}

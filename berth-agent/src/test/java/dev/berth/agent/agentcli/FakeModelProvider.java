@@ -1,0 +1,404 @@
+package dev.berth.agent.agentcli;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A fake model provider on loopback, because no real one can be reached from here: it speaks the
+ * streaming Anthropic Messages API ({@code POST /v1/messages}) and the streaming OpenAI Responses
+ * API ({@code POST /v1/responses}) well enough for the real Claude Code and Codex CLIs, with
+ * scripted answers decided by the last user message:
+ *
+ * <ul>
+ *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
+ *   <li>text with {@code touch}: a {@code Bash} tool call {@code touch marker.txt} (Anthropic);
+ *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
+ *       an upstream that reflects credentials would, in one delta written as two chunks that split
+ *       it; with {@code echo the token in two deltas}, split across two deltas instead;
+ *   <li>anything else: "Hello from the fake provider." in three deltas, the last one held until
+ *       {@link #release} when the provider was told to {@link #holdAnswers}.
+ * </ul>
+ *
+ * It records every request (method, path, headers with lower-case names, body). HTTPS with a
+ * self-signed certificate made by keytool at start, whose PEM is {@link #caCertificate}; or plain
+ * HTTP for tests that point a CLI straight at it.
+ */
+public final class FakeModelProvider implements AutoCloseable {
+
+  /** One request as the provider received it. */
+  public record Received(String method, String path, Map<String, String> headers, String body) {
+    public JsonNode json() {
+      return JSON.readTree(body);
+    }
+  }
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private final HttpServer server;
+  private final Path caCertificate;
+  private final List<Received> received = new ArrayList<>();
+  private volatile String echoed = "";
+  private volatile CountDownLatch hold = new CountDownLatch(0);
+
+  private FakeModelProvider(HttpServer server, Path caCertificate) {
+    this.server = server;
+    this.caCertificate = caCertificate;
+  }
+
+  /** An HTTPS provider; its certificate is made in {@code directory}. */
+  public static FakeModelProvider https(Path directory) throws Exception {
+    Path keystore = directory.resolve("fake-provider.p12");
+    Path pem = directory.resolve("fake-provider-ca.pem");
+    String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+    run(
+        keytool,
+        "-genkeypair",
+        "-alias",
+        "fake",
+        "-keyalg",
+        "EC",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=ip:127.0.0.1",
+        "-validity",
+        "2",
+        "-keystore",
+        keystore.toString(),
+        "-storepass",
+        "changeit",
+        "-storetype",
+        "PKCS12");
+    run(
+        keytool,
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "fake",
+        "-keystore",
+        keystore.toString(),
+        "-storepass",
+        "changeit",
+        "-file",
+        pem.toString());
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    try (InputStream in = Files.newInputStream(keystore)) {
+      store.load(in, "changeit".toCharArray());
+    }
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keys.init(store, "changeit".toCharArray());
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(keys.getKeyManagers(), null, null);
+    HttpsServer server =
+        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setHttpsConfigurator(new HttpsConfigurator(tls));
+    return started(server, pem);
+  }
+
+  /** A plain-HTTP provider, for a CLI pointed straight at it. */
+  public static FakeModelProvider http() throws IOException {
+    return started(
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0),
+        Path.of("/nonexistent"));
+  }
+
+  private static FakeModelProvider started(HttpServer server, Path pem) {
+    FakeModelProvider provider = new FakeModelProvider(server, pem);
+    server.createContext("/", provider::handle);
+    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    server.start();
+    return provider;
+  }
+
+  /** Its base URL, e.g. {@code https://127.0.0.1:40123}. */
+  public URI url() {
+    String scheme = server instanceof HttpsServer ? "https" : "http";
+    return URI.create(scheme + "://127.0.0.1:" + server.getAddress().getPort());
+  }
+
+  public Path caCertificate() {
+    return caCertificate;
+  }
+
+  /** The secret an "echo the token" answer reflects. */
+  public void echoes(String secret) {
+    this.echoed = secret;
+  }
+
+  /** Makes plain answers wait before their last delta until {@link #release}. */
+  public void holdAnswers() {
+    hold = new CountDownLatch(1);
+  }
+
+  public void release() {
+    hold.countDown();
+  }
+
+  public synchronized List<Received> received() {
+    return List.copyOf(received);
+  }
+
+  /** The requests for model answers (not token counts or other side requests). */
+  public List<Received> answersAsked() {
+    return received().stream()
+        .filter(
+            r ->
+                (r.path().startsWith("/v1/messages") && !r.path().contains("count_tokens"))
+                    || r.path().startsWith("/v1/responses"))
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    release();
+    server.stop(0);
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      Map<String, String> headers = new TreeMap<>();
+      exchange
+          .getRequestHeaders()
+          .forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+      String path = exchange.getRequestURI().getPath();
+      synchronized (this) {
+        received.add(
+            new Received(
+                exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body));
+      }
+      if (path.startsWith("/v1/messages/count_tokens")) {
+        json(exchange, "{\"input_tokens\":10}");
+      } else if (path.startsWith("/v1/messages")) {
+        anthropic(exchange, body);
+      } else if (path.startsWith("/v1/responses")) {
+        responses(exchange, body);
+      } else {
+        exchange.sendResponseHeaders(404, -1);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void anthropic(HttpExchange exchange, String body)
+      throws IOException, InterruptedException {
+    JsonNode request = JSON.readTree(body);
+    JsonNode last = lastMessage(request.path("messages"));
+    String text = textOf(last);
+    if (!request.path("stream").asBoolean(false)) {
+      json(
+          exchange,
+          "{\"id\":\"msg_side\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake\","
+              + "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\","
+              + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
+      return;
+    }
+    Events events = Events.open(exchange);
+    events.send(
+        "message_start",
+        "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_fake\",\"type\":\"message\","
+            + "\"role\":\"assistant\",\"model\":\"fake\",\"content\":[],\"stop_reason\":null,"
+            + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}");
+    if (hasToolResult(last)) {
+      textBlock(events, List.of("Done."));
+      finish(events, "end_turn");
+    } else if (text.contains("touch")) {
+      events.send(
+          "content_block_start",
+          "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+              + "{\"type\":\"tool_use\",\"id\":\"toolu_fake\",\"name\":\"Bash\",\"input\":{}}}");
+      events.send(
+          "content_block_delta",
+          "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+              + "{\"type\":\"input_json_delta\",\"partial_json\":"
+              + JSON.writeValueAsString(
+                  "{\"command\":\"touch marker.txt\",\"description\":\"Create the marker\"}")
+              + "}}");
+      events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+      finish(events, "tool_use");
+    } else if (text.contains("echo the token in two deltas")) {
+      int half = echoed.length() / 2;
+      textBlock(
+          events,
+          List.of("the token is " + echoed.substring(0, half), echoed.substring(half) + " indeed"));
+      finish(events, "end_turn");
+    } else if (text.contains("echo the token")) {
+      // One delta, written in two flushes that split the token: two chunks on the wire.
+      String event =
+          "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+              + "\"delta\":{\"type\":\"text_delta\",\"text\":\"the token is "
+              + echoed
+              + " indeed\"}}\n\n";
+      int cut = event.indexOf(echoed) + echoed.length() / 2;
+      events.raw(event.substring(0, cut));
+      Thread.sleep(100);
+      events.raw(event.substring(cut));
+      finish(events, "end_turn");
+    } else {
+      events.send(
+          "content_block_start",
+          "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+      delta(events, "Hello");
+      delta(events, " from the fake");
+      hold.await(60, TimeUnit.SECONDS);
+      delta(events, " provider.");
+      events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+      finish(events, "end_turn");
+    }
+  }
+
+  private static void textBlock(Events events, List<String> pieces) throws IOException {
+    events.send(
+        "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+    for (String piece : pieces) {
+      delta(events, piece);
+    }
+    events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+  }
+
+  private static void delta(Events events, String text) throws IOException {
+    events.send(
+        "content_block_delta",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+            + JSON.writeValueAsString(text)
+            + "}}");
+  }
+
+  private static void finish(Events events, String reason) throws IOException {
+    events.send(
+        "message_delta",
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\""
+            + reason
+            + "\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":5}}");
+    events.send("message_stop", "{\"type\":\"message_stop\"}");
+  }
+
+  private void responses(HttpExchange exchange, String body)
+      throws IOException, InterruptedException {
+    JsonNode request = JSON.readTree(body);
+    String text = "";
+    for (JsonNode item : request.path("input")) {
+      if (item.path("role").asString("").equals("user")) {
+        text = textOf(item);
+      }
+    }
+    String answer =
+        text.contains("echo the token")
+            ? "the token is " + echoed + " indeed"
+            : "Hello from the fake provider.";
+    Events events = Events.open(exchange);
+    events.send(
+        "response.created",
+        "{\"type\":\"response.created\",\"response\":{\"id\":\"resp_fake\",\"status\":\"in_progress\"}}");
+    events.send(
+        "response.output_item.added",
+        "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":"
+            + "{\"type\":\"message\",\"id\":\"msg_fake\",\"role\":\"assistant\",\"status\":\"in_progress\",\"content\":[]}}");
+    events.send(
+        "response.output_text.delta",
+        "{\"type\":\"response.output_text.delta\",\"item_id\":\"msg_fake\","
+            + "\"output_index\":0,\"content_index\":0,\"delta\":"
+            + JSON.writeValueAsString(answer)
+            + "}");
+    hold.await(60, TimeUnit.SECONDS);
+    events.send(
+        "response.output_item.done",
+        "{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":"
+            + "{\"type\":\"message\",\"id\":\"msg_fake\",\"role\":\"assistant\",\"status\":\"completed\",\"content\":"
+            + "[{\"type\":\"output_text\",\"text\":"
+            + JSON.writeValueAsString(answer)
+            + ",\"annotations\":[]}]}}");
+    events.send(
+        "response.completed",
+        "{\"type\":\"response.completed\",\"response\":{\"id\":\"resp_fake\","
+            + "\"status\":\"completed\",\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":0},"
+            + "\"output_tokens\":6,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}}}");
+  }
+
+  private static JsonNode lastMessage(JsonNode messages) {
+    return messages.isArray() && !messages.isEmpty()
+        ? messages.get(messages.size() - 1)
+        : JSON.createObjectNode();
+  }
+
+  private static boolean hasToolResult(JsonNode message) {
+    for (JsonNode block : message.path("content")) {
+      if (block.path("type").asString("").equals("tool_result")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The text of a message: a string content, or its text blocks joined. */
+  static String textOf(JsonNode message) {
+    JsonNode content = message.path("content");
+    if (content.isString()) {
+      return content.asString("");
+    }
+    StringBuilder text = new StringBuilder();
+    for (JsonNode block : content) {
+      text.append(block.path("text").asString(""));
+    }
+    return text.toString();
+  }
+
+  private static void json(HttpExchange exchange, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().add("Content-Type", "application/json");
+    exchange.sendResponseHeaders(200, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+
+  /** A server-sent event stream, each event flushed as it is sent. */
+  private record Events(OutputStream out) {
+    static Events open(HttpExchange exchange) throws IOException {
+      exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+      exchange.sendResponseHeaders(200, 0);
+      return new Events(exchange.getResponseBody());
+    }
+
+    void send(String type, String data) throws IOException {
+      raw("event: " + type + "\ndata: " + data + "\n\n");
+    }
+
+    void raw(String text) throws IOException {
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+      out.flush();
+    }
+  }
+
+  private static void run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (process.waitFor() != 0) {
+      throw new IOException(String.join(" ", command) + " failed: " + output);
+    }
+  }
+}
