@@ -255,9 +255,13 @@ public final class FakeModelProvider implements AutoCloseable {
               + echoed
               + " indeed\"}}\n\n";
       int cut = event.indexOf(echoed) + echoed.length() / 2;
+      events.send(
+          "content_block_start",
+          "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
       events.raw(event.substring(0, cut));
       Thread.sleep(100);
       events.raw(event.substring(cut));
+      events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
       finish(events, "end_turn");
     } else {
       events.send(
@@ -341,10 +345,15 @@ public final class FakeModelProvider implements AutoCloseable {
             + "\"output_tokens\":6,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}}}");
   }
 
+  /** The last user message (Claude Code puts its environment in a system message after it). */
   private static JsonNode lastMessage(JsonNode messages) {
-    return messages.isArray() && !messages.isEmpty()
-        ? messages.get(messages.size() - 1)
-        : JSON.createObjectNode();
+    JsonNode last = JSON.createObjectNode();
+    for (JsonNode message : messages) {
+      if (message.path("role").asString("").equals("user")) {
+        last = message;
+      }
+    }
+    return last;
   }
 
   private static boolean hasToolResult(JsonNode message) {
