@@ -13,15 +13,15 @@ import java.util.random.RandomGenerator;
  * Codex ({@code codex exec --json}, one run per prompt, standard input closed), with a model
  * provider that points at the credential proxy. The conversation id is Codex's own thread id, which
  * the first successful run announces; the next prompts run {@code codex exec resume <id>}. {@code
- * CODEX_HOME} is in the session's state, so the threads travel in the archive.
+ * CODEX_HOME} is in the CLI's home in the session's state, so the threads travel in the archive.
  */
 public record CodexAdapter() implements AgentAdapter {
 
   /** The variable the provider profile names for its key: it holds the placeholder. */
   static final String KEY_VARIABLE = "BERTH_PROVIDER_KEY";
 
-  /** Where, in the session's state, Codex keeps its home. */
-  static final String CODEX_HOME = "codex-home";
+  /** Where, in the CLI's home, Codex keeps its own (its threads, its configuration). */
+  static final String CODEX_HOME = ".codex";
 
   @Override
   public String type() {
@@ -63,7 +63,7 @@ public record CodexAdapter() implements AgentAdapter {
   public Map<String, String> environment(AgentPaths paths, ProviderEndpoint provider) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("HOME", paths.home().toString());
-    env.put("CODEX_HOME", paths.state().resolve(CODEX_HOME).toString());
+    env.put("CODEX_HOME", paths.home().resolve(CODEX_HOME).toString());
     env.put(KEY_VARIABLE, provider.placeholderToken());
     return Map.copyOf(env);
   }
@@ -72,7 +72,7 @@ public record CodexAdapter() implements AgentAdapter {
   public void prepare(AgentPaths paths) throws IOException {
     Files.createDirectories(paths.workspace());
     Files.createDirectories(paths.home());
-    Files.createDirectories(paths.state().resolve(CODEX_HOME));
+    Files.createDirectories(paths.home().resolve(CODEX_HOME));
   }
 
   @Override

@@ -319,6 +319,8 @@ public final class PromptRunner implements AutoCloseable {
     Conversation started = adapter.begin(Conversation.read(setup.hostPaths().state()), random);
     try {
       adapter.prepare(setup.hostPaths());
+      // The agent wrote them; the CLI, as the session's uid, must be able to write beside them.
+      setup.plan().giveToWorkload(setup.hostPaths().home());
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("cannot prepare the CLI's state", e);
     }

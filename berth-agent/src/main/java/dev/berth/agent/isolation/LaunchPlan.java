@@ -174,6 +174,17 @@ public final class LaunchPlan implements AutoCloseable {
     return wrap(other, writable.targetOf(writable.stateDir()));
   }
 
+  /**
+   * Gives {@code path} (a tree the agent wrote into one of the writable directories after the plan
+   * was made, such as an agent CLI's managed settings) to the session's host uid, as the plan did
+   * with the writable directories themselves; nothing to do unless a root agent confines.
+   */
+  public void giveToWorkload(Path path) {
+    confinement
+        .filter(Confinement::asRoot)
+        .ifPresent(c -> Sandbox.chownTree(path, c.user().hostUid()));
+  }
+
   /** Variables to add to every launched process's environment (the plan's tag). */
   public Map<String, String> environment() {
     return Map.of(MARKER_VARIABLE, name);

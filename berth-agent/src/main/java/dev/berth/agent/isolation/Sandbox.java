@@ -314,6 +314,42 @@ public final class Sandbox {
       WritablePaths writable,
       ResourceLimits limits,
       Optional<NetworkMode> networkLimit) {
+    return plan(name, command, writable, limits, networkLimit, Optional.empty(), List.of());
+  }
+
+  /**
+   * The plan of an agent session: confined like a shell's, on the {@code proxy} network, where
+   * {@code 127.0.0.1:8091} leads to the credential proxy listening on {@code proxySocket} and
+   * nothing else is reachable; {@code cliBinds} show the CLI's installation read-only. On a host
+   * that does not confine, the plan is unconfined and the proxy must listen on the host's loopback
+   * instead.
+   *
+   * @throws IllegalStateException when the host confines but lacks what the proxy network needs
+   */
+  public LaunchPlan agentPlan(
+      String name,
+      List<String> command,
+      WritablePaths writable,
+      ResourceLimits limits,
+      Path proxySocket,
+      List<SandboxBind> cliBinds) {
+    if (confines && !tools.canProxy()) {
+      throw new IllegalStateException(
+          "an agent session needs unshare, nsenter, ip and socat to reach its credential proxy;"
+              + " install util-linux, iproute2 and socat");
+    }
+    return plan(
+        name, command, writable, limits, Optional.empty(), Optional.of(proxySocket), cliBinds);
+  }
+
+  private LaunchPlan plan(
+      String name,
+      List<String> command,
+      WritablePaths writable,
+      ResourceLimits limits,
+      Optional<NetworkMode> networkLimit,
+      Optional<Path> proxySocket,
+      List<SandboxBind> extraBinds) {
     Objects.requireNonNull(limits, "limits");
     if (name == null || !NAME.matcher(name).matches()) {
       throw new IllegalArgumentException(
@@ -337,9 +373,11 @@ public final class Sandbox {
       return new LaunchPlan(name, command, writable, isolation(limits), cgroup, Optional.empty());
     }
     NetworkMode mode =
-        networkLimit.orElse(network) == NetworkMode.NONE ? NetworkMode.NONE : network;
+        proxySocket.isPresent()
+            ? NetworkMode.PROXY
+            : networkLimit.orElse(network) == NetworkMode.NONE ? NetworkMode.NONE : network;
     try {
-      LaunchPlan.Confinement confinement = confine(name, writable, mode);
+      LaunchPlan.Confinement confinement = confine(name, writable, mode, proxySocket, extraBinds);
       Isolation isolation =
           isolation(limits)
               .launched(
@@ -353,7 +391,12 @@ public final class Sandbox {
     }
   }
 
-  private LaunchPlan.Confinement confine(String name, WritablePaths writable, NetworkMode mode) {
+  private LaunchPlan.Confinement confine(
+      String name,
+      WritablePaths writable,
+      NetworkMode mode,
+      Optional<Path> proxySocket,
+      List<SandboxBind> extraBinds) {
     Path files;
     try {
       files = Files.createTempDirectory("berth-sandbox-");
@@ -380,16 +423,22 @@ public final class Sandbox {
     SessionNetwork sessionNetwork;
     try {
       sessionNetwork =
-          mode == NetworkMode.EGRESS
-              ? SessionNetwork.egress(name, tools, identity.root(), List.of())
-              : SessionNetwork.none();
+          switch (mode) {
+            case EGRESS -> SessionNetwork.egress(name, tools, identity.root(), List.of());
+            case PROXY ->
+                SessionNetwork.proxyOnly(name, tools, identity.root(), proxySocket.orElseThrow());
+            case NONE -> SessionNetwork.none();
+          };
     } catch (RuntimeException e) {
       release.run();
       throw e;
     }
     return new LaunchPlan.Confinement(
         tools,
-        new FilesystemView(writable, settings.binds(), settings.masks()),
+        new FilesystemView(
+            writable,
+            java.util.stream.Stream.concat(settings.binds().stream(), extraBinds.stream()).toList(),
+            settings.masks()),
         files,
         program,
         user,
@@ -403,7 +452,7 @@ public final class Sandbox {
    * previous incarnation had another uid). Symlinks are changed themselves, never followed: the
    * tree was written by the workload.
    */
-  private static void chownTree(Path root, long uid) {
+  static void chownTree(Path root, long uid) {
     try {
       Files.walkFileTree(
           root,

@@ -9,8 +9,9 @@ import java.util.Optional;
 /**
  * The programs a sandbox is built with, found on {@code PATH} (and the sbin directories, which an
  * ordinary user's PATH often lacks; nothing else, so that an operator decides with PATH what the
- * node uses): bubblewrap, util-linux's unshare, nsenter and setpriv, iproute2's ip, nftables' nft
- * and slirp4netns. Each is optional; what is missing narrows what is in force.
+ * node uses): bubblewrap, util-linux's unshare, nsenter and setpriv, iproute2's ip, nftables' nft,
+ * slirp4netns and socat (which brings an agent session's credential proxy into its namespace). Each
+ * is optional; what is missing narrows what is in force.
  */
 record SandboxTools(
     Optional<String> bwrap,
@@ -19,7 +20,8 @@ record SandboxTools(
     Optional<String> setprivTool,
     Optional<String> ipTool,
     Optional<String> slirp4netnsTool,
-    Optional<String> nftTool) {
+    Optional<String> nftTool,
+    Optional<String> socatTool) {
 
   static SandboxTools find() {
     return new SandboxTools(
@@ -29,13 +31,21 @@ record SandboxTools(
         which("setpriv"),
         which("ip"),
         which("slirp4netns"),
-        which("nft"));
+        which("nft"),
+        which("socat"));
   }
 
   /** Without bubblewrap: nothing but cgroups and rlimits. */
   SandboxTools withoutBwrap() {
     return new SandboxTools(
-        Optional.empty(), unshareTool, nsenterTool, setprivTool, ipTool, slirp4netnsTool, nftTool);
+        Optional.empty(),
+        unshareTool,
+        nsenterTool,
+        setprivTool,
+        ipTool,
+        slirp4netnsTool,
+        nftTool,
+        socatTool);
   }
 
   boolean canEgress() {
@@ -44,6 +54,18 @@ record SandboxTools(
         && ipTool.isPresent()
         && slirp4netnsTool.isPresent()
         && nftTool.isPresent();
+  }
+
+  /** Whether an agent session's proxy-only network can be made: a namespace and socat. */
+  boolean canProxy() {
+    return unshareTool.isPresent()
+        && nsenterTool.isPresent()
+        && ipTool.isPresent()
+        && socatTool.isPresent();
+  }
+
+  String socat() {
+    return socatTool.orElseThrow();
   }
 
   String nft() {

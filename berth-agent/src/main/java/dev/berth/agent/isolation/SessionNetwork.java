@@ -33,8 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * workload joins the namespace ({@code nsenter}) before bwrap starts it; it has no capability in
  * the namespace's owning user namespace, so it cannot change the routes.
  *
- * <p>A later per-session service (a credential proxy) has its seat here: a process started in the
- * holder's namespace listens on the session's loopback, which only that session reaches.
+ * <p>{@code proxy} (agent sessions): a holder's namespace with a loopback only, where a forwarder
+ * started in it brings the session's credential proxy to {@code 127.0.0.1:8091} ({@link
+ * #proxyOnly}).
  */
 public final class SessionNetwork implements AutoCloseable {
   /** Tags the holder and slirp4netns with the plan's name, so that a restarted agent finds them. */
@@ -46,6 +47,7 @@ public final class SessionNetwork implements AutoCloseable {
   private final NetworkMode mode;
   private final Optional<Process> holder;
   private final Optional<Process> slirp;
+  private final Optional<Process> forwarder;
   private final List<String> blocked;
   private final boolean userNamespace;
 
@@ -53,11 +55,13 @@ public final class SessionNetwork implements AutoCloseable {
       NetworkMode mode,
       Optional<Process> holder,
       Optional<Process> slirp,
+      Optional<Process> forwarder,
       List<String> blocked,
       boolean userNamespace) {
     this.mode = mode;
     this.holder = holder;
     this.slirp = slirp;
+    this.forwarder = forwarder;
     this.blocked = blocked;
     this.userNamespace = userNamespace;
   }
@@ -65,7 +69,7 @@ public final class SessionNetwork implements AutoCloseable {
   /** A namespace with a loopback only, made by bwrap. */
   static SessionNetwork none() {
     return new SessionNetwork(
-        NetworkMode.NONE, Optional.empty(), Optional.empty(), List.of(), false);
+        NetworkMode.NONE, Optional.empty(), Optional.empty(), Optional.empty(), List.of(), false);
   }
 
   /**
@@ -121,6 +125,7 @@ public final class SessionNetwork implements AutoCloseable {
           NetworkMode.EGRESS,
           Optional.of(holder),
           Optional.of(slirp),
+          Optional.empty(),
           List.copyOf(blocked),
           !asRoot);
     } catch (RuntimeException e) {
@@ -130,6 +135,88 @@ public final class SessionNetwork implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  /**
+   * Makes the namespace of an agent session ({@code proxy}): a loopback and nothing else, where
+   * {@code 127.0.0.1:8091} leads to the session's credential proxy. The proxy listens on a Unix
+   * socket outside the sandbox ({@code proxySocket}); socat, started by the agent in the namespace
+   * (not in the sandbox: the workload can neither see it nor the socket's path), forwards each
+   * connection there. No route leads anywhere else, so the proxy is all the workload reaches.
+   *
+   * @throws IllegalStateException when the namespace or the forwarder does not come up
+   */
+  static SessionNetwork proxyOnly(
+      String name, SandboxTools tools, boolean asRoot, Path proxySocket) {
+    killLeftovers(name);
+    String script =
+        quote(tools.ip()) + " link set lo up || exit 1\necho ready\nexec sleep infinity\n";
+    List<String> argv = new ArrayList<>(List.of(tools.unshare()));
+    if (!asRoot) {
+      argv.addAll(List.of("--user", "--map-root-user"));
+    }
+    argv.addAll(List.of("--net", "/bin/sh", "-c", script, "berth-netns"));
+    Process holder = start(argv, name);
+    Process forwarder = null;
+    try {
+      awaitLine(holder, "ready", name);
+      List<String> forward =
+          new ArrayList<>(List.of(tools.nsenter(), "-t", Long.toString(holder.pid())));
+      if (!asRoot) {
+        forward.addAll(List.of("-U", "--preserve-credentials"));
+      }
+      forward.addAll(
+          List.of(
+              "-n",
+              tools.socat(),
+              "TCP-LISTEN:" + NetworkMode.PROXY_PORT + ",bind=127.0.0.1,reuseaddr,fork",
+              "UNIX-CONNECT:" + proxySocket));
+      forwarder = start(forward, name, ProcessBuilder.Redirect.DISCARD);
+      awaitListening(holder, forwarder, name);
+      return new SessionNetwork(
+          NetworkMode.PROXY,
+          Optional.of(holder),
+          Optional.empty(),
+          Optional.of(forwarder),
+          List.of(),
+          !asRoot);
+    } catch (RuntimeException e) {
+      holder.destroyForcibly();
+      if (forwarder != null) {
+        forwarder.destroyForcibly();
+      }
+      throw e;
+    }
+  }
+
+  /** The forwarder is ready once 127.0.0.1:8091 listens in the namespace. */
+  private static void awaitListening(Process holder, Process forwarder, String name) {
+    Path sockets = Path.of("/proc", Long.toString(holder.pid()), "net", "tcp");
+    String local = String.format("0100007F:%04X", NetworkMode.PROXY_PORT);
+    long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+    while (System.nanoTime() - deadline < 0) {
+      try {
+        for (String line : Files.readAllLines(sockets)) {
+          String[] fields = line.trim().split("\\s+");
+          // st 0A is LISTEN.
+          if (fields.length > 3 && fields[1].equals(local) && fields[3].equals("0A")) {
+            return;
+          }
+        }
+      } catch (IOException e) {
+        break;
+      }
+      if (!forwarder.isAlive()) {
+        break;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+    throw new IllegalStateException(
+        "the credential proxy forwarder of "
+            + name
+            + (forwarder.isAlive()
+                ? " did not listen within 10 s"
+                : " exited with " + forwarder.exitValue() + " (is socat installed and working?)"));
   }
 
   public NetworkMode mode() {
@@ -168,6 +255,7 @@ public final class SessionNetwork implements AutoCloseable {
 
   @Override
   public void close() {
+    forwarder.ifPresent(Process::destroyForcibly);
     slirp.ifPresent(Process::destroyForcibly);
     holder.ifPresent(Process::destroyForcibly);
   }

@@ -126,7 +126,7 @@ class PromptRunnerWithRealClisTest {
     assertThat(finished(runner.submit(Turn.of("please touch the marker"))).state())
         .isEqualTo(ExecutionState.SUCCEEDED);
 
-    assertThat(state.resolve("workspace/marker.txt")).exists();
+    assertThat(state.resolve("home/workspace/marker.txt")).exists();
     assertThat(transcript())
         .contains(
             "\"type\":\"tool-call\"",
