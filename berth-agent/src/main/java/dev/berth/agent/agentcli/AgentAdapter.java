@@ -29,8 +29,11 @@ public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter {
   /** The run's environment (on top of the sandbox's): where it lives and how it reaches a model. */
   Map<String, String> environment(AgentPaths paths, ProviderEndpoint provider);
 
-  /** Creates what the CLI expects in the session's state before its first run (idempotent). */
-  void prepare(AgentPaths paths) throws IOException;
+  /**
+   * Creates what the CLI expects in the session's state before a run (idempotent); the files and
+   * directories it wrote, which the runner gives to the session's uid.
+   */
+  List<Path> prepare(AgentPaths paths) throws IOException;
 
   /** A projector for one run's standard output. */
   StreamProjector projector();

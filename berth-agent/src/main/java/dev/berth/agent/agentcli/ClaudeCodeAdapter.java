@@ -86,12 +86,15 @@ public record ClaudeCodeAdapter(String type) implements AgentAdapter {
   }
 
   @Override
-  public void prepare(AgentPaths paths) throws IOException {
+  public List<Path> prepare(AgentPaths paths) throws IOException {
     Files.createDirectories(paths.workspace());
     Path settings = paths.home().resolve(SETTINGS);
     Files.createDirectories(settings.getParent());
-    // Managed: rewritten before every run, so a prompt that edited it gains nothing next time.
+    // Managed: replaced before every run (never written through a link the workload may have put
+    // there), so a prompt that edited it gains nothing next time.
+    Files.deleteIfExists(settings);
     Files.writeString(settings, MANAGED_SETTINGS);
+    return List.of(paths.workspace(), settings.getParent(), settings);
   }
 
   @Override

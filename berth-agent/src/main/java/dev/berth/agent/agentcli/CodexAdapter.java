@@ -69,10 +69,10 @@ public record CodexAdapter() implements AgentAdapter {
   }
 
   @Override
-  public void prepare(AgentPaths paths) throws IOException {
+  public List<Path> prepare(AgentPaths paths) throws IOException {
     Files.createDirectories(paths.workspace());
-    Files.createDirectories(paths.home());
-    Files.createDirectories(paths.home().resolve(CODEX_HOME));
+    Path codexHome = Files.createDirectories(paths.home().resolve(CODEX_HOME));
+    return List.of(paths.workspace(), codexHome);
   }
 
   @Override

@@ -64,6 +64,10 @@ public final class PromptRunner implements AutoCloseable {
       "\n[berth: session output limit reached; further prompts are disabled]\n";
 
   private static final Logger LOG = LoggerFactory.getLogger(PromptRunner.class);
+
+  /** Tags every process of a run with its execution id, as commands' are. */
+  static final String TAG_VARIABLE = "BERTH_EXECUTION";
+
   private static final Duration DRAIN = Duration.ofSeconds(5);
   private static final int COMMAND_SUMMARY = 1024;
   private static final List<Path> SETSID =
@@ -234,7 +238,7 @@ public final class PromptRunner implements AutoCloseable {
       lock.unlock();
     }
     if (running != null) {
-      kill(running);
+      kill(running, id.value());
     }
     return get(id).orElseThrow();
   }
@@ -261,6 +265,7 @@ public final class PromptRunner implements AutoCloseable {
   @Override
   public void close() {
     Process running = null;
+    String runningId = "";
     lock.lock();
     try {
       if (closed) {
@@ -271,6 +276,7 @@ public final class PromptRunner implements AutoCloseable {
         if (!entry.execution.state().isFinished()) {
           if (entry.process != null) {
             running = entry.process;
+            runningId = entry.execution.id().value();
           } else {
             entry.execution = entry.execution.lose(setup.clock().instant());
           }
@@ -282,7 +288,7 @@ public final class PromptRunner implements AutoCloseable {
       lock.unlock();
     }
     if (running != null) {
-      kill(running);
+      kill(running, runningId);
     }
     worker.interrupt();
   }
@@ -318,9 +324,8 @@ public final class PromptRunner implements AutoCloseable {
     AgentAdapter adapter = setup.adapter();
     Conversation started = adapter.begin(Conversation.read(setup.hostPaths().state()), random);
     try {
-      adapter.prepare(setup.hostPaths());
       // The agent wrote them; the CLI, as the session's uid, must be able to write beside them.
-      setup.plan().giveToWorkload(setup.hostPaths().home());
+      setup.plan().giveToWorkload(adapter.prepare(setup.hostPaths()));
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("cannot prepare the CLI's state", e);
     }
@@ -347,7 +352,8 @@ public final class PromptRunner implements AutoCloseable {
       process =
           start(
               adapter.argv(setup.cli(), entry.turn, started, setup.provider()),
-              adapter.environment(setup.workloadPaths(), setup.provider()));
+              adapter.environment(setup.workloadPaths(), setup.provider()),
+              execution);
       entry.process = process;
       entry.execution = entry.execution.start(sink.logged(), setup.clock().instant());
       changed.signalAll();
@@ -367,7 +373,7 @@ public final class PromptRunner implements AutoCloseable {
                       } finally {
                         lock.unlock();
                       }
-                      kill(process);
+                      kill(process, execution);
                     }
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -391,11 +397,11 @@ public final class PromptRunner implements AutoCloseable {
       errors.join(DRAIN);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      kill(process);
+      kill(process, execution);
       code = -1;
     }
     // What the CLI left running ends with its run.
-    kill(process);
+    kill(process, execution);
     timeout.interrupt();
     projector.end(sink);
     sink.finish();
@@ -427,6 +433,7 @@ public final class PromptRunner implements AutoCloseable {
         entry.execution =
             switch (outcome) {
               case "cancelled", "timed-out" -> execution.cancel(setup.clock().instant());
+              case "lost" -> execution.lose(setup.clock().instant());
               default ->
                   execution.state() == dev.berth.core.execution.ExecutionState.QUEUED
                       ? execution.lose(setup.clock().instant())
@@ -440,7 +447,7 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
-  private Process start(List<String> argv, Map<String, String> environment) {
+  private Process start(List<String> argv, Map<String, String> environment, String tag) {
     List<String> command = new ArrayList<>();
     command.add(setsid().toString());
     command.add("-w");
@@ -456,6 +463,7 @@ public final class PromptRunner implements AutoCloseable {
     builder.environment().put("LANG", "C.UTF-8");
     builder.environment().putAll(environment);
     builder.environment().putAll(plan.environment());
+    builder.environment().put(TAG_VARIABLE, tag);
     try {
       return builder.start();
     } catch (IOException e) {
@@ -464,9 +472,15 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
-  private static void kill(Process process) {
+  /**
+   * Kills the run's process tree, and what it left that was reparented out of the tree (found by
+   * its tag; unconfined, nothing else would take them; confined, their PID namespace goes with the
+   * sandbox).
+   */
+  private static void kill(Process process, String tag) {
     ProcessTree.snapshot(process.pid()).forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
+    ProcessTree.carrying(TAG_VARIABLE, tag).forEach(ProcessHandle::destroyForcibly);
   }
 
   private void diagnostics(InputStream errors, RunSink sink) {

@@ -175,14 +175,24 @@ public final class LaunchPlan implements AutoCloseable {
   }
 
   /**
-   * Gives {@code path} (a tree the agent wrote into one of the writable directories after the plan
-   * was made, such as an agent CLI's managed settings) to the session's host uid, as the plan did
-   * with the writable directories themselves; nothing to do unless a root agent confines.
+   * Gives {@code paths} (files and directories the agent wrote into the writable directories after
+   * the plan was made, such as an agent CLI's managed settings) to the session's host uid, as the
+   * plan did with the writable directories themselves. Each path alone, never what is below it: the
+   * workload's own files are its already. Nothing to do unless a root agent confines.
    */
-  public void giveToWorkload(Path path) {
-    confinement
-        .filter(Confinement::asRoot)
-        .ifPresent(c -> Sandbox.chownTree(path, c.user().hostUid()));
+  public void giveToWorkload(List<Path> paths) {
+    if (confinement.isEmpty() || !confinement.get().asRoot()) {
+      return;
+    }
+    long uid = confinement.get().user().hostUid();
+    for (Path path : paths) {
+      try {
+        Sandbox.chown(path, uid);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(
+            "cannot give " + path + " to the session's uid " + uid, e);
+      }
+    }
   }
 
   /** Variables to add to every launched process's environment (the plan's tag). */

@@ -452,7 +452,7 @@ public final class Sandbox {
    * previous incarnation had another uid). Symlinks are changed themselves, never followed: the
    * tree was written by the workload.
    */
-  static void chownTree(Path root, long uid) {
+  private static void chownTree(Path root, long uid) {
     try {
       Files.walkFileTree(
           root,
@@ -476,7 +476,7 @@ public final class Sandbox {
     }
   }
 
-  private static void chown(Path path, long uid) throws IOException {
+  static void chown(Path path, long uid) throws IOException {
     Files.setAttribute(path, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
     Files.setAttribute(path, "unix:gid", (int) uid, LinkOption.NOFOLLOW_LINKS);
   }
