@@ -160,7 +160,9 @@ class ArchitectureTest {
                   "org.sqlite..",
                   "com.zaxxer.hikari..",
                   "org.flywaydb..",
-                  "com.github.benmanes.caffeine.."))
+                  "com.github.benmanes.caffeine..",
+                  // The agent wire's blocking client (BlockingAgentHttp).
+                  "org.apache.hc.."))
           .because("an adapter is a port's technology: it knows no API, session or loop code");
 
   @ArchTest

@@ -315,7 +315,7 @@ public final class PromptRunner implements AutoCloseable {
         run(entry);
       } catch (RuntimeException e) {
         LOG.warn("a prompt of session {} failed to run", setup.session().value(), e);
-        finish(entry, OptionalLong.empty(), "failed");
+        finish(entry, OptionalLong.empty(), Outcome.FAILED);
       }
     }
   }
@@ -416,15 +416,29 @@ public final class PromptRunner implements AutoCloseable {
     }
     boolean succeeded = code == 0 && !cancelled && !timedOut;
     adapter.after(started, projector, succeeded).write(setup.hostPaths().state());
-    String outcome =
-        timedOut ? "timed-out" : cancelled ? "cancelled" : succeeded ? "succeeded" : "failed";
+    boolean lost;
+    lock.lock();
+    try {
+      lost = closed;
+    } finally {
+      lock.unlock();
+    }
+    // A run the runner's close cut short ends LOST, as commands do when their runtime goes.
+    Outcome outcome =
+        timedOut
+            ? Outcome.TIMED_OUT
+            : cancelled
+                ? Outcome.CANCELLED
+                : succeeded ? Outcome.SUCCEEDED : lost ? Outcome.LOST : Outcome.FAILED;
     finish(entry, OptionalLong.of(code), outcome);
   }
 
-  private void finish(Entry entry, OptionalLong code, String outcome) {
+  private void finish(Entry entry, OptionalLong code, Outcome outcome) {
     setup
         .transcript()
-        .append(entry.execution.id().value(), new TranscriptEvent.TurnFinished(outcome, code));
+        .append(
+            entry.execution.id().value(),
+            new TranscriptEvent.TurnFinished(outcome.wireName(), code));
     lock.lock();
     try {
       Execution execution = entry.execution;
@@ -432,9 +446,9 @@ public final class PromptRunner implements AutoCloseable {
         long end = execution.outputStart() + entry.outputBytes;
         entry.execution =
             switch (outcome) {
-              case "cancelled", "timed-out" -> execution.cancel(setup.clock().instant());
-              case "lost" -> execution.lose(setup.clock().instant());
-              default ->
+              case CANCELLED, TIMED_OUT -> execution.cancel(setup.clock().instant());
+              case LOST -> execution.lose(setup.clock().instant());
+              case SUCCEEDED, FAILED ->
                   execution.state() == dev.berth.core.execution.ExecutionState.QUEUED
                       ? execution.lose(setup.clock().instant())
                       : execution.exit((int) code.orElse(-1), end, setup.clock().instant());
@@ -642,6 +656,19 @@ public final class PromptRunner implements AutoCloseable {
       case TranscriptEvent.Usage t -> t;
       case TranscriptEvent.TurnFinished t -> t;
     };
+  }
+
+  /** How a run ended, as the transcript's {@code turn-finished} says it. */
+  enum Outcome {
+    SUCCEEDED,
+    FAILED,
+    CANCELLED,
+    TIMED_OUT,
+    LOST;
+
+    String wireName() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
   }
 
   /** 64 prompts or 8 MiB already wait: the agent's API answers 429. */

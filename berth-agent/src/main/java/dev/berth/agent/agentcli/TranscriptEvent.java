@@ -86,7 +86,8 @@ public sealed interface TranscriptEvent {
 
   /**
    * A prompt's run ended: how ({@code succeeded}, {@code failed}, {@code cancelled}, {@code
-   * timed-out}) and the CLI's exit status when it exited.
+   * timed-out}, or {@code lost} when its runtime stopped under it) and the CLI's exit status when
+   * it exited.
    */
   record TurnFinished(String outcome, OptionalLong exitStatus) implements TranscriptEvent {
     @Override

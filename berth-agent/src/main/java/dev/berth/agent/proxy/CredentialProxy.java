@@ -52,6 +52,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It listens where the session's network reaches it and nothing else does: a Unix socket outside
  * the sandbox, forwarded to the session's loopback; tests may give it a loopback TCP port.
+ *
+ * <p><b>One per session, in the host's process.</b> Each agent session gets its own proxy (its own
+ * server, socket and profile), run by the host that runs the session rather than as a process of
+ * its own: a JVM per session would cost tens of megabytes each, while the token is no closer to the
+ * workload either way. The workload runs as another uid in its own PID, mount and network
+ * namespaces; it sees neither the host's processes nor the socket's path, only {@code
+ * 127.0.0.1:8091} (the agent-runner tests try the environment, {@code /proc}, the files and the
+ * network from inside).
  */
 public final class CredentialProxy implements AutoCloseable {
 
@@ -154,7 +162,9 @@ public final class CredentialProxy implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("stopping the credential proxy of {} failed: {}", profile.name(), e.toString());
     }
-    upstream.close();
+    // Now, not once in-flight exchanges end: an event stream the upstream holds open (its CLI was
+    // killed mid-answer) would keep the session's stop waiting for as long as the upstream likes.
+    upstream.shutdownNow();
   }
 
   /** The handler: health, refusals, and the forwarding itself. */

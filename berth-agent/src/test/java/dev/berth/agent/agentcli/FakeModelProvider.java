@@ -63,6 +63,7 @@ public final class FakeModelProvider implements AutoCloseable {
   private final List<Received> received = new ArrayList<>();
   private volatile String echoed = "";
   private volatile CountDownLatch hold = new CountDownLatch(0);
+  private volatile boolean encoded;
 
   private FakeModelProvider(HttpServer server, Path caCertificate) {
     this.server = server;
@@ -149,6 +150,11 @@ public final class FakeModelProvider implements AutoCloseable {
     this.echoed = secret;
   }
 
+  /** Makes every answer claim a gzip body, which a proxy that redacts must refuse. */
+  public void encodesAnswers() {
+    encoded = true;
+  }
+
   /** Makes plain answers wait before their last delta until {@link #release}. */
   public void holdAnswers() {
     hold = new CountDownLatch(1);
@@ -218,7 +224,7 @@ public final class FakeModelProvider implements AutoCloseable {
               + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
       return;
     }
-    Events events = Events.open(exchange);
+    Events events = Events.open(exchange, encoded);
     events.send(
         "message_start",
         "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_fake\",\"type\":\"message\","
@@ -316,7 +322,7 @@ public final class FakeModelProvider implements AutoCloseable {
         text.contains("echo the token")
             ? "the token is " + echoed + " indeed"
             : "Hello from the fake provider.";
-    Events events = Events.open(exchange);
+    Events events = Events.open(exchange, encoded);
     events.send(
         "response.created",
         "{\"type\":\"response.created\",\"response\":{\"id\":\"resp_fake\",\"status\":\"in_progress\"}}");
@@ -378,17 +384,23 @@ public final class FakeModelProvider implements AutoCloseable {
     return text.toString();
   }
 
-  private static void json(HttpExchange exchange, String body) throws IOException {
+  private void json(HttpExchange exchange, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().add("Content-Type", "application/json");
+    if (encoded) {
+      exchange.getResponseHeaders().add("Content-Encoding", "gzip");
+    }
     exchange.sendResponseHeaders(200, bytes.length);
     exchange.getResponseBody().write(bytes);
   }
 
   /** A server-sent event stream, each event flushed as it is sent. */
   private record Events(OutputStream out) {
-    static Events open(HttpExchange exchange) throws IOException {
+    static Events open(HttpExchange exchange, boolean encoded) throws IOException {
       exchange.getResponseHeaders().add("Content-Type", "text/event-stream");
+      if (encoded) {
+        exchange.getResponseHeaders().add("Content-Encoding", "gzip");
+      }
       exchange.sendResponseHeaders(200, 0);
       return new Events(exchange.getResponseBody());
     }

@@ -187,6 +187,22 @@ class PromptRunnerWithRealClisTest {
   }
 
   @Test
+  void aRunThatOutlivesItsTimeoutIsKilledAndDoesNotCountAsTheConversationsFirstRun() {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        new PromptRunner.Limits(64, 8L << 20, Duration.ofSeconds(4), 16L << 20, 256L << 20));
+    provider.holdAnswers();
+
+    ExecutionView run = finished(runner.submit(Turn.of("say hello")));
+
+    assertThat(run.state()).isEqualTo(ExecutionState.CANCELLED);
+    assertThat(run.timedOut()).isTrue();
+    assertThat(Conversation.read(state).hasRun()).isFalse();
+    assertThat(transcript()).contains("\"outcome\":\"timed-out\"");
+  }
+
+  @Test
   void aFullSessionOutputEndsWithItsMarkerAndRefusesNewPrompts() {
     start(
         ClaudeCodeAdapter.claudeCode(),

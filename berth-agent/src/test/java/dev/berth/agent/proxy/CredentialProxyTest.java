@@ -136,6 +136,17 @@ class CredentialProxyTest {
   }
 
   @Test
+  void anEncodedUpstreamBodyIsRefusedWith502RatherThanPassedUnredacted() throws Exception {
+    provider.encodesAnswers();
+
+    HttpResponse<String> answer =
+        client.send(messages("hi").build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(answer.statusCode()).isEqualTo(502);
+    assertThat(answer.body()).contains("gzip body, which it cannot redact");
+  }
+
+  @Test
   void healthAnswersWithoutAskingTheUpstream() throws Exception {
     HttpResponse<String> answer =
         client.send(
