@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -43,9 +44,13 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code CONNECT} and {@code Upgrade} are refused with 405: no tunnels, no protocol switches.
  *   <li>An upstream body with a {@code Content-Encoding} other than identity is an error (502): it
  *       could not be redacted.
- *   <li>{@code text/event-stream} is streamed as it comes, redacted with a held-back tail so that a
- *       token split across chunks never passes, up to 64 MiB raw; other bodies are buffered up to
- *       64 MiB and redacted whole, headers too.
+ *   <li>Bodies are streamed both ways, never held whole: a request body past 64 MiB is refused
+ *       (413); an answer is redacted as it comes, with a held-back tail so that a token split
+ *       across chunks never passes, and cut short past 64 MiB raw; {@code text/event-stream} is
+ *       flushed after every chunk. Response headers are redacted too. At most {@link
+ *       #MAX_IN_FLIGHT} exchanges run at once (one more waits, then gets 503). This departs from
+ *       the original, which buffered other bodies whole: the proxy runs in the host's process, so a
+ *       session must not make it hold 64 MiB per request.
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
@@ -69,6 +74,16 @@ public final class CredentialProxy implements AutoCloseable {
   static final String TUNNEL_REFUSED =
       "credential proxy does not support tunnels or protocol upgrades";
   static final String UPSTREAM_UNAVAILABLE = "credential proxy upstream unavailable";
+  static final String BUSY = "credential proxy busy: too many requests in flight";
+
+  /**
+   * Exchanges in flight per session; one more waits up to {@link #BUSY_WAIT}, then gets 503. A CLI
+   * runs one model request at a time (a few with sub-agents); the bound keeps a session from
+   * holding the host's sockets and threads.
+   */
+  static final int MAX_IN_FLIGHT = 8;
+
+  static final Duration BUSY_WAIT = Duration.ofSeconds(30);
 
   private static final Logger LOG = LoggerFactory.getLogger(CredentialProxy.class);
   private static final Set<String> HOP_BY_HOP =
@@ -95,6 +110,8 @@ public final class CredentialProxy implements AutoCloseable {
 
   private final ProviderProfile profile;
   private final HttpClient upstream;
+  private final java.util.concurrent.Semaphore inFlight =
+      new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
   private final Server server;
 
   private CredentialProxy(ProviderProfile profile, HttpClient upstream, Server server) {
@@ -198,29 +215,76 @@ public final class CredentialProxy implements AutoCloseable {
       answer(response, 405, "text/plain; charset=utf-8", TUNNEL_REFUSED + "\n");
       return;
     }
-    byte[] body;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      body = in.readNBytes((int) BODY_CAP + 1);
-    }
-    if (body.length > BODY_CAP) {
-      answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");
+    if (!inFlight.tryAcquire(BUSY_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      answer(response, 503, "text/plain; charset=utf-8", BUSY + "\n");
       return;
     }
-    HttpResponse<InputStream> answer;
-    try {
-      answer =
-          upstream.send(
-              upstreamRequest(request, path, body), HttpResponse.BodyHandlers.ofInputStream());
-    } catch (IOException e) {
-      LOG.info(
-          "{}: upstream {} failed: {}", profile.name(), profile.upstream().getHost(), e.toString());
-      answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
-      return;
+    try (CappedInput body = new CappedInput(Content.Source.asInputStream(request))) {
+      HttpResponse<InputStream> answer;
+      try {
+        answer =
+            upstream.send(
+                upstreamRequest(request, path, body), HttpResponse.BodyHandlers.ofInputStream());
+      } catch (IOException e) {
+        if (body.exceeded()) {
+          answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");
+          return;
+        }
+        LOG.info(
+            "{}: upstream {} failed: {}",
+            profile.name(),
+            profile.upstream().getHost(),
+            e.toString());
+        answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
+        return;
+      }
+      relay(answer, response);
+    } finally {
+      inFlight.release();
     }
-    relay(answer, response);
   }
 
-  private HttpRequest upstreamRequest(Request request, String path, byte[] body) {
+  /** A request body, streamed to the upstream, that fails past {@link #BODY_CAP}. */
+  private static final class CappedInput extends java.io.FilterInputStream {
+    private long count;
+    private boolean exceeded;
+
+    CappedInput(InputStream in) {
+      super(in);
+    }
+
+    boolean exceeded() {
+      return exceeded;
+    }
+
+    @Override
+    public int read() throws IOException {
+      int b = super.read();
+      if (b >= 0) {
+        counted(1);
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+      int n = super.read(bytes, offset, length);
+      if (n > 0) {
+        counted(n);
+      }
+      return n;
+    }
+
+    private void counted(int n) throws IOException {
+      count += n;
+      if (count > BODY_CAP) {
+        exceeded = true;
+        throw new IOException("request body exceeds 64 MiB");
+      }
+    }
+  }
+
+  private HttpRequest upstreamRequest(Request request, String path, InputStream body) {
     String query = request.getHttpURI().getQuery();
     String base = profile.upstream().toString();
     if (base.endsWith("/")) {
@@ -231,10 +295,9 @@ public final class CredentialProxy implements AutoCloseable {
         HttpRequest.newBuilder(target)
             .method(
                 request.getMethod(),
-                body.length == 0
-                        && (request.getMethod().equals("GET") || request.getMethod().equals("HEAD"))
+                request.getMethod().equals("GET") || request.getMethod().equals("HEAD")
                     ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofByteArray(body));
+                    : HttpRequest.BodyPublishers.ofInputStream(() -> body));
     for (HttpField field : request.getHeaders()) {
       if (profile.api().allows(field.getName())) {
         builder.header(field.getName(), field.getValue());
@@ -277,16 +340,17 @@ public final class CredentialProxy implements AutoCloseable {
               .firstValue("Content-Type")
               .map(t -> t.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
               .orElse(false);
-      if (events) {
-        stream(in, response, redactor);
-      } else {
-        buffered(in, response, redactor);
-      }
+      stream(in, response, redactor, events);
     }
   }
 
-  /** An event stream: each chunk forwarded as it comes, redacted, until 64 MiB raw. */
-  private void stream(InputStream in, Response response, StreamRedactor redactor)
+  /**
+   * A body, forwarded as it comes through the redactor (which holds back only what could still
+   * become a secret), until 64 MiB raw: nothing of it is buffered whole, so that an agent session
+   * cannot make the host hold more than a chunk per exchange. An event stream is flushed after
+   * every chunk; a body past the cap is cut short.
+   */
+  private void stream(InputStream in, Response response, StreamRedactor redactor, boolean events)
       throws IOException {
     Utf8Text text = new Utf8Text();
     byte[] buffer = new byte[16 << 10];
@@ -296,13 +360,15 @@ public final class CredentialProxy implements AutoCloseable {
       while ((n = in.read(buffer)) >= 0) {
         raw += n;
         if (raw > BODY_CAP) {
-          LOG.info("{}: an event stream passed 64 MiB; the rest is dropped", profile.name());
+          LOG.info("{}: an upstream answer passed 64 MiB; the rest is dropped", profile.name());
           break;
         }
         String safe = redactor.redact(text.decode(buffer, 0, n));
         if (!safe.isEmpty()) {
           out.write(safe.getBytes(StandardCharsets.UTF_8));
-          out.flush();
+          if (events) {
+            out.flush();
+          }
         }
       }
       out.write(
@@ -310,26 +376,6 @@ public final class CredentialProxy implements AutoCloseable {
               .redact(text.finish())
               .concat(redactor.finish())
               .getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
-  private void buffered(InputStream in, Response response, StreamRedactor redactor)
-      throws IOException {
-    byte[] body = in.readNBytes((int) BODY_CAP + 1);
-    if (body.length > BODY_CAP) {
-      response.getHeaders().clear();
-      answer(
-          response,
-          502,
-          "text/plain; charset=utf-8",
-          "credential proxy upstream answer exceeds 64 MiB\n");
-      return;
-    }
-    String text = new String(body, StandardCharsets.UTF_8);
-    byte[] safe = (redactor.redact(text) + redactor.finish()).getBytes(StandardCharsets.UTF_8);
-    response.getHeaders().put("Content-Length", Integer.toString(safe.length));
-    try (OutputStream out = Content.Sink.asOutputStream(response)) {
-      out.write(safe);
     }
   }
 

@@ -220,7 +220,10 @@ public final class FakeModelProvider implements AutoCloseable {
       json(
           exchange,
           "{\"id\":\"msg_side\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake\","
-              + "\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"stop_reason\":\"end_turn\","
+              + "\"content\":[{\"type\":\"text\",\"text\":"
+              + JSON.writeValueAsString(
+                  text.contains("echo the token") ? "the token is " + echoed : "ok")
+              + "}],\"stop_reason\":\"end_turn\","
               + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}");
       return;
     }

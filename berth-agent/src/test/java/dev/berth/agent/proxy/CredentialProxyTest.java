@@ -92,6 +92,23 @@ class CredentialProxyTest {
   }
 
   @Test
+  void aTokenInAnAnswerThatIsNotAnEventStreamIsRedactedToo() throws Exception {
+    HttpResponse<String> answer =
+        client.send(
+            HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"model\":\"m\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\","
+                            + "\"content\":\"please echo the token\"}]}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).contains("the token is [REDACTED]").doesNotContain(TOKEN);
+  }
+
+  @Test
   void anEventStreamIsForwardedBeforeTheUpstreamFinishesIt() throws Exception {
     provider.holdAnswers();
     HttpResponse<InputStream> answer =
