@@ -1,8 +1,6 @@
 package dev.berth.agent.agentcli;
 
 import java.util.OptionalDouble;
-import java.util.OptionalLong;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -21,9 +19,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class ClaudeStreamProjector implements StreamProjector {
 
-  /** How much of a tool's input or of a thought the transcript keeps. */
-  static final int SUMMARY = 200;
-
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private boolean streamedAny;
@@ -32,7 +27,7 @@ public final class ClaudeStreamProjector implements StreamProjector {
 
   @Override
   public void line(String line, ProjectionSink sink) {
-    JsonNode event = parse(line);
+    JsonNode event = StreamJson.parse(line);
     if (event == null) {
       sink.text(line + "\n");
       return;
@@ -98,14 +93,14 @@ public final class ClaudeStreamProjector implements StreamProjector {
       switch (block.path("type").asString("")) {
         case "thinking" -> {
           String thought = block.path("thinking").asString("");
-          sink.event(new TranscriptEvent.Thinking(summary(thought), thought.length()));
+          sink.event(new TranscriptEvent.Thinking(StreamJson.summary(thought), thought.length()));
         }
         case "tool_use" ->
             sink.event(
                 new TranscriptEvent.ToolCall(
                     block.path("id").asString(""),
                     block.path("name").asString(""),
-                    summary(JSON.writeValueAsString(block.path("input")))));
+                    StreamJson.summary(JSON.writeValueAsString(block.path("input")))));
         default -> {
           // text: streamed already.
         }
@@ -145,8 +140,8 @@ public final class ClaudeStreamProjector implements StreamProjector {
     JsonNode usage = result.path("usage");
     sink.event(
         new TranscriptEvent.Usage(
-            count(usage.path("input_tokens")),
-            count(usage.path("output_tokens")),
+            StreamJson.count(usage.path("input_tokens")),
+            StreamJson.count(usage.path("output_tokens")),
             result.path("total_cost_usd").isNumber()
                 ? OptionalDouble.of(result.path("total_cost_usd").asDouble())
                 : OptionalDouble.empty()));
@@ -162,27 +157,6 @@ public final class ClaudeStreamProjector implements StreamProjector {
               new TranscriptEvent.PermissionDenied(
                   event.path("tool_name").asString(""), event.path("message").asString("")));
       default -> sink.event(new TranscriptEvent.Raw(line));
-    }
-  }
-
-  static OptionalLong count(JsonNode node) {
-    return node.isIntegralNumber() ? OptionalLong.of(node.asLong()) : OptionalLong.empty();
-  }
-
-  static String summary(String text) {
-    return text.length() <= SUMMARY ? text : text.substring(0, SUMMARY) + "…";
-  }
-
-  static @org.jspecify.annotations.Nullable JsonNode parse(String line) {
-    String trimmed = line.strip();
-    if (!trimmed.startsWith("{")) {
-      return null;
-    }
-    try {
-      JsonNode node = JSON.readTree(trimmed);
-      return node.isObject() ? node : null;
-    } catch (JacksonException notJson) {
-      return null;
     }
   }
 }

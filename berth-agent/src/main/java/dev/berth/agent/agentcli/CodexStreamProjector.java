@@ -18,7 +18,7 @@ public final class CodexStreamProjector implements StreamProjector {
 
   @Override
   public void line(String line, ProjectionSink sink) {
-    JsonNode event = ClaudeStreamProjector.parse(line);
+    JsonNode event = StreamJson.parse(line);
     if (event == null) {
       sink.text(line + "\n");
       return;
@@ -39,8 +39,8 @@ public final class CodexStreamProjector implements StreamProjector {
         JsonNode usage = event.path("usage");
         sink.event(
             new TranscriptEvent.Usage(
-                ClaudeStreamProjector.count(usage.path("input_tokens")),
-                ClaudeStreamProjector.count(usage.path("output_tokens")),
+                StreamJson.count(usage.path("input_tokens")),
+                StreamJson.count(usage.path("output_tokens")),
                 java.util.OptionalDouble.empty()));
       }
       case "turn.failed" ->
@@ -64,7 +64,7 @@ public final class CodexStreamProjector implements StreamProjector {
           new TranscriptEvent.ToolCall(
               item.path("id").asString(""),
               "command",
-              ClaudeStreamProjector.summary(item.path("command").asString(""))));
+              StreamJson.summary(item.path("command").asString(""))));
     }
   }
 
@@ -80,8 +80,7 @@ public final class CodexStreamProjector implements StreamProjector {
       }
       case "reasoning" -> {
         String thought = item.path("text").asString("");
-        sink.event(
-            new TranscriptEvent.Thinking(ClaudeStreamProjector.summary(thought), thought.length()));
+        sink.event(new TranscriptEvent.Thinking(StreamJson.summary(thought), thought.length()));
       }
       case "command_execution" ->
           sink.event(
@@ -92,8 +91,7 @@ public final class CodexStreamProjector implements StreamProjector {
                   item.path("aggregated_output").asString("").length()));
       case "file_change", "mcp_tool_call", "web_search" -> {
         String kind = item.path("type").asString("");
-        sink.event(
-            new TranscriptEvent.ToolCall(id, kind, ClaudeStreamProjector.summary(item.toString())));
+        sink.event(new TranscriptEvent.ToolCall(id, kind, StreamJson.summary(item.toString())));
         sink.event(
             new TranscriptEvent.ToolResult(
                 id, item.path("status").asString("").equals("failed"), item.toString().length()));

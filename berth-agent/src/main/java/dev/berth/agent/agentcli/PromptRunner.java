@@ -194,25 +194,6 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
-  public List<ExecutionView> list() {
-    lock.lock();
-    try {
-      return entries.values().stream().map(PromptRunner::view).toList();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Whether a prompt runs or waits (the idle policy keeps such a session). */
-  public boolean busy() {
-    lock.lock();
-    try {
-      return entries.values().stream().anyMatch(e -> !e.execution.state().isFinished());
-    } finally {
-      lock.unlock();
-    }
-  }
-
   /** Cancels a waiting prompt, or kills a running one's process group; repeating it is harmless. */
   public ExecutionView cancel(ExecutionId id) {
     Process running;

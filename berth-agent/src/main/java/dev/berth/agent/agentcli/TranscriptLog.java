@@ -73,14 +73,6 @@ public final class TranscriptLog {
         throw new UncheckedIOException("cannot append to the transcript " + file, e);
       }
       last++;
-      lock.notifyAll();
-      return last;
-    }
-  }
-
-  /** The number of the last entry, 0 when there is none. */
-  public long last() {
-    synchronized (lock) {
       return last;
     }
   }
@@ -101,21 +93,6 @@ public final class TranscriptLog {
       throw new UncheckedIOException("cannot read the transcript " + file, e);
     }
     return entries;
-  }
-
-  /** Waits up to {@code millis} for an entry after {@code cursor}; whether there is one. */
-  public boolean awaitAfter(long cursor, long millis) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + millis;
-    synchronized (lock) {
-      while (last <= cursor) {
-        long left = deadline - System.currentTimeMillis();
-        if (left <= 0) {
-          return false;
-        }
-        lock.wait(left);
-      }
-      return true;
-    }
   }
 
   private static void fields(TranscriptEvent event, ObjectNode entry) {
@@ -158,7 +135,7 @@ public final class TranscriptLog {
   }
 
   private static JsonNode parseOrText(String json) {
-    return Optional.ofNullable(ClaudeStreamProjector.parse(json))
+    return Optional.ofNullable(StreamJson.parse(json))
         .orElseGet(() -> JSON.getNodeFactory().stringNode(json));
   }
 }

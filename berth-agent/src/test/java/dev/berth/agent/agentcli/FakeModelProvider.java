@@ -44,17 +44,12 @@ import tools.jackson.databind.json.JsonMapper;
  * </ul>
  *
  * It records every request (method, path, headers with lower-case names, body). HTTPS with a
- * self-signed certificate made by keytool at start, whose PEM is {@link #caCertificate}; or plain
- * HTTP for tests that point a CLI straight at it.
+ * self-signed certificate made by keytool at start, whose PEM is {@link #caCertificate}.
  */
 public final class FakeModelProvider implements AutoCloseable {
 
   /** One request as the provider received it. */
-  public record Received(String method, String path, Map<String, String> headers, String body) {
-    public JsonNode json() {
-      return JSON.readTree(body);
-    }
-  }
+  public record Received(String method, String path, Map<String, String> headers, String body) {}
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -118,13 +113,6 @@ public final class FakeModelProvider implements AutoCloseable {
         HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.setHttpsConfigurator(new HttpsConfigurator(tls));
     return started(server, pem);
-  }
-
-  /** A plain-HTTP provider, for a CLI pointed straight at it. */
-  public static FakeModelProvider http() throws IOException {
-    return started(
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0),
-        Path.of("/nonexistent"));
   }
 
   private static FakeModelProvider started(HttpServer server, Path pem) {

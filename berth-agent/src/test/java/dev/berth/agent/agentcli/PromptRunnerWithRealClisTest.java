@@ -43,6 +43,7 @@ class PromptRunnerWithRealClisTest {
   private OutputLog output;
   private LaunchPlan plan;
   private PromptRunner runner;
+  private TranscriptLog transcript;
   private Path state;
 
   @BeforeEach
@@ -244,6 +245,7 @@ class PromptRunnerWithRealClisTest {
             "fake", provider.url(), TOKEN, Optional.of(provider.caCertificate()), api, List.of());
     proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Loopback());
     output = OutputLog.open(state.resolve("output"), 1L << 30, Clock.systemUTC());
+    transcript = TranscriptLog.open(state, Clock.systemUTC());
     plan =
         Sandbox.none()
             .plan(
@@ -262,7 +264,7 @@ class PromptRunnerWithRealClisTest {
                 List.of(TOKEN),
                 output,
                 0,
-                TranscriptLog.open(state, Clock.systemUTC()),
+                transcript,
                 Clock.systemUTC(),
                 limits));
   }
@@ -276,13 +278,11 @@ class PromptRunnerWithRealClisTest {
     return new String(output.read(0, 1 << 20).bytes(), StandardCharsets.UTF_8);
   }
 
+  /** The transcript as a reader from its beginning gets it, one entry per line. */
   private String transcript() {
-    try {
-      Path file = state.resolve(TranscriptLog.FILE);
-      return Files.exists(file) ? Files.readString(file) : "";
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+    StringBuilder entries = new StringBuilder();
+    transcript.after(0, 10_000).forEach(entry -> entries.append(entry).append('\n'));
+    return entries.toString();
   }
 
   /** The pinned CLI, from the repository's tools/agent-clis; a missing one fails the test. */

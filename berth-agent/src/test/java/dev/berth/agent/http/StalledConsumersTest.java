@@ -60,22 +60,9 @@ class StalledConsumersTest {
   }
 
   @Test
-  @SuppressWarnings("AddressSelection") // an address literal: nothing is resolved
   void anSseClientThatStopsReadingIsDisconnectedWhileAnotherSessionKeepsAnswering()
       throws Exception {
-    try (Socket stalled = new Socket()) {
-      stalled.setReceiveBufferSize(4096);
-      stalled.connect(new InetSocketAddress("127.0.0.1", running.server().port()));
-      stalled
-          .getOutputStream()
-          .write(
-              ("GET /v1/sessions/"
-                      + A
-                      + "/stream?offset=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                      + "Authorization: Bearer "
-                      + TOKEN
-                      + "\r\n\r\n")
-                  .getBytes(StandardCharsets.US_ASCII));
+    try (Socket stalled = stalledClient("/stream?offset=0", "")) {
 
       assertThat(answer(B, "echo while-stalled-$((2*3))", "while-stalled-6")).isNotEmpty();
       await().atMost(WAIT).until(() -> running.server().stalledDisconnects() == 1);
@@ -92,28 +79,17 @@ class StalledConsumersTest {
   }
 
   @Test
-  @SuppressWarnings("AddressSelection") // an address literal: nothing is resolved
   void anAttachClientThatStopsReadingIsDisconnectedWhileAnotherSessionKeepsAnswering()
       throws Exception {
     // A raw socket rather than the JDK client: its receive buffer is fixed small before it
     // connects,
     // so the kernel cannot grow it (up to tcp_rmem's 32 MB here) and swallow the whole log.
-    try (Socket stalled = new Socket()) {
-      stalled.setReceiveBufferSize(4096);
-      stalled.connect(new InetSocketAddress("127.0.0.1", running.server().port()));
-      stalled
-          .getOutputStream()
-          .write(
-              ("GET /v1/sessions/"
-                      + A
-                      + "/attach?offset=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                      + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                      + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                      + "Sec-WebSocket-Version: 13\r\n"
-                      + "Authorization: Bearer "
-                      + TOKEN
-                      + "\r\n\r\n")
-                  .getBytes(StandardCharsets.US_ASCII));
+    try (Socket stalled =
+        stalledClient(
+            "/attach?offset=0",
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                + "Sec-WebSocket-Version: 13\r\n")) {
 
       assertThat(answer(B, "echo while-stalled-$((2*3))", "while-stalled-6")).isNotEmpty();
       await().atMost(WAIT).until(() -> running.server().stalledDisconnects() == 1);
@@ -129,6 +105,31 @@ class StalledConsumersTest {
     } finally {
       again.disconnect();
     }
+  }
+
+  /**
+   * A client of session A's {@code route} that sends its request and never reads. A raw socket
+   * rather than the JDK client: its receive buffer is fixed small before it connects, so the kernel
+   * cannot grow it (up to tcp_rmem's 32 MB here) and swallow the whole log.
+   */
+  @SuppressWarnings("AddressSelection") // an address literal: nothing is resolved
+  private Socket stalledClient(String route, String headers) throws IOException {
+    Socket stalled = new Socket();
+    stalled.setReceiveBufferSize(4096);
+    stalled.connect(new InetSocketAddress("127.0.0.1", running.server().port()));
+    stalled
+        .getOutputStream()
+        .write(
+            ("GET /v1/sessions/"
+                    + A
+                    + route
+                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + headers
+                    + "Authorization: Bearer "
+                    + TOKEN
+                    + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+    return stalled;
   }
 
   /**
