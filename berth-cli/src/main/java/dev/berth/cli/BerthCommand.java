@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
       AttachCommand.class,
       ExecCommand.class,
       LogsCommand.class,
+      PromptCommand.class,
+      TranscriptCommand.class,
       LifecycleCommands.Switch.class,
       LifecycleCommands.Snapshot.class
     })

@@ -149,6 +149,40 @@ final class ServerCommand implements Callable<Integer> {
               + " user, mount, PID and network namespaces and a cgroup.")
   private boolean requireIsolation;
 
+  @Option(
+      names = "--agent-cli",
+      paramLabel = "TYPE=PATH",
+      description =
+          "The CLI an agent type runs (claude-code, codex, minimax-code), when it is not on PATH"
+              + " as claude or codex (repeatable).")
+  private List<String> agentClis = new ArrayList<>();
+
+  @Option(
+      names = "--providers",
+      paramLabel = "FILE",
+      description =
+          "A JSON file of the agent types' providers: {\"claude-code\": {\"url\": \"https://…\","
+              + " \"tokenFile\": \"…\", \"caFile\": \"…\", \"model\": \"…\", \"models\": […]}};"
+              + " BERTH_PROVIDER_<TYPE>_URL, _TOKEN, _TOKEN_FILE, _CA_FILE, _MODEL and _MODELS"
+              + " set the same (docs/agents.md).")
+  private @Nullable Path providers;
+
+  private ServerConfig.Agents agents() {
+    java.util.Map<String, Path> clis = new java.util.LinkedHashMap<>();
+    for (String entry : agentClis) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0 || eq == entry.length() - 1) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--agent-cli must be TYPE=PATH, such as claude-code=/opt/claude/bin/claude, was \""
+                + entry
+                + "\"");
+      }
+      clis.put(entry.substring(0, eq), Path.of(entry.substring(eq + 1)));
+    }
+    return new ServerConfig.Agents(clis, Optional.ofNullable(providers));
+  }
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     // The server creates the directory itself, private (0700), and refuses one that is not.
@@ -163,7 +197,8 @@ final class ServerCommand implements Callable<Integer> {
                             Optional.ofNullable(
                                 System.getenv(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
                 .withLifecycle(lifecycle())
-                .withIsolation(isolation()));
+                .withIsolation(isolation())
+                .withAgents(agents()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

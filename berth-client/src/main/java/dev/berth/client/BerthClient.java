@@ -275,6 +275,48 @@ public final class BerthClient implements AutoCloseable {
     return new WriteResult(id, servedSession(body), body.path("path").asString(""));
   }
 
+  /**
+   * {@code POST /sessions/{id}/write} on an agent session: queues {@code prompt} (makes the session
+   * active first, restoring a snapshot) and answers on acceptance with its execution.
+   *
+   * @param permissionMode this turn's permission mode ({@code acceptEdits}, …); the default when
+   *     absent
+   * @throws BerthApiException 413 {@code PROMPT_TOO_LARGE}, 429 {@code PROMPT_QUEUE_FULL}, 507
+   *     {@code OUTPUT_FULL}, 400 for a shell session given a permission mode
+   */
+  public Prompted prompt(SessionId id, String prompt, Optional<String> permissionMode) {
+    Map<String, Object> request = new java.util.LinkedHashMap<>();
+    request.put("payload", prompt);
+    permissionMode.ifPresent(mode -> request.put("permissionMode", mode));
+    JsonNode body =
+        lifecycle(
+            "POST",
+            "/sessions/" + id + "/write",
+            request,
+            OptionalLong.empty(),
+            "prompting session " + id);
+    String execution = body.path("executionId").asString("");
+    if (execution.isEmpty()) {
+      throw new BerthProtocolException(
+          "session " + id + " took the write as terminal input: it is not an agent session");
+    }
+    return new Prompted(
+        id, servedSession(body), body.path("path").asString(""), new ExecutionId(execution));
+  }
+
+  /** {@code GET /sessions/{id}/transcript}: up to {@code limit} entries after {@code cursor}. */
+  public List<TranscriptEntry> transcript(SessionId id, long cursor, int limit) {
+    List<TranscriptEntry> entries = new ArrayList<>();
+    JsonNode page =
+        get(
+            "/sessions/" + id + "/transcript?cursor=" + cursor + "&limit=" + limit,
+            "the transcript of " + id);
+    for (JsonNode entry : page.path("entries")) {
+      entries.add(TranscriptEntry.of(entry));
+    }
+    return List.copyOf(entries);
+  }
+
   /** {@code POST /sessions/{id}/switch}: makes the session active (restores a snapshot). */
   public SessionView switchSession(SessionId id, OptionalLong ifMatch) {
     return session(

@@ -132,6 +132,8 @@ public final class BerthServer implements AutoCloseable {
             config.nodeLaunchCommand(),
             Duration.ofSeconds(60));
     isolation = new NodeIsolation(node, config.isolation().required());
+    AgentCatalog agents =
+        AgentCatalog.load(config.agents().clis(), config.agents().providersFile(), System.getenv());
     // A session's network is its tenant's grant, read when its runtime is provisioned (so a
     // grant narrowed later applies from the session's next incarnation on).
     LocalRuntime runtime =
@@ -143,7 +145,8 @@ public final class BerthServer implements AutoCloseable {
                     .get(session)
                     .flatMap(s -> directory.tenant(s.tenant()))
                     .map(Tenant::network)
-                    .orElse(NetworkAccess.EGRESS));
+                    .orElse(NetworkAccess.EGRESS),
+            agents::launch);
     FilesystemArchiveStore archives =
         new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
     ServerConfig.Lifecycle lifecycle = config.lifecycle();
@@ -170,7 +173,8 @@ public final class BerthServer implements AutoCloseable {
                 .withIdle(lifecycle.idle())
                 .withSuspendEnabled(lifecycle.suspendEnabled()),
             new SecureRandom(),
-            isolation::requireForNewSession);
+            isolation::requireForNewSession,
+            agents);
     idleReaper =
         new IdleReaper(
             store,

@@ -29,7 +29,8 @@ public record ServerConfig(
     List<String> nodeCommand,
     String failpoints,
     Lifecycle lifecycle,
-    Isolation isolation) {
+    Isolation isolation,
+    Agents agents) {
 
   public static final int MAX_PORT = 65_535;
 
@@ -41,6 +42,7 @@ public record ServerConfig(
     Objects.requireNonNull(failpoints, "failpoints must not be null");
     Objects.requireNonNull(lifecycle, "lifecycle must not be null");
     Objects.requireNonNull(isolation, "isolation must not be null");
+    Objects.requireNonNull(agents, "agents must not be null");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank, got '" + host + "'");
     }
@@ -60,33 +62,57 @@ public record ServerConfig(
         LocalNode.javaLaunchCommand(),
         "",
         Lifecycle.defaults(),
-        Isolation.defaults());
+        Isolation.defaults(),
+        Agents.none());
   }
 
   public ServerConfig withAdminToken(Optional<String> token) {
     return new ServerConfig(
-        host, port, dataDir, token, nodeCommand, failpoints, lifecycle, isolation);
+        host, port, dataDir, token, nodeCommand, failpoints, lifecycle, isolation, agents);
   }
 
   public ServerConfig withFailpoints(String names) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, names, lifecycle, isolation);
+        host, port, dataDir, adminToken, nodeCommand, names, lifecycle, isolation, agents);
   }
 
   /** The command that runs the local node; see {@link LocalNode#javaLaunchCommand(List)}. */
   public ServerConfig withNodeCommand(List<String> command) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, command, failpoints, lifecycle, isolation);
+        host, port, dataDir, adminToken, command, failpoints, lifecycle, isolation, agents);
   }
 
   public ServerConfig withLifecycle(Lifecycle settings) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, failpoints, settings, isolation);
+        host, port, dataDir, adminToken, nodeCommand, failpoints, settings, isolation, agents);
   }
 
   public ServerConfig withIsolation(Isolation settings) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, settings);
+        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, settings, agents);
+  }
+
+  public ServerConfig withAgents(Agents settings) {
+    return new ServerConfig(
+        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, isolation, settings);
+  }
+
+  /**
+   * Where the agent types' CLIs and providers come from (see {@link AgentCatalog}).
+   *
+   * @param clis {@code --agent-cli TYPE=PATH}
+   * @param providersFile {@code --providers FILE}
+   */
+  public record Agents(java.util.Map<String, Path> clis, Optional<Path> providersFile) {
+    public Agents {
+      clis = java.util.Map.copyOf(clis);
+      Objects.requireNonNull(providersFile, "providersFile");
+    }
+
+    /** Nothing given: the CLIs on PATH and the BERTH_PROVIDER_* variables only. */
+    public static Agents none() {
+      return new Agents(java.util.Map.of(), Optional.empty());
+    }
   }
 
   /** The command that starts the node: {@link #nodeCommand()} with the sandbox's options. */

@@ -194,6 +194,26 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
+  /** Every prompt of this runner, in the order they came. */
+  public List<ExecutionView> list() {
+    lock.lock();
+    try {
+      return entries.values().stream().map(PromptRunner::view).toList();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a prompt runs or waits: the idle policy counts the session as busy then. */
+  public boolean busy() {
+    lock.lock();
+    try {
+      return entries.values().stream().anyMatch(e -> !e.execution.state().isFinished());
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Cancels a waiting prompt, or kills a running one's process group; repeating it is harmless. */
   public ExecutionView cancel(ExecutionId id) {
     Process running;
@@ -229,7 +249,7 @@ public final class PromptRunner implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     lock.lock();
     try {
-      while (entries.values().stream().anyMatch(e -> !e.execution.state().isFinished())) {
+      while (busy()) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return false;

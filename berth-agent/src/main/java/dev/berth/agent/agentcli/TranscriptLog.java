@@ -73,7 +73,30 @@ public final class TranscriptLog {
         throw new UncheckedIOException("cannot append to the transcript " + file, e);
       }
       last++;
+      lock.notifyAll();
       return last;
+    }
+  }
+
+  /** The number of entries so far: the cursor after the last. */
+  public long size() {
+    synchronized (lock) {
+      return last;
+    }
+  }
+
+  /** Waits up to {@code wait} for an entry after {@code cursor}; whether there is one. */
+  public boolean awaitBeyond(long cursor, java.time.Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    synchronized (lock) {
+      while (last <= cursor) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(lock, left);
+      }
+      return true;
     }
   }
 

@@ -10,6 +10,7 @@ import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.StateDisks;
 import dev.berth.agent.output.OutputLog;
@@ -51,6 +52,9 @@ final class HostedRuntime {
   /** How long a new shell waits for the exit of the one it replaces to be recorded. */
   private static final Duration EXIT_RECORD_TIMEOUT = Duration.ofSeconds(6);
 
+  /** How long a checkpoint of an agent session waits for its accepted prompts to run. */
+  static final Duration PROMPT_DRAIN = Duration.ofMinutes(5);
+
   /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
   static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
@@ -60,6 +64,10 @@ final class HostedRuntime {
   private final Sandbox sandbox;
   private final LocalContract contract;
   private final ControlLease lease;
+  // An agent session's CLI and provider, from its provision: in memory only (AgentLaunch).
+  private final @Nullable AgentLaunch agentLaunch;
+  // Set while a checkpoint drains an agent session's prompts: it admits no new one meanwhile.
+  private volatile boolean draining;
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
   // Replaced (never changed in place) under this object's monitor; read without it.
   private volatile RuntimeDescriptor descriptor;
@@ -92,7 +100,9 @@ final class HostedRuntime {
       LocalContract contract,
       Clock clock,
       Workload workload,
-      RuntimeState state) {
+      RuntimeState state,
+      @Nullable AgentLaunch agentLaunch) {
+    this.agentLaunch = agentLaunch;
     this.descriptor = descriptor;
     this.directory = directory;
     this.config = config;
@@ -121,7 +131,8 @@ final class HostedRuntime {
       HostConfig config,
       Sandbox sandbox,
       LocalContract contract,
-      Clock clock) {
+      Clock clock,
+      @Nullable AgentLaunch agentLaunch) {
     HostedRuntime runtime =
         new HostedRuntime(
             descriptor,
@@ -131,9 +142,10 @@ final class HostedRuntime {
             contract,
             clock,
             new Workload.Awaiting(),
-            RuntimeState.AWAITING_RESTORE);
+            RuntimeState.AWAITING_RESTORE,
+            agentLaunch);
     if (!descriptor.awaitRestore()) {
-      runtime.install(runtime.startLive());
+      runtime.install(runtime.startWorkload());
     }
     return runtime;
   }
@@ -162,7 +174,8 @@ final class HostedRuntime {
           contract,
           clock,
           new Workload.Awaiting(),
-          RuntimeState.AWAITING_RESTORE);
+          RuntimeState.AWAITING_RESTORE,
+          null);
     }
     OutputLog output =
         OutputLog.open(state(directory).resolve("output"), config.outputCapBytes(), clock);
@@ -175,7 +188,8 @@ final class HostedRuntime {
             contract,
             clock,
             new Workload.Remains(output),
-            RuntimeState.STOPPED);
+            RuntimeState.STOPPED,
+            null);
     runtime.stopReason = Optional.of("HOST_RESTARTED");
     return runtime;
   }
@@ -264,20 +278,73 @@ final class HostedRuntime {
     return admitted().executions().start(request);
   }
 
+  /** The shell's commands, or an agent session's prompts. */
   List<ExecutionView> executions() {
-    return workload.live().map(live -> live.executions().list()).orElse(List.of());
+    Workload current = workload;
+    if (current instanceof Workload.Agent agent) {
+      return agent.prompts().list();
+    }
+    return current.live().map(live -> live.executions().list()).orElse(List.of());
   }
 
   ExecutionView execution(ExecutionId id) {
-    return workload
-        .live()
-        .flatMap(live -> live.executions().get(id))
-        .orElseThrow(() -> new NotFoundException("execution " + id.value() + " of " + name()));
+    Workload current = workload;
+    Optional<ExecutionView> found =
+        current instanceof Workload.Agent agent
+            ? agent.prompts().get(id)
+            : current.live().flatMap(live -> live.executions().get(id));
+    return found.orElseThrow(
+        () -> new NotFoundException("execution " + id.value() + " of " + name()));
   }
 
   ExecutionView cancel(ExecutionId id) {
     execution(id);
-    return workload.live().orElseThrow().executions().cancel(id);
+    Workload current = workload;
+    if (current instanceof Workload.Agent agent) {
+      return agent.prompts().cancel(id);
+    }
+    return current.live().orElseThrow().executions().cancel(id);
+  }
+
+  /**
+   * Queues a prompt of an agent session; its execution, {@code QUEUED}.
+   *
+   * @throws HostRefusal 409 NOT_AN_AGENT for a shell session, 409 SUSPENDING while a checkpoint
+   *     drains or holds the session, 409 RESTORING while it awaits its archive
+   */
+  ExecutionView prompt(String prompt, String permissionMode) {
+    Workload.Agent agent = admittedAgent();
+    // The session's model, fixed at create: a turn does not choose its own.
+    Optional<String> model = agentLaunch == null ? Optional.empty() : agentLaunch.turnModel();
+    return agent.prompts().submit(new dev.berth.agent.agentcli.Turn(prompt, model, permissionMode));
+  }
+
+  /**
+   * Up to {@code max} transcript entries after {@code cursor}. A runtime found on disk after a host
+   * restart still shows its transcript; one awaiting its archive has none yet.
+   */
+  List<tools.jackson.databind.JsonNode> transcript(long cursor, int max) {
+    Workload current = workload;
+    if (current instanceof Workload.Agent agent) {
+      return agent.transcript().after(cursor, max);
+    }
+    if (descriptor.workload().equals("shell")) {
+      throw notAnAgent("has no transcript");
+    }
+    if (current instanceof Workload.Awaiting) {
+      throw restoring("has no transcript yet");
+    }
+    return dev.berth.agent.agentcli.TranscriptLog.open(state(directory), clock).after(cursor, max);
+  }
+
+  /** Waits up to {@code wait} for an entry after {@code cursor}; whether one came. */
+  boolean awaitTranscript(long cursor, Duration wait) throws InterruptedException {
+    Optional<Workload.Agent> agent = workload.agent();
+    if (agent.isEmpty()) {
+      Thread.sleep(wait.toMillis());
+      return false;
+    }
+    return agent.get().transcript().awaitBeyond(cursor, wait);
   }
 
   OutputLog executionOutput(ExecutionId id) {
@@ -306,24 +373,27 @@ final class HostedRuntime {
     CountedInput counted = new CountedInput(archive);
     Manifest manifest =
         ArchiveRestorer.restore(counted, state(directory), expected, restoreLimits());
-    Workload.Live live = startLive();
+    Workload started = startWorkload();
     try {
       // Once the shell ran, a host restart must not let the runtime await an archive again.
       RuntimeDescriptor restored = descriptor.restored();
       restored.write(directory);
       descriptor = restored;
-      install(live);
+      install(started);
     } catch (RuntimeException e) {
-      stopLive(live);
-      live.output().close();
+      stopWorkload(started);
+      started.log().ifPresent(OutputLog::close);
       throw e;
     }
+    long outputStart =
+        switch (started) {
+          case Workload.Live live -> live.outputStart();
+          case Workload.Agent agent -> agent.outputStart();
+          case Workload.Awaiting awaiting -> 0L;
+          case Workload.Remains remains -> 0L;
+        };
     return new Restored(
-        name(),
-        expected.generation(),
-        counted.count(),
-        manifest.files().size(),
-        live.outputStart());
+        name(), expected.generation(), counted.count(), manifest.files().size(), outputStart);
   }
 
   /**
@@ -353,6 +423,9 @@ final class HostedRuntime {
   List<String> checkpointContents() {
     List<String> contents = new java.util.ArrayList<>(List.of("home", "tmp", "output"));
     workload.live().ifPresent(live -> contents.addAll(live.shellState().contents()));
+    if (workload instanceof Workload.Agent) {
+      contents.addAll(List.of("workspace", "conversation", "transcript"));
+    }
     return List.copyOf(contents);
   }
 
@@ -373,10 +446,21 @@ final class HostedRuntime {
       refuseWhatARestoreWouldRefuse();
       return;
     }
+    Optional<Workload.Agent> agent;
     synchronized (this) {
       if (state == RuntimeState.AWAITING_RESTORE) {
         throw restoring("has nothing to checkpoint");
       }
+      agent = workload.agent();
+      if (agent.isPresent() && state == RuntimeState.RUNNING) {
+        draining = true;
+      }
+    }
+    if (agent.isPresent()) {
+      drainPrompts(agent.get());
+      return;
+    }
+    synchronized (this) {
       if (state != RuntimeState.RUNNING || workload.live().isEmpty()) {
         throw HostRefusal.shellExited(name());
       }
@@ -388,6 +472,40 @@ final class HostedRuntime {
       live.shellState().capture(live.shell(), CAPTURE_TIMEOUT);
     }
     pause();
+    refuseWhatARestoreWouldRefuse();
+  }
+
+  /**
+   * An agent session's checkpoint: no new prompt is admitted, the accepted ones run (at most {@link
+   * #PROMPT_DRAIN}), then the tree is paused. Prompts still running then refuse the checkpoint —
+   * the session stays active and admits prompts again.
+   */
+  private void drainPrompts(Workload.Agent agent) {
+    boolean idle;
+    try {
+      idle = agent.prompts().awaitIdle(PROMPT_DRAIN);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      draining = false;
+      throw new HostRefusal(503, "INTERRUPTED", "the checkpoint of " + name() + " was interrupted");
+    }
+    if (!idle) {
+      draining = false;
+      throw new HostRefusal(
+          409,
+          "PROMPTS_RUNNING",
+          "runtime "
+              + name()
+              + " still runs its accepted prompts after "
+              + PROMPT_DRAIN.toMinutes()
+              + " min, so it cannot be snapshotted now; the session stays active (retry the"
+              + " snapshot later, or cancel the running prompt)");
+    }
+    try {
+      pause();
+    } finally {
+      draining = false;
+    }
     refuseWhatARestoreWouldRefuse();
   }
 
@@ -445,7 +563,7 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.PAUSE);
     }
-    workload.live().ifPresent(live -> live.plan().freeze());
+    plan(workload).ifPresent(LaunchPlan::freeze);
   }
 
   /** Reopens admission and thaws the process tree: the checkpoint was given up. */
@@ -456,7 +574,16 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.CONTINUE);
     }
-    workload.live().ifPresent(live -> live.plan().thaw());
+    plan(workload).ifPresent(LaunchPlan::thaw);
+  }
+
+  private static Optional<LaunchPlan> plan(Workload workload) {
+    return switch (workload) {
+      case Workload.Live live -> Optional.of(live.plan());
+      case Workload.Agent agent -> Optional.of(agent.plan());
+      case Workload.Awaiting awaiting -> Optional.empty();
+      case Workload.Remains remains -> Optional.empty();
+    };
   }
 
   /**
@@ -471,7 +598,7 @@ final class HostedRuntime {
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.STOP);
       stopReason = Optional.of(reason);
     }
-    workload.live().ifPresent(this::stopLive);
+    stopWorkload(workload);
   }
 
   /** Stops the workload for good; the tombstone was written before this is called. */
@@ -481,7 +608,7 @@ final class HostedRuntime {
         state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.TERMINATE);
       }
     }
-    workload.live().ifPresent(this::stopLive);
+    stopWorkload(workload);
   }
 
   /** Ends everything of this runtime: its processes, then its logs (streams then end). */
@@ -492,7 +619,7 @@ final class HostedRuntime {
       closing = true;
       current = workload;
     }
-    current.live().ifPresent(this::stopLive);
+    stopWorkload(current);
     current.log().ifPresent(OutputLog::close);
     executionLogs.values().forEach(OutputLog::close);
   }
@@ -518,17 +645,61 @@ final class HostedRuntime {
         stopReason,
         // Without a plan (awaiting, or reloaded after a restart) it is what this host runs a
         // runtime under: its configured limits, not the defaults (IsolationReportTest).
-        live.map(l -> l.plan().isolation()).orElse(sandbox.isolation(config.limits())),
+        plan(workload).map(LaunchPlan::isolation).orElse(sandbox.isolation(config.limits())),
         sandbox.disks().usage(directory, config.limits().maxDiskBytes()),
         output.map(OutputLog::startOffset).orElse(0L),
         output.map(OutputLog::nextOffset).orElse(0L),
         process.map(ShellProcess::columns).orElse(80),
         process.map(ShellProcess::rows).orElse(24),
-        live.map(l -> l.executions().anyRunning()).orElse(false));
+        // A prompt that runs or waits holds an agent session as a running command holds a shell.
+        live.map(l -> l.executions().anyRunning())
+            .orElse(workload.agent().map(a -> a.prompts().busy()).orElse(false)));
   }
 
   private String name() {
     return descriptor.runtime();
+  }
+
+  /** The workload the descriptor names: a shell, or an agent session with its launch. */
+  private Workload startWorkload() {
+    if (descriptor.workload().equals("shell")) {
+      return startLive();
+    }
+    if (agentLaunch == null) {
+      throw new HostRefusal(
+          409,
+          "AGENT_MISSING",
+          "runtime "
+              + name()
+              + " runs "
+              + descriptor.workload()
+              + " but was provisioned without its agent; provision a new incarnation");
+    }
+    return AgentWorkload.start(
+        descriptor.sessionId(),
+        state(directory),
+        proxySocket(),
+        planName(name(), config.root()),
+        config,
+        sandbox,
+        agentLaunch,
+        descriptor.workload(),
+        clock);
+  }
+
+  /**
+   * The credential proxy's socket: under the host's root, never under {@code state/}, and short (a
+   * Unix socket's path is at most 107 bytes), named by a digest of the runtime's directory.
+   */
+  private Path proxySocket() {
+    Path dir = config.root().resolve("proxies");
+    try {
+      dev.berth.protocol.files.PrivateFiles.createDirectories(dir);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot create " + dir, e);
+    }
+    return dir.resolve(
+        dev.berth.core.digest.Sha256.hexPrefix(directory.toAbsolutePath().toString(), 8) + ".sock");
   }
 
   private Workload.Live startLive() {
@@ -562,16 +733,27 @@ final class HostedRuntime {
    * meanwhile (a lease expiry during a long restore) keeps its state, and the shell that would have
    * run in it is not installed.
    */
-  private void install(Workload.Live live) {
+  private void install(Workload started) {
     synchronized (this) {
       if (state != RuntimeState.AWAITING_RESTORE) {
         throw notAwaiting("start a shell in it");
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.SHELL_STARTED);
-      workload = live;
-      shellStarts++;
+      workload = started;
+      if (started instanceof Workload.Live) {
+        shellStarts++;
+      }
     }
-    watchExit(live.shell());
+    if (started instanceof Workload.Live live) {
+      watchExit(live.shell());
+    }
+  }
+
+  private HostRefusal notAnAgent(String what) {
+    return new HostRefusal(
+        409,
+        "NOT_AN_AGENT",
+        "runtime " + name() + " runs a shell and " + what + "; prompts go to agent sessions");
   }
 
   private void watchExit(ShellProcess shell) {
@@ -688,6 +870,17 @@ final class HostedRuntime {
   private Workload.Live admitted() {
     lease.checkAdmitting();
     synchronized (this) {
+      if (workload instanceof Workload.Agent) {
+        throw new HostRefusal(
+            409,
+            "NOT_A_SHELL",
+            "runtime "
+                + name()
+                + " runs "
+                + descriptor.workload()
+                + ": it takes prompts (POST /v1/sessions/{sid}/prompts), not terminal input or"
+                + " commands");
+      }
       if (state == RuntimeState.AWAITING_RESTORE) {
         throw restoring("runs no shell yet");
       }
@@ -705,6 +898,34 @@ final class HostedRuntime {
         throw HostRefusal.shellExited(name());
       }
       return live.get();
+    }
+  }
+
+  /** The agent's parts, when the runtime admits a prompt (as {@link #admitted} for input). */
+  private Workload.Agent admittedAgent() {
+    lease.checkAdmitting();
+    synchronized (this) {
+      if (descriptor.workload().equals("shell")) {
+        throw notAnAgent("takes no prompts");
+      }
+      if (state == RuntimeState.AWAITING_RESTORE) {
+        throw restoring("admits no prompt yet");
+      }
+      if (state == RuntimeState.PAUSED || draining) {
+        throw new HostRefusal(
+            409,
+            "SUSPENDING",
+            "runtime "
+                + name()
+                + " is being suspended and admits no prompt; retry once the session is a snapshot"
+                + " (which a write then restores)");
+      }
+      Optional<Workload.Agent> agent = workload.agent();
+      if (state != RuntimeState.RUNNING || agent.isEmpty()) {
+        throw new HostRefusal(
+            503, "STOPPED", "runtime " + name() + " is " + state.wire() + " and runs no prompts");
+      }
+      return agent.get();
     }
   }
 
@@ -739,6 +960,20 @@ final class HostedRuntime {
         lastShellExit =
             Optional.of(new ShellExit(status, exit.at(), exit.shell(), output.nextOffset()));
       }
+    }
+  }
+
+  private void stopWorkload(Workload current) {
+    switch (current) {
+      case Workload.Live live -> stopLive(live);
+      case Workload.Agent agent -> {
+        agent.plan().thaw();
+        agent.prompts().close();
+        agent.proxy().close();
+        agent.plan().close();
+      }
+      case Workload.Awaiting awaiting -> {}
+      case Workload.Remains remains -> {}
     }
   }
 

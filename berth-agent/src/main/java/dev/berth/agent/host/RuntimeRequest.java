@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  *     its {@code restore} command brings, so that the shell's first prompt is the restored one
  * @param network {@code "none"} narrows the runtime to loopback only (its tenant's grant); absent
  *     ({@code null}), it gets the host's network mode
+ * @param agent an agent session's CLI and provider; none for a shell
  */
 public record RuntimeRequest(
     String runtime,
@@ -25,7 +26,8 @@ public record RuntimeRequest(
     String workload,
     Map<String, String> labels,
     boolean awaitRestore,
-    @Nullable String network) {
+    @Nullable String network,
+    @Nullable AgentLaunch agent) {
 
   public RuntimeRequest {
     Objects.requireNonNull(runtime, "runtime");
@@ -34,6 +36,23 @@ public record RuntimeRequest(
     if (network != null) {
       NetworkMode.parse(network);
     }
+  }
+
+  /** A shell's runtime, with the network the request narrows it to, if any. */
+  public RuntimeRequest(
+      String runtime,
+      long incarnation,
+      String workload,
+      Map<String, String> labels,
+      boolean awaitRestore,
+      @Nullable String network) {
+    this(runtime, incarnation, workload, labels, awaitRestore, network, null);
+  }
+
+  @Override
+  public String toString() {
+    // The agent's provider prints without its token (AgentLaunch.Provider.toString).
+    return "RuntimeRequest[" + runtime + ", " + workload + ", " + agent + "]";
   }
 
   /** A runtime with the host's network. */
@@ -81,10 +100,27 @@ public record RuntimeRequest(
               + expected
               + "\"");
     }
-    if (!WorkloadType.SHELL.value().equals(workload)) {
-      throw new InvalidValueException(
-          "workload \"" + workload + "\" is not hosted here; this host runs \"shell\"");
+    if (WorkloadType.SHELL.value().equals(workload)) {
+      if (agent != null) {
+        throw new InvalidValueException(
+            "a shell runtime takes no agent; send one for an agent workload only");
+      }
+      return this;
     }
+    if (AgentLaunch.adapter(workload).isEmpty()) {
+      throw new InvalidValueException(
+          "workload \""
+              + workload
+              + "\" is not hosted here; this host runs shell, claude-code, codex and minimax-code");
+    }
+    if (agent == null) {
+      throw new InvalidValueException(
+          "workload \""
+              + workload
+              + "\" needs its agent (the CLI's path and the provider); the control plane sends them"
+              + " from its configuration");
+    }
+    agent.provider().profile();
     return this;
   }
 }

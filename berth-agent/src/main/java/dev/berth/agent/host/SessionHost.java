@@ -447,6 +447,24 @@ public final class SessionHost implements AutoCloseable {
     return runtime(session).cancel(id);
   }
 
+  /** Queues a prompt of an agent session (see {@link HostedRuntime#prompt}). */
+  public ExecutionView prompt(
+      SessionId session, Optional<CommandHeaders> headers, String prompt, String permissionMode) {
+    contract(session).checkData("prompt", headers);
+    return runtime(session).prompt(prompt, permissionMode);
+  }
+
+  /** Up to {@code max} transcript entries of an agent session after {@code cursor}. */
+  public List<tools.jackson.databind.JsonNode> transcript(SessionId session, long cursor, int max) {
+    return runtime(session).transcript(cursor, max);
+  }
+
+  /** Waits up to {@code wait} for a transcript entry after {@code cursor}; whether one came. */
+  public boolean awaitTranscript(SessionId session, long cursor, java.time.Duration wait)
+      throws InterruptedException {
+    return runtime(session).awaitTranscript(cursor, wait);
+  }
+
   public OutputLog executionOutput(SessionId session, ExecutionId id) {
     return runtime(session).executionOutput(id);
   }
@@ -511,7 +529,9 @@ public final class SessionHost implements AutoCloseable {
       RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
       descriptor.write(directory);
       runtimes.put(
-          session, HostedRuntime.start(descriptor, directory, config, sandbox, contract, clock));
+          session,
+          HostedRuntime.start(
+              descriptor, directory, config, sandbox, contract, clock, request.agent()));
       LOG.info(
           "created runtime {}{}",
           request.runtime(),

@@ -120,6 +120,21 @@ sealed interface Workload {
     }
   }
 
+  /**
+   * An agent CLI's session: the byte log and transcript its prompts write, the credential proxy
+   * that alone holds the provider's token, the sandbox its runs start in, and the prompt runner.
+   *
+   * @param outputStart where this incarnation's first byte lands in the log (as {@link Live})
+   */
+  record Agent(
+      OutputLog output,
+      long outputStart,
+      LaunchPlan plan,
+      dev.berth.agent.proxy.CredentialProxy proxy,
+      dev.berth.agent.agentcli.PromptRunner prompts,
+      dev.berth.agent.agentcli.TranscriptLog transcript)
+      implements Workload {}
+
   /** How a runtime's shell state is prepared, kept so that a shell that exited can be replaced. */
   record ShellLauncher(Path state, ShellSpec defaults, boolean confined) {
     ShellState prepare() {
@@ -136,7 +151,13 @@ sealed interface Workload {
       case Awaiting awaiting -> Optional.empty();
       case Remains remains -> Optional.of(remains.output());
       case Live live -> Optional.of(live.output());
+      case Agent agent -> Optional.of(agent.output());
     };
+  }
+
+  /** The agent's parts, when this is an agent session's running workload. */
+  default Optional<Agent> agent() {
+    return this instanceof Agent agent ? Optional.of(agent) : Optional.empty();
   }
 
   /** The running shell and what goes with it, when there is one. */

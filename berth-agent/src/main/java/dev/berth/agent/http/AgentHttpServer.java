@@ -31,6 +31,7 @@ public final class AgentHttpServer implements AutoCloseable {
     OutputResponses responses = new OutputResponses(json, settings, stalls);
     OutputRoutes output = new OutputRoutes(host, responses);
     ExecutionRoutes executions = new ExecutionRoutes(host, requests, json, responses);
+    PromptRoutes prompts = new PromptRoutes(host, requests, json);
     AttachSocket attach = new AttachSocket(host, this::authorized, settings, stalls);
     this.app =
         Javalin.create(
@@ -49,6 +50,7 @@ public final class AgentHttpServer implements AutoCloseable {
               runtimes.register(config.routes);
               output.register(config.routes);
               executions.register(config.routes);
+              prompts.register(config.routes);
               config.routes.ws("/v1/sessions/{sid}/attach", attach::configure);
               config.routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
               config.routes.error(

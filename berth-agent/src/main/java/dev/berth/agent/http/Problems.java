@@ -79,6 +79,13 @@ final class Problems {
       case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
       case ShellInputBlockedException blocked -> new Kind(503, "INPUT_BLOCKED");
       case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
+      // An agent session's prompt limits (the original's numbers and statuses).
+      case dev.berth.agent.agentcli.Turn.PromptTooLargeException tooLarge ->
+          new Kind(413, "PROMPT_TOO_LARGE");
+      case dev.berth.agent.agentcli.PromptRunner.QueueFullException full ->
+          new Kind(429, "PROMPT_QUEUE_FULL");
+      case dev.berth.agent.agentcli.PromptRunner.OutputFullException full ->
+          new Kind(507, "OUTPUT_FULL");
       case HttpResponseException http ->
           new Kind(http.getStatus(), ProblemDocument.reasonOf(http.getStatus()));
       case BerthException domain -> new Kind(statusOf(domain), domain.reason());
@@ -114,6 +121,8 @@ final class Problems {
       case dev.berth.core.error.SnapshotUnavailableException e -> 503;
       case dev.berth.core.error.RuntimeUnavailableException e -> 503;
       case dev.berth.core.error.IsolationUnavailableException e -> 503;
+      case dev.berth.core.error.WorkloadUnavailableException e -> 503;
+      case dev.berth.core.error.PromptTooLargeException e -> 413;
     };
   }
 

@@ -203,7 +203,7 @@ public final class FakeModelProvider implements AutoCloseable {
       throws IOException, InterruptedException {
     JsonNode request = JSON.readTree(body);
     JsonNode last = lastMessage(request.path("messages"));
-    String text = textOf(last);
+    String text = lastText(last);
     if (!request.path("stream").asBoolean(false)) {
       json(
           exchange,
@@ -353,13 +353,35 @@ public final class FakeModelProvider implements AutoCloseable {
     return last;
   }
 
+  /**
+   * Whether the newest thing the user side said is a tool's result (the model then sums up). Only
+   * the last block counts: Claude Code resumes a conversation by merging the next prompt into the
+   * user message that carried the last tool result.
+   */
   private static boolean hasToolResult(JsonNode message) {
-    for (JsonNode block : message.path("content")) {
-      if (block.path("type").asString("").equals("tool_result")) {
-        return true;
+    JsonNode content = message.path("content");
+    return content.isArray()
+        && !content.isEmpty()
+        && content.get(content.size() - 1).path("type").asString("").equals("tool_result");
+  }
+
+  /**
+   * The newest prompt in a message: a string content, or its last text block (Claude Code merges a
+   * resumed conversation's next prompt into the user message before it, so the script answers the
+   * newest one only).
+   */
+  private static String lastText(JsonNode message) {
+    JsonNode content = message.path("content");
+    if (content.isString()) {
+      return content.asString("");
+    }
+    String text = "";
+    for (JsonNode block : content) {
+      if (block.path("type").asString("").equals("text")) {
+        text = block.path("text").asString("");
       }
     }
-    return false;
+    return text;
   }
 
   /** The text of a message: a string content, or its text blocks joined. */

@@ -83,7 +83,16 @@ final class ServerProcess implements AutoCloseable {
       // Private, as the server requires of a data directory it did not create itself.
       PrivateFiles.createDirectories(dataDir);
       ServerProcess server = new ServerProcess(builder.start(), port);
-      server.awaitHealthy();
+      try {
+        server.awaitHealthy();
+      } catch (IllegalStateException e) {
+        // The server's own words say why it did not start; the test's message carries them.
+        Path log = dataDir.resolveSibling(dataDir.getFileName() + ".log");
+        String said = Files.exists(log) ? Files.readString(log) : "(no log)";
+        throw new IllegalStateException(
+            e.getMessage() + "; its log ends: " + said.substring(Math.max(0, said.length() - 2000)),
+            e);
+      }
       return server;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start bin/berth server", e);

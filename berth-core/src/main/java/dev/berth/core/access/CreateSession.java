@@ -1,8 +1,10 @@
 package dev.berth.core.access;
 
 import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.WorkloadUnavailableException;
 import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -12,7 +14,6 @@ import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
 import java.time.InstantSource;
 import java.util.Optional;
-import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
@@ -20,9 +21,6 @@ import java.util.random.RandomGenerator;
  * new session (its isolation), then the intent to run, and waits (bounded) for it to start.
  */
 public final class CreateSession {
-
-  /** The workload types this installation runs. */
-  public static final Set<String> WORKLOAD_TYPES = Set.of(WorkloadType.SHELL.value());
 
   /** What a create asks for. */
   public record Request(
@@ -45,6 +43,7 @@ public final class CreateSession {
   private final AccessSettings settings;
   private final RandomGenerator random;
   private final Runnable newSessionRequirement;
+  private final WorkloadCatalog catalog;
 
   /**
    * @param newSessionRequirement refuses a new session the installation cannot host as it must
@@ -60,7 +59,8 @@ public final class CreateSession {
       InstantSource clock,
       AccessSettings settings,
       RandomGenerator random,
-      Runnable newSessionRequirement) {
+      Runnable newSessionRequirement,
+      WorkloadCatalog catalog) {
     this.store = store;
     this.intents = intents;
     this.queue = queue;
@@ -70,6 +70,7 @@ public final class CreateSession {
     this.settings = settings;
     this.random = random;
     this.newSessionRequirement = newSessionRequirement;
+    this.catalog = catalog;
   }
 
   public Created create(Scope scope, Request request) {
@@ -78,10 +79,7 @@ public final class CreateSession {
       throw new InvalidValueException("invalid input: name must not be blank");
     }
     WorkloadType type = workloadType(request.workloadType());
-    if (request.model().isPresent()) {
-      throw new InvalidValueException(
-          "invalid input: model applies to claude-code sessions only; omit it for " + type.value());
-    }
+    Optional<AgentModel> model = model(type, request.model());
     TenantId owner = admission.tenantFor(scope.principal(), request.onBehalfOf());
     Session stored =
         admission.admit(
@@ -90,9 +88,13 @@ public final class CreateSession {
             owner,
             store,
             () -> {
+              Optional<String> missing = catalog.unavailable(type);
+              if (missing.isPresent()) {
+                throw new WorkloadUnavailableException(missing.get());
+              }
               newSessionRequirement.run();
               return intents.create(
-                  SessionId.generate(random), owner, trimmed, type, request.actor());
+                  SessionId.generate(random), owner, trimmed, type, model, request.actor());
             });
     queue.enqueue(stored.id());
     if (!request.awaitStart()) {
@@ -107,11 +109,44 @@ public final class CreateSession {
   }
 
   private static WorkloadType workloadType(Optional<String> requested) {
-    String type = requested.orElse(WorkloadType.SHELL.value());
-    if (!WORKLOAD_TYPES.contains(type)) {
+    String name = requested.orElse(WorkloadType.SHELL.value());
+    Optional<WorkloadType> type = WorkloadTypes.parse(name);
+    if (type.isEmpty()) {
       throw new InvalidValueException(
-          "invalid input: workloadType \"" + type + "\" is not one of " + WORKLOAD_TYPES);
+          "invalid input: workloadType \"" + name + "\" is not one of " + WorkloadTypes.names());
     }
-    return new WorkloadType(type);
+    return type.get();
+  }
+
+  /** An agent session's model, {@code platform-default} when none was asked for; a shell none. */
+  private static Optional<AgentModel> model(WorkloadType type, Optional<String> requested) {
+    if (!WorkloadCatalog.isAgent(type)) {
+      if (requested.isPresent()) {
+        throw new InvalidValueException(
+            "invalid input: model applies to agent sessions ("
+                + WorkloadTypes.agentNames()
+                + ") only; omit it for "
+                + type.value());
+      }
+      return Optional.empty();
+    }
+    return Optional.of(requested.map(AgentModel::new).orElse(AgentModel.PLATFORM_DEFAULT));
+  }
+
+  /** The family's names, for parsing and for messages. */
+  private static final class WorkloadTypes {
+    static Optional<WorkloadType> parse(String name) {
+      return names().contains(name) ? Optional.of(new WorkloadType(name)) : Optional.empty();
+    }
+
+    static java.util.List<String> names() {
+      java.util.List<String> all = new java.util.ArrayList<>(agentNames());
+      all.addFirst(WorkloadType.SHELL.value());
+      return all;
+    }
+
+    static java.util.List<String> agentNames() {
+      return WorkloadCatalog.AGENT_TYPES.stream().map(WorkloadType::value).sorted().toList();
+    }
   }
 }

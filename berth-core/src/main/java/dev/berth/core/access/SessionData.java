@@ -3,10 +3,12 @@ package dev.berth.core.access;
 import dev.berth.core.agent.AgentRefusedException;
 import dev.berth.core.agent.ByteStream;
 import dev.berth.core.agent.DataPlane;
+import dev.berth.core.agent.ExecutionReport;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.NotRunningException;
+import dev.berth.core.error.PromptTooLargeException;
 import dev.berth.core.error.RuntimeUnavailableException;
 import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.session.Phase;
@@ -14,8 +16,11 @@ import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionStore;
+import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.Arrays;
+import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -62,25 +67,59 @@ public final class SessionData {
     return serve(scope, id, "read", actor, runtime -> data.read(runtime, offset));
   }
 
-  /** Writes {@code payload} to the terminal, after the access. */
-  public MakeActive.Activation write(Scope scope, SessionId id, byte[] payload, String actor) {
+  /** What a write did: the activation, and for an agent session the prompt's execution. */
+  public record Written(MakeActive.Activation activation, Optional<ExecutionReport> prompt) {}
+
+  /**
+   * A write, after the access: to a shell its terminal input; to an agent session one prompt,
+   * queued (its execution is in the answer). A prompt over 1 MiB is refused before anything is
+   * restored; a permission mode applies to agent sessions only.
+   */
+  public Written write(
+      Scope scope, SessionId id, byte[] payload, Optional<String> permissionMode, String actor) {
+    if (payload.length > PromptTooLargeException.MAX_PROMPT_BYTES || permissionMode.isPresent()) {
+      // Rare cases that need the type before the activation: one more read for them only.
+      boolean agent = WorkloadCatalog.isAgent(lookup.get(scope, id).workloadType());
+      if (agent && payload.length > PromptTooLargeException.MAX_PROMPT_BYTES) {
+        throw new PromptTooLargeException(payload.length);
+      }
+      if (!agent && permissionMode.isPresent()) {
+        throw new InvalidValueException(
+            "invalid input: permissionMode applies to agent sessions only; omit it for a shell");
+      }
+    }
     // Where the input got to: a retry after an idle suspend was aborted sends only the rest.
     int[] delivered = {0};
-    return serve(
+    Served<Optional<ExecutionReport>> served =
+        serveSession(
             scope,
             id,
             "write",
             actor,
-            runtime -> {
-              // The agent takes input in pieces; the terminal sees one stream.
-              while (delivered[0] < payload.length) {
-                int to = Math.min(payload.length, delivered[0] + DataPlane.MAX_INPUT);
-                data.input(runtime, Arrays.copyOfRange(payload, delivered[0], to));
-                delivered[0] = to;
+            (session, runtime) -> {
+              if (!WorkloadCatalog.isAgent(session.workloadType())) {
+                input(runtime, payload, delivered);
+                return Optional.empty();
               }
-              return payload.length;
-            })
-        .activation();
+              return Optional.of(
+                  data.prompt(
+                      runtime, new String(payload, StandardCharsets.UTF_8), permissionMode));
+            });
+    return new Written(served.activation(), served.result());
+  }
+
+  /** Writes {@code payload} (terminal input, or an agent session's prompt), after the access. */
+  public MakeActive.Activation write(Scope scope, SessionId id, byte[] payload, String actor) {
+    return write(scope, id, payload, Optional.empty(), actor).activation();
+  }
+
+  /** The agent takes input in pieces; the terminal sees one stream. */
+  private void input(RuntimeRef runtime, byte[] payload, int[] delivered) {
+    while (delivered[0] < payload.length) {
+      int to = Math.min(payload.length, delivered[0] + DataPlane.MAX_INPUT);
+      data.input(runtime, Arrays.copyOfRange(payload, delivered[0], to));
+      delivered[0] = to;
+    }
   }
 
   /**
@@ -89,16 +128,28 @@ public final class SessionData {
    */
   public <T> Served<T> serve(
       Scope scope, SessionId id, String verb, String actor, Function<RuntimeRef, T> call) {
+    return serveSession(scope, id, verb, actor, (session, runtime) -> call.apply(runtime));
+  }
+
+  /** As {@link #serve}, with the call seeing the session it was made active as. */
+  public <T> Served<T> serveSession(
+      Scope scope,
+      SessionId id,
+      String verb,
+      String actor,
+      BiFunction<Session, RuntimeRef, T> call) {
     MakeActive.Activation first = activation.activate(scope, id, verb, actor);
     try {
-      return new Served<>(first, observed(id, () -> call.apply(runtimeOf(first.session()))));
+      return new Served<>(
+          first, observed(id, () -> call.apply(first.session(), runtimeOf(first.session()))));
     } catch (AgentRefusedException e) {
       if (!"SUSPENDING".equals(e.reason())
           || !Settling.suspendedByIdlePolicy(lookup.get(scope, id))) {
         throw e;
       }
       MakeActive.Activation again = activation.activate(scope, id, verb, actor);
-      return new Served<>(again, observed(id, () -> call.apply(runtimeOf(again.session()))));
+      return new Served<>(
+          again, observed(id, () -> call.apply(again.session(), runtimeOf(again.session()))));
     }
   }
 
@@ -121,6 +172,38 @@ public final class SessionData {
               + " do)");
     }
     return session.runtime().get();
+  }
+
+  /**
+   * Up to {@code limit} entries of an agent session's transcript after {@code cursor}; passive, as
+   * the stream is (a snapshot is not restored to be read).
+   */
+  public DataPlane.TranscriptPage transcript(Scope scope, SessionId id, long cursor, int limit) {
+    if (cursor < 0) {
+      throw new InvalidValueException("invalid input: cursor must be >= 0, was " + cursor);
+    }
+    requireAgent(scope, id);
+    RuntimeRef runtime = passive(scope, id);
+    return observed(id, () -> data.transcript(runtime, cursor, limit));
+  }
+
+  /** The transcript as server-sent events from {@code from}; passive. */
+  public ByteStream transcriptStream(Scope scope, SessionId id, DataPlane.StreamFrom from) {
+    requireAgent(scope, id);
+    RuntimeRef runtime = passive(scope, id);
+    return observed(id, () -> data.transcriptStream(runtime, from));
+  }
+
+  private void requireAgent(Scope scope, SessionId id) {
+    Session session = lookup.get(scope, id);
+    if (!WorkloadCatalog.isAgent(session.workloadType())) {
+      throw new InvalidValueException(
+          "invalid input: "
+              + session.subject()
+              + " is a "
+              + session.workloadType()
+              + " session and has no transcript; agent sessions have one");
+    }
   }
 
   /**

@@ -76,6 +76,32 @@ public interface DataPlane extends AgentClient {
   ExecutionReport cancelExecution(RuntimeRef runtime, ExecutionId execution);
 
   /**
+   * Queues a prompt of an agent session's runtime; its execution, {@code QUEUED}. The runtime
+   * answers 413, 429 and 507 for its prompt limits, and 409 NOT_AN_AGENT for a shell.
+   *
+   * @param permissionMode the turn's permission mode; empty for the CLI's default
+   */
+  ExecutionReport prompt(
+      RuntimeRef runtime, String prompt, java.util.Optional<String> permissionMode);
+
+  /**
+   * Up to {@code limit} transcript entries after {@code cursor}. Entries are passed through as JSON
+   * objects in text, because their schema is the agents' own (documented in docs/agents.md) and the
+   * control plane adds nothing to it.
+   */
+  TranscriptPage transcript(RuntimeRef runtime, long cursor, int limit);
+
+  /** The transcript as server-sent events from the cursor in {@code from}'s offset. */
+  ByteStream transcriptStream(RuntimeRef runtime, StreamFrom from);
+
+  /** A page of the transcript and the cursor after it. */
+  record TranscriptPage(List<String> entries, long nextCursor) {
+    public TranscriptPage {
+      entries = List.copyOf(entries);
+    }
+  }
+
+  /**
    * Where a stream starts: a byte offset given by the client, or the SSE {@code Last-Event-ID} of a
    * reconnect (which the agent resolves); neither means the agent's default.
    */

@@ -30,6 +30,8 @@ public abstract sealed class BerthException extends RuntimeException
         NotRunningException,
         RuntimeUnavailableException,
         IsolationUnavailableException,
+        WorkloadUnavailableException,
+        PromptTooLargeException,
         RecoveryRefusedException {
 
   private static final long serialVersionUID = 1L;

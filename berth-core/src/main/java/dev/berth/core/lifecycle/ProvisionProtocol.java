@@ -66,6 +66,7 @@ final class ProvisionProtocol {
               new RuntimeSpec(
                   ref,
                   s.workloadType(),
+                  s.model(),
                   new OwnershipLabels(ports.settings().installation(), s.id(), ref.incarnation()),
                   s.phase() == Phase.RESUMING));
     }

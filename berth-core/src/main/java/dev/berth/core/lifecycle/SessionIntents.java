@@ -5,6 +5,7 @@ import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
+import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -38,8 +39,19 @@ public final class SessionIntents {
   /** Records a new session (intent RUNNING v1) and its PROVISION operation. */
   public Session create(
       SessionId id, TenantId tenant, String name, WorkloadType workload, String actor) {
+    return create(id, tenant, name, workload, Optional.empty(), actor);
+  }
+
+  /** As above, for an agent session with its model. */
+  public Session create(
+      SessionId id,
+      TenantId tenant,
+      String name,
+      WorkloadType workload,
+      Optional<AgentModel> model,
+      String actor) {
     Instant now = clock.instant();
-    Session stored = store.create(Session.request(id, tenant, name, workload, now, actor));
+    Session stored = store.create(Session.request(id, tenant, name, workload, model, now, actor));
     store.createOperation(operationFor(stored, now));
     store.append(AuditEvent.of(id, now, actor, "session.created", "intent RUNNING v1"));
     return stored;

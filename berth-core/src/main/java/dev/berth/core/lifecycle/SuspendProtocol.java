@@ -101,7 +101,8 @@ final class SuspendProtocol {
     } catch (StaleIntentException e) {
       return Next.RECOVERY_NEEDED;
     } catch (AgentRefusedException e) {
-      if (!e.reason().equals(Reconciler.ARCHIVE_REFUSED)) {
+      if (!e.reason().equals(Reconciler.ARCHIVE_REFUSED)
+          && !e.reason().equals(Reconciler.PROMPTS_RUNNING)) {
         throw e;
       }
       return snapshotRefused(s, op, e);

@@ -33,6 +33,8 @@ import org.jspecify.annotations.Nullable;
  * Intent}, {@link Conditions}, {@link Reservation}, {@link Obligation}, {@link Activity} are
  * records with their own rules); what remains is one method per lifecycle move.
  *
+ * @param model the agent model fixed at create ({@link AgentModel#PLATFORM_DEFAULT} when none was
+ *     asked for); empty for a shell
  * @param incarnation the highest runtime incarnation ever planned for this session
  * @param version the store's compare-and-swap version (0 before the session is stored)
  */
@@ -41,6 +43,7 @@ public record Session(
     TenantId tenant,
     String name,
     WorkloadType workloadType,
+    Optional<AgentModel> model,
     Instant createdAt,
     Intent intent,
     Phase phase,
@@ -69,6 +72,8 @@ public record Session(
     Objects.requireNonNull(tenant, "tenant");
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(workloadType, "workloadType");
+    // Records stored before agent sessions existed have no model: they are shells.
+    model = Objects.requireNonNullElse(model, Optional.empty());
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(intent, "intent");
     Objects.requireNonNull(phase, "phase");
@@ -88,12 +93,24 @@ public record Session(
         });
   }
 
+  /** A newly requested session without a model (a shell). */
+  public static Session request(
+      SessionId id,
+      TenantId tenant,
+      String name,
+      WorkloadType workloadType,
+      Instant now,
+      String requestedBy) {
+    return request(id, tenant, name, workloadType, Optional.empty(), now, requestedBy);
+  }
+
   /** A newly requested session: intent RUNNING v1, phase REQUESTED, reservation HELD. */
   public static Session request(
       SessionId id,
       TenantId tenant,
       String name,
       WorkloadType workloadType,
+      Optional<AgentModel> model,
       Instant now,
       String requestedBy) {
     String trimmed = name.strip();
@@ -110,6 +127,7 @@ public record Session(
         tenant,
         trimmed,
         workloadType,
+        model,
         now,
         Intent.initial(now, requestedBy),
         Phase.REQUESTED,
@@ -136,6 +154,7 @@ public record Session(
         deleted.tenant(),
         deleted.name(),
         deleted.workloadType(),
+        deleted.model(),
         now,
         new Intent(
             DesiredState.SUSPENDED,
@@ -710,6 +729,7 @@ public record Session(
           s.tenant,
           s.name,
           s.workloadType,
+          s.model,
           s.createdAt,
           intent,
           phase,

@@ -87,6 +87,10 @@ final class AccessFixture {
   }
 
   CreateSession createSession(Runnable requirement) {
+    return createSession(requirement, WorkloadCatalog.shellsOnly());
+  }
+
+  CreateSession createSession(Runnable requirement, WorkloadCatalog catalog) {
     return new CreateSession(
         store,
         intents,
@@ -96,7 +100,8 @@ final class AccessFixture {
         clock,
         settings,
         RandomGenerator.of("L64X128MixRandom"),
-        requirement);
+        requirement,
+        catalog);
   }
 
   SnapshotSession snapshotSession() {

@@ -68,6 +68,19 @@ class SnapshotSessionTest {
   }
 
   @Test
+  void anAgentSessionWhosePromptsOutlastTheDrainIsRefusedAndStaysActive() {
+    Session s = f.ready();
+    f.cloud.refuseCheckpoints(dev.berth.core.lifecycle.Reconciler.PROMPTS_RUNNING);
+
+    assertThatThrownBy(
+            () -> f.snapshotSession().snapshot(AS_ACME, s.id(), OptionalLong.empty(), "tester"))
+        .isInstanceOf(SnapshotRefusedException.class)
+        .hasMessageContaining("stays active");
+    assertThat(f.get(s.id()).phase()).isEqualTo(Phase.READY);
+    assertThat(f.get(s.id()).intent().desired()).isEqualTo(DesiredState.RUNNING);
+  }
+
+  @Test
   void aSnapshotOvertakenByAnotherRequestIsGivenUpNamingWhoAskedForWhat() {
     Session s = f.ready();
     f.betweenPasses =

@@ -53,6 +53,7 @@ public final class SimulatedDataPlane implements DataPlane {
   private static final class Terminal {
     final ByteArrayOutputStream output = new ByteArrayOutputStream();
     final List<ExecutionReport> executions = new ArrayList<>();
+    final List<String> transcript = new ArrayList<>();
     final List<AttachPeer> attached = new ArrayList<>();
   }
 
@@ -211,6 +212,54 @@ public final class SimulatedDataPlane implements DataPlane {
             0);
     terminal.executions.add(report);
     return report;
+  }
+
+  /**
+   * A simulated agent answers at once: the prompt's execution has succeeded, its answer ("echo: "
+   * and the prompt) is in the output, and the transcript holds the prompt and the answer.
+   */
+  @Override
+  public synchronized ExecutionReport prompt(
+      RuntimeRef runtime, String prompt, Optional<String> permissionMode) {
+    Terminal terminal = hosted(runtime);
+    var now = clock.instant();
+    ExecutionReport report =
+        new ExecutionReport(
+            ExecutionId.generate(random),
+            prompt,
+            ExecutionState.SUCCEEDED,
+            Optional.of(0),
+            now,
+            Optional.of(now),
+            Optional.of(now),
+            false,
+            0);
+    terminal.executions.add(report);
+    terminal.output.writeBytes(("echo: " + prompt + "\n").getBytes(StandardCharsets.UTF_8));
+    terminal.transcript.add("{\"type\":\"user_prompt\",\"text\":" + jsonString(prompt) + "}");
+    terminal.transcript.add(
+        "{\"type\":\"assistant_text\",\"text\":" + jsonString("echo: " + prompt) + "}");
+    return report;
+  }
+
+  @Override
+  public synchronized TranscriptPage transcript(RuntimeRef runtime, long cursor, int limit) {
+    List<String> all = hosted(runtime).transcript;
+    int from = (int) Math.min(cursor, all.size());
+    int to = (int) Math.min(all.size(), (long) from + limit);
+    return new TranscriptPage(all.subList(from, to), to);
+  }
+
+  @Override
+  public synchronized ByteStream transcriptStream(RuntimeRef runtime, StreamFrom from) {
+    List<String> all = hosted(runtime).transcript;
+    int start = Math.min(from.offset().map(Integer::parseInt).orElse(0), all.size());
+    StringBuilder events = new StringBuilder();
+    for (int i = start; i < all.size(); i++) {
+      events.append("id: ").append(i + 1).append("\nevent: entry\ndata: ").append(all.get(i));
+      events.append("\n\n");
+    }
+    return bytes(events.toString(), "text/event-stream");
   }
 
   @Override

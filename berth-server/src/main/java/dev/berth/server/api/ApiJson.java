@@ -30,6 +30,7 @@ final class ApiJson {
     body.put("id", s.id().value());
     body.put("name", s.name());
     body.put("workloadType", s.workloadType().value());
+    s.model().ifPresent(m -> body.put("model", m.value()));
     PublicState state = PublicState.of(s, now, idleAfter);
     body.put("state", state.wireName());
     body.put("createdAt", s.createdAt().toString());

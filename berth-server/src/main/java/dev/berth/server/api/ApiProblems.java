@@ -12,6 +12,7 @@ import dev.berth.core.error.IsolationUnavailableException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.NotRunningException;
 import dev.berth.core.error.PreconditionFailedException;
+import dev.berth.core.error.PromptTooLargeException;
 import dev.berth.core.error.QuotaExceededException;
 import dev.berth.core.error.RecoveryRefusedException;
 import dev.berth.core.error.RuntimeUnavailableException;
@@ -24,6 +25,7 @@ import dev.berth.core.error.TerminalIntentException;
 import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.error.WaitExpiredException;
 import dev.berth.core.error.WorkloadNotAllowedException;
+import dev.berth.core.error.WorkloadUnavailableException;
 import dev.berth.protocol.problem.ProblemDocument;
 import dev.berth.server.auth.UnauthenticatedException;
 import dev.berth.server.runtime.AgentCommandFailedException;
@@ -117,6 +119,8 @@ final class ApiProblems {
       case NotRunningException e -> new Kind(422, e.reason());
       case RuntimeUnavailableException e -> new Kind(503, e.reason());
       case IsolationUnavailableException e -> new Kind(503, e.reason());
+      case WorkloadUnavailableException e -> new Kind(503, e.reason());
+      case PromptTooLargeException e -> new Kind(413, e.reason());
       case RecoveryRefusedException e -> new Kind(recoveryStatus(e.why()), e.reason());
     };
   }

@@ -1,6 +1,5 @@
 package dev.berth.server.api;
 
-import dev.berth.core.access.CreateSession;
 import dev.berth.core.access.Scope;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
@@ -33,6 +32,8 @@ public final class PublicApi {
   private final Bodies bodies = new Bodies();
   private final SessionRoutes sessionRoutes;
   private final StreamRoutes streamRoutes;
+  private final TranscriptRoutes transcriptRoutes;
+  private final dev.berth.core.access.WorkloadCatalog catalog;
   private final ExecutionRoutes executionRoutes;
   private final OperationRoutes operationRoutes;
   private final AdminRoutes adminRoutes;
@@ -52,6 +53,8 @@ public final class PublicApi {
     this.authenticator = authenticator;
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
     this.streamRoutes = new StreamRoutes(sessions);
+    this.transcriptRoutes = new TranscriptRoutes(sessions, json);
+    this.catalog = sessions.catalog();
     this.executionRoutes = new ExecutionRoutes(sessions, bodies, json);
     this.operationRoutes = new OperationRoutes(sessions.lookup(), sessions.restores(), json);
     this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
@@ -72,6 +75,7 @@ public final class PublicApi {
     routes.get("/api/v1/config", this::config);
     sessionRoutes.register(routes);
     streamRoutes.register(routes);
+    transcriptRoutes.register(routes);
     executionRoutes.register(routes);
     operationRoutes.register(routes);
     adminRoutes.register(routes);
@@ -137,15 +141,36 @@ public final class PublicApi {
     ctx.redirect("/");
   }
 
+  /**
+   * What this installation runs: the workload types (the agent types only where their CLI and
+   * provider are configured), each agent type's default model and catalog (not an allowlist) and
+   * whether it takes plugins; {@code claudeCode} is the original platform's member for its one
+   * agent type, kept for its clients.
+   */
   private void config(Context ctx) {
     ctx.header("Cache-Control", "no-store");
+    java.util.List<String> types = new java.util.ArrayList<>(java.util.List.of("shell"));
+    Map<String, Object> agents = new java.util.LinkedHashMap<>();
+    Map<String, Object> claudeCode =
+        Map.of("defaultModel", "platform-default", "models", java.util.List.of());
+    for (var offer : catalog.configuredAgents()) {
+      types.add(offer.type().value());
+      Map<String, Object> entry =
+          Map.of(
+              "defaultModel",
+              offer.defaultModel(),
+              "models",
+              offer.models(),
+              "takesPlugins",
+              offer.takesPlugins());
+      agents.put(offer.type().value(), entry);
+      if (offer.type().value().equals("claude-code")) {
+        claudeCode = Map.of("defaultModel", offer.defaultModel(), "models", offer.models());
+      }
+    }
     ctx.contentType("application/json")
         .result(
             json.writeValueAsString(
-                Map.of(
-                    "workloadTypes",
-                    CreateSession.WORKLOAD_TYPES.stream().sorted().toList(),
-                    "claudeCode",
-                    Map.of("defaultModel", "platform-default", "models", java.util.List.of()))));
+                Map.of("workloadTypes", types, "claudeCode", claudeCode, "agents", agents)));
   }
 }

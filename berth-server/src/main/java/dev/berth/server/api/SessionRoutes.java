@@ -230,9 +230,22 @@ final class SessionRoutes {
     WriteBody body = bodies.read(ctx, WriteBody.class, true);
     Caller caller = Caller.of(ctx);
     byte[] payload = body.payload().getBytes(StandardCharsets.UTF_8);
-    MakeActive.Activation result =
-        sessions.data().write(caller.scope(), id(ctx), payload, caller.actor());
-    send(ctx, Map.of("session", session(result.session()), "path", result.path()));
+    SessionData.Written written =
+        sessions
+            .data()
+            .write(caller.scope(), id(ctx), payload, body.permissionMode(), caller.actor());
+    MakeActive.Activation result = written.activation();
+    if (written.prompt().isEmpty()) {
+      send(ctx, Map.of("session", session(result.session()), "path", result.path()));
+      return;
+    }
+    // An agent session's write is a prompt, answered on acceptance with its execution.
+    Map<String, Object> answer = new java.util.LinkedHashMap<>();
+    answer.put("session", session(result.session()));
+    answer.put("path", result.path());
+    answer.put("status", "queued");
+    answer.put("executionId", written.prompt().get().id().value());
+    send(ctx, answer);
   }
 
   private void switchTo(Context ctx) {

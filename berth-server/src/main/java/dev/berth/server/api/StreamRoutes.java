@@ -43,7 +43,12 @@ final class StreamRoutes {
         new DataPlane.StreamFrom(
             Optional.ofNullable(ctx.queryParam("offset")),
             Optional.ofNullable(ctx.header("Last-Event-ID")));
-    try (ByteStream stream = open.apply(runtime, from)) {
+    relay(ctx, open.apply(runtime, from));
+  }
+
+  /** Relays an agent's event stream to the client as it comes, and closes it. */
+  static void relay(Context ctx, ByteStream agentStream) throws IOException {
+    try (ByteStream stream = agentStream) {
       ctx.status(200);
       ctx.header("Content-Type", "text/event-stream");
       ctx.header("Cache-Control", "no-cache, no-transform");

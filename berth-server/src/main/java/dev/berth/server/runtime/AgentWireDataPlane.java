@@ -200,6 +200,53 @@ public final class AgentWireDataPlane implements DataPlane {
   }
 
   @Override
+  public ExecutionReport prompt(
+      RuntimeRef runtime, String prompt, Optional<String> permissionMode) {
+    String query =
+        permissionMode
+            .map(m -> "permissionMode=" + URLEncoder.encode(m, StandardCharsets.UTF_8))
+            .orElse("");
+    JsonNode answer =
+        reaching(
+            runtime,
+            agent ->
+                wire.call(
+                        agent.runtimeName(),
+                        "POST",
+                        agent.url("/prompts", query),
+                        agent.token(),
+                        Optional.of(prompt.getBytes(StandardCharsets.UTF_8)),
+                        "text/plain; charset=utf-8",
+                        Optional.empty())
+                    .json());
+    return executionOf(runtime, answer.path("execution"));
+  }
+
+  @Override
+  public TranscriptPage transcript(RuntimeRef runtime, long cursor, int limit) {
+    JsonNode page =
+        reaching(
+            runtime,
+            agent ->
+                wire.call(
+                        agent.runtimeName(),
+                        "GET",
+                        agent.url("/transcript", "cursor=" + cursor + "&limit=" + limit),
+                        agent.token(),
+                        Optional.<String>empty(),
+                        Optional.empty())
+                    .json());
+    List<String> entries =
+        page.path("entries").valueStream().map(json::writeValueAsString).toList();
+    return new TranscriptPage(entries, page.path("nextCursor").asLong(cursor + entries.size()));
+  }
+
+  @Override
+  public ByteStream transcriptStream(RuntimeRef runtime, StreamFrom from) {
+    return reaching(runtime, agent -> streams.stream(agent, "/transcript/stream", from));
+  }
+
+  @Override
   public ExecutionReport cancelExecution(RuntimeRef runtime, ExecutionId execution) {
     return executionOf(
         runtime,

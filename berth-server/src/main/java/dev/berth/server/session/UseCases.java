@@ -13,6 +13,7 @@ import dev.berth.core.access.SessionData;
 import dev.berth.core.access.SessionLookup;
 import dev.berth.core.access.SessionWatch;
 import dev.berth.core.access.SnapshotSession;
+import dev.berth.core.access.WorkloadCatalog;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.idle.IdlePolicy;
 import dev.berth.core.idle.WorkloadProbe;
@@ -45,6 +46,7 @@ public record UseCases(
     IdlePolicy idlePolicy,
     DataPlane dataPlane,
     RestoreProgress restores,
+    WorkloadCatalog catalog,
     Clock clock,
     AccessSettings settings) {
 
@@ -66,7 +68,8 @@ public record UseCases(
       Ports ports,
       AccessSettings settings,
       RandomGenerator random,
-      Runnable newSessionRequirement) {
+      Runnable newSessionRequirement,
+      WorkloadCatalog catalog) {
     SessionStore store = ports.store();
     Clock clock = ports.clock();
     IdlePolicy idlePolicy = new IdlePolicy(settings.idle());
@@ -93,7 +96,8 @@ public record UseCases(
             clock,
             settings,
             random,
-            newSessionRequirement),
+            newSessionRequirement,
+            catalog),
         new DeleteSession(store, ports.intents(), ports.queue(), ports.watch(), clock, settings),
         new ListSessions(store, ports.admission(), clock, settings.idleAfter()),
         activation,
@@ -110,6 +114,7 @@ public record UseCases(
         idlePolicy,
         ports.dataPlane(),
         ports.restores(),
+        catalog,
         clock,
         settings);
   }

@@ -88,7 +88,8 @@ class RequireIsolationTest {
         command,
         "",
         defaults.lifecycle(),
-        new ServerConfig.Isolation(List.of(), required));
+        new ServerConfig.Isolation(List.of(), required),
+        ServerConfig.Agents.none());
   }
 
   private HttpResponse<String> create(BerthServer server) throws Exception {

@@ -1,0 +1,94 @@
+package dev.berth.agent.host;
+
+import dev.berth.agent.agentcli.AgentAdapter;
+import dev.berth.agent.agentcli.ClaudeCodeAdapter;
+import dev.berth.agent.agentcli.CodexAdapter;
+import dev.berth.agent.proxy.ProviderProfile;
+import dev.berth.core.error.InvalidValueException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an agent runtime needs beside its type, sent by the control plane with each provision (its
+ * configuration, not the tenant's): the CLI to run and the provider its credential proxy reaches.
+ * Held in memory only — never in {@code runtime.json} — so the provider's token never lands on the
+ * runtime's disk; a restarted host reports the runtime stopped, and a resume provisions anew.
+ *
+ * @param cli the CLI's path on this host
+ * @param model the model every prompt asks for: a concrete one, or {@code platform-default} (the
+ *     CLI gets no {@code --model}); the control plane resolves the installation's default into it
+ * @param provider the one upstream the session's credential proxy forwards to
+ */
+public record AgentLaunch(String cli, String model, Provider provider) {
+
+  public AgentLaunch {
+    Objects.requireNonNull(cli, "cli");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(provider, "provider");
+    new dev.berth.core.session.AgentModel(model);
+    if (!Path.of(cli).isAbsolute()) {
+      throw new InvalidValueException(
+          "invalid input: agent.cli must be an absolute path on the node, was \"" + cli + "\"");
+    }
+  }
+
+  /**
+   * @param api {@code anthropic} or {@code openai}: which request headers the proxy lets through
+   * @param caFile a CA certificate (PEM) the upstream's certificate is checked against besides the
+   *     system's, as a path on this host
+   * @param secrets further literals output must never show (the token is always one)
+   */
+  public record Provider(
+      String name,
+      String baseUrl,
+      String token,
+      String api,
+      @Nullable String caFile,
+      @Nullable List<String> secrets) {
+
+    @Override
+    public String toString() {
+      // Never the token: requests end up in log lines and exception messages.
+      return "Provider[" + name + " -> " + baseUrl + ", " + api + "]";
+    }
+
+    ProviderProfile profile() {
+      ProviderProfile.Api family =
+          switch (api) {
+            case "anthropic" -> ProviderProfile.Api.ANTHROPIC;
+            case "openai" -> ProviderProfile.Api.OPENAI;
+            default ->
+                throw new InvalidValueException(
+                    "invalid input: agent.provider.api must be anthropic or openai, was \""
+                        + api
+                        + "\"");
+          };
+      return new ProviderProfile(
+          name,
+          URI.create(baseUrl),
+          token,
+          Optional.ofNullable(caFile).map(Path::of),
+          family,
+          secrets == null ? List.of() : secrets);
+    }
+  }
+
+  /** The model to ask for in each turn: none for the platform default. */
+  Optional<String> turnModel() {
+    return new dev.berth.core.session.AgentModel(model).concrete();
+  }
+
+  /** The adapter of an agent workload type, if Berth has one. */
+  static Optional<AgentAdapter> adapter(String workload) {
+    return switch (workload) {
+      case "claude-code" -> Optional.of(ClaudeCodeAdapter.claudeCode());
+      case "minimax-code" -> Optional.of(ClaudeCodeAdapter.minimaxCode());
+      case "codex" -> Optional.of(new CodexAdapter());
+      default -> Optional.empty();
+    };
+  }
+}

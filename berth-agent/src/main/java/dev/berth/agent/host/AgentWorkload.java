@@ -1,0 +1,156 @@
+package dev.berth.agent.host;
+
+import dev.berth.agent.agentcli.AgentAdapter;
+import dev.berth.agent.agentcli.AgentPaths;
+import dev.berth.agent.agentcli.PromptRunner;
+import dev.berth.agent.agentcli.ProviderEndpoint;
+import dev.berth.agent.agentcli.TranscriptLog;
+import dev.berth.agent.isolation.LaunchPlan;
+import dev.berth.agent.isolation.NetworkMode;
+import dev.berth.agent.isolation.Sandbox;
+import dev.berth.agent.isolation.SandboxBind;
+import dev.berth.agent.isolation.WritablePaths;
+import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.proxy.CredentialProxy;
+import dev.berth.agent.proxy.ProviderProfile;
+import dev.berth.core.session.SessionId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * Starts an agent runtime's workload: its output log and transcript, its credential proxy, its
+ * sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
+ *
+ * <p>Where the proxy listens: on a host that confines, on a Unix socket beside the runtime's
+ * directory (outside {@code state/}, so that no archive holds it and the sandbox never sees it),
+ * which the sandbox's network brings to {@code 127.0.0.1:8091}; on a host that does not, on an
+ * ephemeral loopback port, which is then all the CLI is told.
+ */
+final class AgentWorkload {
+
+  /** Where a confined CLI sees its installation (bound read-only). */
+  static final Path SANDBOX_CLI_ROOT = Path.of("/opt/berth/agent-cli");
+
+  private AgentWorkload() {}
+
+  /** The parts, opened in order; a failure closes what was opened before it. */
+  static Workload.Agent start(
+      SessionId session,
+      Path state,
+      Path proxySocket,
+      String planName,
+      HostConfig config,
+      Sandbox sandbox,
+      AgentLaunch launch,
+      String workload,
+      Clock clock) {
+    AgentAdapter adapter =
+        AgentLaunch.adapter(workload)
+            .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
+    PromptRunner.Limits limits = PromptRunner.Limits.defaults();
+    AgentPaths paths = AgentPaths.under(state);
+    createDirectories(paths.workspace());
+    ProviderProfile profile = launch.provider().profile();
+    // The runner keeps the session's output under its own cap, with its marker: the log never
+    // drops its head before that.
+    long logCap = Math.max(config.outputCapBytes(), limits.sessionOutputCap() + (1 << 20));
+    OutputLog output = OutputLog.open(state.resolve("output"), logCap, clock);
+    CredentialProxy proxy = null;
+    LaunchPlan plan = null;
+    try {
+      boolean confined = sandbox.confines();
+      proxy =
+          CredentialProxy.start(
+              profile,
+              confined
+                  ? new CredentialProxy.Listen.Unix(proxySocket)
+                  : new CredentialProxy.Listen.Loopback());
+      Installation cli = Installation.of(Path.of(launch.cli()), confined);
+      WritablePaths writable =
+          WritablePaths.of(paths.home())
+              .withTmp(state.resolve("tmp"))
+              .withTarget(paths.home(), AgentPaths.SANDBOX_HOME);
+      plan =
+          sandbox.agentPlan(
+              planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds());
+      ProviderEndpoint endpoint =
+          new ProviderEndpoint(
+              confined
+                  ? "http://127.0.0.1:" + NetworkMode.PROXY_PORT
+                  : proxy.loopbackUrl().toString(),
+              ProviderEndpoint.PLACEHOLDER);
+      TranscriptLog transcript = TranscriptLog.open(state, clock);
+      PromptRunner runner =
+          new PromptRunner(
+              new PromptRunner.Setup(
+                  session,
+                  adapter,
+                  cli.path(),
+                  paths,
+                  confined ? paths.inSandbox() : paths,
+                  plan,
+                  endpoint,
+                  profile.secrets(),
+                  output,
+                  output.nextOffset(),
+                  transcript,
+                  clock,
+                  limits));
+      return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
+    } catch (RuntimeException e) {
+      if (plan != null) {
+        plan.close();
+      }
+      if (proxy != null) {
+        proxy.close();
+      }
+      output.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The CLI as the workload runs it. An npm installation ({@code node_modules/.bin/claude}) needs
+   * its whole {@code node_modules} (the script's package, a native binary in an optional package);
+   * any other CLI its own directory.
+   */
+  record Installation(Path path, List<SandboxBind> binds) {
+    static Installation of(Path cli, boolean confined) {
+      if (!confined) {
+        return new Installation(cli, List.of());
+      }
+      try {
+        Path parent = cli.getParent();
+        Path grand = parent == null ? null : parent.getParent();
+        if (parent != null
+            && grand != null
+            && parent.getFileName().toString().equals(".bin")
+            && grand.getFileName() != null
+            && grand.getFileName().toString().equals("node_modules")) {
+          return new Installation(
+              SANDBOX_CLI_ROOT.resolve(".bin").resolve(cli.getFileName().toString()),
+              List.of(new SandboxBind(grand.toRealPath(), SANDBOX_CLI_ROOT, true)));
+        }
+        Path real = cli.toRealPath();
+        Path dir = java.util.Objects.requireNonNull(real.getParent(), "a CLI's directory");
+        return new Installation(
+            SANDBOX_CLI_ROOT.resolve(real.getFileName().toString()),
+            List.of(new SandboxBind(dir, SANDBOX_CLI_ROOT, true)));
+      } catch (IOException e) {
+        throw new UncheckedIOException("the agent CLI " + cli + " cannot be found", e);
+      }
+    }
+  }
+
+  private static void createDirectories(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + dir, e);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package dev.berth.core.access;
+
+import dev.berth.core.session.WorkloadType;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What this installation runs. Berth knows a fixed family of workload types (a shell and the agent
+ * CLIs); an installation runs those it was configured for — an agent type needs its CLI and its
+ * provider. A known type that is not configured is refused with 503 and the reason (never a shell
+ * in its place), after the tenant's grant is checked, so that a tenant not granted the type hears
+ * 403 whether or not it is configured.
+ */
+public interface WorkloadCatalog {
+
+  /** The agent types Berth has adapters for. */
+  Set<WorkloadType> AGENT_TYPES =
+      Set.of(
+          new WorkloadType("claude-code"),
+          new WorkloadType("codex"),
+          new WorkloadType("minimax-code"));
+
+  /** Why {@code type} cannot run here now, naming what is missing; empty when it can. */
+  Optional<String> unavailable(WorkloadType type);
+
+  /**
+   * The agent types configured here with their model catalogs, as {@code GET /config} lists them.
+   */
+  List<AgentOffer> configuredAgents();
+
+  /**
+   * An agent type this installation runs.
+   *
+   * @param defaultModel what {@code platform-default} means here: a concrete model, or {@code
+   *     platform-default} itself when the CLI's own default applies
+   * @param models the catalog offered to pickers; not an allowlist
+   */
+  record AgentOffer(
+      WorkloadType type, String defaultModel, List<String> models, boolean takesPlugins) {
+    public AgentOffer {
+      models = List.copyOf(models);
+    }
+  }
+
+  /** Whether Berth knows {@code type} at all (a name outside the family is a 400). */
+  static boolean known(WorkloadType type) {
+    return type.equals(WorkloadType.SHELL) || AGENT_TYPES.contains(type);
+  }
+
+  /** Whether sessions of {@code type} run an agent CLI (they take a model and prompts). */
+  static boolean isAgent(WorkloadType type) {
+    return AGENT_TYPES.contains(type);
+  }
+
+  /** An installation that runs shells only. */
+  static WorkloadCatalog shellsOnly() {
+    return new WorkloadCatalog() {
+      @Override
+      public Optional<String> unavailable(WorkloadType type) {
+        return type.equals(WorkloadType.SHELL)
+            ? Optional.empty()
+            : Optional.of(
+                "workload type "
+                    + type
+                    + " is not configured on this installation: its CLI and provider are not set;"
+                    + " an operator configures them (docs/agents.md)");
+      }
+
+      @Override
+      public List<AgentOffer> configuredAgents() {
+        return List.of();
+      }
+    };
+  }
+}

@@ -1,0 +1,374 @@
+package dev.berth.server;
+
+import dev.berth.core.access.WorkloadCatalog;
+import dev.berth.core.session.AgentModel;
+import dev.berth.core.session.WorkloadType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The agent types this installation runs, from its configuration: each type's CLI (found on {@code
+ * PATH} by its usual name, or given with {@code --agent-cli TYPE=PATH}) and its provider (a
+ * providers file, {@code --providers FILE}, or {@code BERTH_PROVIDER_<TYPE>_*} variables). A type
+ * runs only with both; what is missing is what a create of that type answers 503 with.
+ *
+ * <p>Decisions: a provider's token comes from a file or the environment, never from the providers
+ * file itself nor from a request, and is read once at start; an invalid configuration (a bad URL,
+ * an unknown key, a model outside the pattern) stops the server at start rather than failing the
+ * first session. See docs/agents.md.
+ */
+public final class AgentCatalog implements WorkloadCatalog {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final Set<String> FILE_KEYS =
+      Set.of("url", "tokenFile", "caFile", "model", "models", "api");
+
+  /** An agent type as configured; empty parts are what keeps it from running. */
+  record Profile(
+      WorkloadType type,
+      Optional<Path> cli,
+      Optional<Provider> provider,
+      String defaultModel,
+      List<String> models) {}
+
+  /** Where a type's credential proxy forwards, and the token it alone holds. */
+  record Provider(URI url, String token, Optional<Path> caFile, String api) {
+    @Override
+    public String toString() {
+      return "Provider[" + url + ", " + api + "]"; // never the token
+    }
+  }
+
+  private final Map<WorkloadType, Profile> profiles;
+
+  private AgentCatalog(Map<WorkloadType, Profile> profiles) {
+    this.profiles = profiles;
+  }
+
+  /** No agent type configured: shells only. */
+  public static AgentCatalog none() {
+    return new AgentCatalog(Map.of());
+  }
+
+  /**
+   * Reads the configuration.
+   *
+   * @param clis {@code --agent-cli} paths by type name
+   * @param providersFile the {@code --providers} file, if given
+   * @param env the process environment ({@code BERTH_PROVIDER_*}, {@code PATH})
+   * @throws IllegalArgumentException naming the type, the setting and the rule it breaks
+   */
+  public static AgentCatalog load(
+      Map<String, Path> clis, Optional<Path> providersFile, Map<String, String> env) {
+    for (String type : clis.keySet()) {
+      if (!WorkloadCatalog.isAgent(new WorkloadType(type))) {
+        throw new IllegalArgumentException(
+            "--agent-cli " + type + "=…: " + type + " is not an agent type; use one of " + names());
+      }
+    }
+    JsonNode file = providersFile.map(AgentCatalog::readFile).orElse(JSON.createObjectNode());
+    for (String key : file.propertyNames()) {
+      if (!WorkloadCatalog.isAgent(new WorkloadType(key))) {
+        throw new IllegalArgumentException(
+            "providers file: \"" + key + "\" is not an agent type; use one of " + names());
+      }
+    }
+    Map<WorkloadType, Profile> profiles = new LinkedHashMap<>();
+    for (String name : names()) {
+      WorkloadType type = new WorkloadType(name);
+      Optional<Path> cli =
+          Optional.ofNullable(clis.get(name))
+              .map(Path::toAbsolutePath)
+              .or(() -> onPath(defaultCli(name), env.getOrDefault("PATH", "")));
+      cli.ifPresent(path -> requireExecutable(name, path));
+      Settings settings = Settings.of(name, file.path(name), env);
+      profiles.put(
+          type,
+          new Profile(
+              type, cli, settings.provider(name), settings.defaultModel(), settings.models()));
+    }
+    return new AgentCatalog(Map.copyOf(profiles));
+  }
+
+  @Override
+  public Optional<String> unavailable(WorkloadType type) {
+    if (type.equals(WorkloadType.SHELL)) {
+      return Optional.empty();
+    }
+    Profile profile = profiles.get(type);
+    if (profile == null) {
+      return WorkloadCatalog.shellsOnly().unavailable(type);
+    }
+    List<String> missing = new ArrayList<>();
+    if (profile.cli().isEmpty()) {
+      missing.add(
+          "its CLI ("
+              + defaultCli(type.value())
+              + " is not on PATH; pass --agent-cli "
+              + type.value()
+              + "=PATH)");
+    }
+    if (profile.provider().isEmpty()) {
+      String prefix = envPrefix(type.value());
+      missing.add(
+          "its provider (set "
+              + prefix
+              + "URL and "
+              + prefix
+              + "TOKEN or "
+              + prefix
+              + "TOKEN_FILE, or give it in --providers FILE)");
+    }
+    return missing.isEmpty()
+        ? Optional.empty()
+        : Optional.of(
+            "workload type "
+                + type.value()
+                + " is not configured on this installation: it lacks "
+                + String.join(" and ", missing)
+                + "; see docs/agents.md");
+  }
+
+  @Override
+  public List<AgentOffer> configuredAgents() {
+    return profiles.values().stream()
+        .filter(p -> unavailable(p.type()).isEmpty())
+        .sorted(java.util.Comparator.comparing(p -> p.type().value()))
+        .map(
+            p ->
+                // No type takes per-session plugins yet: /config must not offer what no create
+                // accepts.
+                new AgentOffer(p.type(), p.defaultModel(), p.models(), false))
+        .toList();
+  }
+
+  /**
+   * What the node needs to run a session of {@code type}: the CLI, the model its prompts ask for
+   * ({@code platform-default} resolved to the configured default, so that a changed default takes
+   * effect at the session's next start) and the provider. Empty for a shell.
+   */
+  Optional<Map<String, Object>> launch(WorkloadType type, Optional<AgentModel> model) {
+    Profile profile = profiles.get(type);
+    if (profile == null || unavailable(type).isPresent()) {
+      return Optional.empty();
+    }
+    Provider provider = profile.provider().orElseThrow();
+    String asked = model.map(AgentModel::value).orElse(AgentModel.PLATFORM_DEFAULT_NAME);
+    String resolved =
+        asked.equals(AgentModel.PLATFORM_DEFAULT_NAME) ? profile.defaultModel() : asked;
+    Map<String, Object> wire = new LinkedHashMap<>();
+    wire.put("name", type.value());
+    wire.put("baseUrl", provider.url().toString());
+    wire.put("token", provider.token());
+    wire.put("api", provider.api());
+    provider.caFile().ifPresent(ca -> wire.put("caFile", ca.toString()));
+    Map<String, Object> agent = new LinkedHashMap<>();
+    agent.put("cli", profile.cli().orElseThrow().toString());
+    agent.put("model", resolved);
+    agent.put("provider", wire);
+    return Optional.of(agent);
+  }
+
+  /** A type's settings, from its file entry and its variables (which win). */
+  private record Settings(
+      Optional<String> url,
+      Optional<String> token,
+      Optional<Path> caFile,
+      String api,
+      String defaultModel,
+      List<String> models) {
+
+    static Settings of(String type, JsonNode entry, Map<String, String> env) {
+      for (String key : entry.propertyNames()) {
+        if (!FILE_KEYS.contains(key)) {
+          throw new IllegalArgumentException(
+              "providers file: " + type + "." + key + " is not a setting; use " + FILE_KEYS);
+        }
+      }
+      String prefix = envPrefix(type);
+      Optional<String> url = first(env.get(prefix + "URL"), text(entry, "url"));
+      Optional<String> tokenFile = first(env.get(prefix + "TOKEN_FILE"), text(entry, "tokenFile"));
+      Optional<String> token =
+          Optional.ofNullable(env.get(prefix + "TOKEN"))
+              .filter(t -> !t.isEmpty())
+              .or(() -> tokenFile.map(f -> readToken(type, Path.of(f))));
+      Optional<Path> ca = first(env.get(prefix + "CA_FILE"), text(entry, "caFile")).map(Path::of);
+      String api =
+          first(env.get(prefix + "API"), text(entry, "api"))
+              .orElse(type.equals("codex") ? "openai" : "anthropic");
+      String model =
+          first(env.get(prefix + "MODEL"), text(entry, "model"))
+              .map(m -> checkDefaultModel(type, m))
+              .orElse(AgentModel.PLATFORM_DEFAULT_NAME);
+      List<String> models =
+          Optional.ofNullable(env.get(prefix + "MODELS"))
+              .filter(m -> !m.isBlank())
+              .map(m -> JSON.readTree(m))
+              .or(() -> Optional.ofNullable(entry.get("models")))
+              .map(node -> checkModels(type, node))
+              .orElse(List.of());
+      return new Settings(url, token, ca, api, model, models);
+    }
+
+    Optional<Provider> provider(String type) {
+      if (url.isEmpty() || token.isEmpty()) {
+        return Optional.empty();
+      }
+      URI parsed = URI.create(url.get());
+      if (!"https".equals(parsed.getScheme())
+          || parsed.getHost() == null
+          || parsed.getUserInfo() != null
+          || parsed.getQuery() != null
+          || parsed.getFragment() != null) {
+        throw new IllegalArgumentException(
+            "provider of "
+                + type
+                + ": the URL must be https://host[:port][/path] without user, query or fragment,"
+                + " was "
+                + url.get());
+      }
+      if (!api.equals("anthropic") && !api.equals("openai")) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": api must be anthropic or openai, was " + api);
+      }
+      caFile.ifPresent(
+          ca -> {
+            if (!Files.isReadable(ca)) {
+              throw new IllegalArgumentException(
+                  "provider of " + type + ": the CA file " + ca + " cannot be read");
+            }
+          });
+      return Optional.of(new Provider(parsed, token.get(), caFile.map(Path::toAbsolutePath), api));
+    }
+  }
+
+  private static String checkDefaultModel(String type, String model) {
+    if (model.equals(AgentModel.PLATFORM_DEFAULT_NAME)) {
+      throw new IllegalArgumentException(
+          "provider of "
+              + type
+              + ": the default model must be a concrete model, or left out for the CLI's own;"
+              + " \"platform-default\" is reserved");
+    }
+    try {
+      return new AgentModel(model).value();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("provider of " + type + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> checkModels(String type, JsonNode node) {
+    if (!node.isArray()) {
+      throw new IllegalArgumentException(
+          "provider of " + type + ": models must be a JSON array of model names, was " + node);
+    }
+    List<String> models = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (JsonNode item : node) {
+      if (!item.isString()) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": models must hold strings, found " + item);
+      }
+      String model = checkDefaultModel(type, item.asString());
+      if (!seen.add(model)) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": model " + model + " is listed twice");
+      }
+      models.add(model);
+    }
+    return List.copyOf(models);
+  }
+
+  private static JsonNode readFile(Path file) {
+    try {
+      JsonNode node = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
+      if (!node.isObject()) {
+        throw new IllegalArgumentException(
+            "providers file " + file + " must hold a JSON object keyed by agent type");
+      }
+      return node;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the providers file " + file, e);
+    }
+  }
+
+  private static String readToken(String type, Path file) {
+    try {
+      String token = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (token.isEmpty() || token.contains("\n") || token.contains("\r")) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": the token file " + file + " must hold one non-empty line");
+      }
+      return token;
+    } catch (IOException e) {
+      throw new UncheckedIOException("provider of " + type + ": cannot read " + file, e);
+    }
+  }
+
+  private static Optional<String> text(JsonNode entry, String key) {
+    JsonNode value = entry.get(key);
+    if (value == null) {
+      return Optional.empty();
+    }
+    if (!value.isString() || value.asString().isBlank()) {
+      throw new IllegalArgumentException(
+          "providers file: " + key + " must be a non-empty string, was " + value);
+    }
+    return Optional.of(value.asString());
+  }
+
+  private static Optional<String> first(@Nullable String variable, Optional<String> fromFile) {
+    return Optional.ofNullable(variable).filter(v -> !v.isBlank()).or(() -> fromFile);
+  }
+
+  private static Optional<Path> onPath(String command, String path) {
+    for (String dir : path.split(":")) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, command);
+      if (Files.isExecutable(candidate)) {
+        return Optional.of(candidate.toAbsolutePath());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void requireExecutable(String type, Path cli) {
+    if (!Files.isExecutable(cli)) {
+      throw new IllegalArgumentException(
+          "the CLI of " + type + " (" + cli + ") is not an executable file");
+    }
+  }
+
+  /** The command a type's CLI usually goes by; MiniMax Code runs Claude Code's by default. */
+  private static String defaultCli(String type) {
+    return switch (type) {
+      case "codex" -> "codex";
+      default -> "claude";
+    };
+  }
+
+  private static String envPrefix(String type) {
+    return "BERTH_PROVIDER_" + type.toUpperCase(Locale.ROOT).replace('-', '_') + "_";
+  }
+
+  private static List<String> names() {
+    return WorkloadCatalog.AGENT_TYPES.stream().map(WorkloadType::value).sorted().toList();
+  }
+}
