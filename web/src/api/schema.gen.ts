@@ -174,6 +174,12 @@ export interface paths {
          * @description Dispatches on the state as `read` does (`path` ends in `write`); a `snapshot` session is
          *     restored and then written, never refused. Returns once the input is accepted; it does not
          *     wait for the command. A successful write touches `lastAccess`.
+         *
+         *     On an agent session (`claude-code`, `codex`, `minimax-code`) the payload is one prompt:
+         *     it is queued and answered with `status: queued` and its execution's id (the execution
+         *     lists, cancels and times the prompt). A prompt over 1 MiB is `413 PROMPT_TOO_LARGE`,
+         *     checked before any restore; 64 waiting prompts or 8 MiB is `429 PROMPT_QUEUE_FULL`; a
+         *     session whose output reached 256 MiB is `507 OUTPUT_FULL`.
          */
         post: operations["writeSession"];
         delete?: never;
@@ -272,6 +278,56 @@ export interface paths {
          *     agent's: see the `200` response.
          */
         get: operations["streamSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An agent session's transcript, a page at a time (passive).
+         * @description One schema for every agent type (docs/agents.md): `turn-started` (with the prompt),
+         *     `assistant-text`, `thinking`, `tool-call`, `tool-result`, `usage`, `permission-denied`,
+         *     `error`, `raw` (an event Berth does not know, kept) and `turn-finished`. Passive, as the
+         *     stream is: a session without a runtime is `422`; a shell session is `400`.
+         */
+        get: operations["getTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/transcript/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An agent session's transcript as server-sent events (passive).
+         * @description Each entry is one `entry` event whose `id` is its `seq`; a reconnect with `Last-Event-ID`
+         *     continues after it. Comments keep the connection alive.
+         */
+        get: operations["streamTranscript"];
         put?: never;
         post?: never;
         delete?: never;
@@ -618,7 +674,7 @@ export interface components {
              * @description The stable machine reason; `INTERNAL` is an unexpected server error (500).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "DEADLINE_EXCEEDED" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */
@@ -648,6 +704,14 @@ export interface components {
                 defaultModel: string;
                 /** @description Never null; possibly empty. */
                 models: string[];
+            };
+            /** @description Each configured agent type: what `platform-default` means here, its model catalog (offered to pickers, not an allowlist) and whether it takes plugins. */
+            agents?: {
+                [key: string]: {
+                    defaultModel: string;
+                    models: string[];
+                    takesPlugins: boolean;
+                };
             };
         };
         Session: {
@@ -843,6 +907,33 @@ export interface components {
              * @enum {string}
              */
             path: "active" | "idle->active->write" | "snapshot->restore->write";
+            /**
+             * @description An agent session's prompt was queued.
+             * @constant
+             */
+            status?: "queued";
+            /** @description An agent session's prompt as an execution. */
+            executionId?: string;
+        };
+        TranscriptPage: {
+            entries: components["schemas"]["TranscriptEntry"][];
+            /**
+             * Format: int64
+             * @description The cursor after the last entry; the next page starts there.
+             */
+            nextCursor: number;
+        };
+        /** @description One entry; its own fields depend on its type (docs/agents.md has the schema). */
+        TranscriptEntry: {
+            /** Format: int64 */
+            seq: number;
+            /** Format: date-time */
+            at: string;
+            execution: string;
+            /** @enum {string} */
+            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "raw" | "turn-finished";
+        } & {
+            [key: string]: unknown;
         };
         Execution: {
             id: string;
@@ -963,10 +1054,15 @@ export interface components {
         };
         Write: {
             /**
-             * @description The input, written verbatim; empty is a no-op.
+             * @description The input, written verbatim; empty is a no-op. On an agent session, the prompt (at most 1 MiB of UTF-8).
              * @default
              */
             payload: string;
+            /**
+             * @description An agent session's permission mode for this prompt only; `default` when absent. `bypassPermissions` is never accepted. A shell takes none (`400`).
+             * @enum {string}
+             */
+            permissionMode?: "default" | "acceptEdits" | "plan" | "dontAsk" | "auto";
         };
         Switch: Record<string, never>;
         /** @description While a restore streams its archive to the new runtime (phase RESUMING). */
@@ -1291,6 +1387,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `PROMPT_QUEUE_FULL`: 64 prompts or 8 MiB already wait in the agent session. */
+        PromptQueueFull: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `OUTPUT_FULL`: the agent session's output reached 256 MiB; no more prompts. */
+        OutputFull: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `text/event-stream`, exactly the original platform's protocol. Headers: `Cache-Control:
          *     no-cache, no-transform`, `X-Accel-Buffering: no`, `X-Content-Type-Options: nosniff`.
@@ -1341,6 +1455,8 @@ export interface components {
         IfMatch: string;
         /** @description The byte cursor to start from. Negative or non-integer is `400`. */
         Offset: number;
+        /** @description How many entries to skip (the `seq` of the last one seen); default 0. */
+        TranscriptCursor: number;
         /**
          * @description A decimal byte cursor; when non-empty it wins over `offset`. Negative or non-integer is
          *     `400`, before the stream starts.
@@ -1534,7 +1650,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["QuotaExceeded"];
-            /** @description `RUNTIME_UNAVAILABLE`: provisioning failed; `detail` carries the failure reason. `ISOLATION_UNAVAILABLE`: the server runs with `--require-isolation` and its node cannot give the session user, mount, PID and network namespaces and a cgroup. */
+            /** @description `RUNTIME_UNAVAILABLE`: provisioning failed; `detail` carries the failure reason. `ISOLATION_UNAVAILABLE`: the server runs with `--require-isolation` and its node cannot give the session user, mount, PID and network namespaces and a cgroup. `WORKLOAD_UNAVAILABLE`: the agent type's CLI or provider is not configured here (the detail names which); never a shell in its place. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,9 +1793,11 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["PromptQueueFull"];
             502: components["responses"]["AgentUnreachable"];
             503: components["responses"]["RuntimeUnavailable"];
             504: components["responses"]["DeadlineExceeded"];
+            507: components["responses"]["OutputFull"];
         };
     };
     switchSession: {
@@ -1865,6 +1983,74 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["OutputStream"];
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidState"];
+        };
+    };
+    getTranscript: {
+        parameters: {
+            query?: {
+                /** @description How many entries to skip (the `seq` of the last one seen); default 0. */
+                cursor?: components["parameters"]["TranscriptCursor"];
+                /** @description At most this many entries (1-1000, default 1000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries after the cursor, and the cursor after them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptPage"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["InvalidState"];
+        };
+    };
+    streamTranscript: {
+        parameters: {
+            query?: {
+                /** @description How many entries to skip (the `seq` of the last one seen); default 0. */
+                cursor?: components["parameters"]["TranscriptCursor"];
+            };
+            header?: {
+                /**
+                 * @description A decimal byte cursor; when non-empty it wins over `offset`. Negative or non-integer is
+                 *     `400`, before the stream starts.
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript's entries as they come. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];

@@ -112,6 +112,9 @@ public final class PromptRunner implements AutoCloseable {
   private long sessionOutput;
   private boolean sessionFull;
   private boolean closed;
+  // Closed while a checkpoint drains the accepted prompts: checked under the lock that submit()
+  // queues under, so no prompt gets in after the drain saw the runner idle.
+  private boolean admitting = true;
 
   private static final class Entry {
     final Turn turn;
@@ -148,6 +151,9 @@ public final class PromptRunner implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException(
             "the prompts of session " + setup.session() + " are closed");
+      }
+      if (!admitting) {
+        throw new AdmissionClosedException();
       }
       if (sessionFull) {
         throw new OutputFullException();
@@ -189,6 +195,26 @@ public final class PromptRunner implements AutoCloseable {
     lock.lock();
     try {
       return Optional.ofNullable(entries.get(id)).map(PromptRunner::view);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes no new prompt until {@link #openAdmission} (a checkpoint drains the accepted ones). */
+  public void closeAdmission() {
+    lock.lock();
+    try {
+      admitting = false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes prompts again (the checkpoint was given up). */
+  public void openAdmission() {
+    lock.lock();
+    try {
+      admitting = true;
     } finally {
       lock.unlock();
     }
@@ -687,6 +713,17 @@ public final class PromptRunner implements AutoCloseable {
               + " and "
               + limits.maxQueuedBytes()
               + " bytes are held; retry once a prompt has run");
+    }
+  }
+
+  /** A checkpoint drains the session: the agent's API answers 409 SUSPENDING. */
+  public static final class AdmissionClosedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    AdmissionClosedException() {
+      super(
+          "the session is being suspended and admits no prompt; retry once it is a snapshot"
+              + " (which a write then restores)");
     }
   }
 

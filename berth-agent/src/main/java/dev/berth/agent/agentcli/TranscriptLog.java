@@ -103,17 +103,21 @@ public final class TranscriptLog {
   /** Up to {@code max} entries after {@code cursor}, in order. */
   public List<JsonNode> after(long cursor, int max) {
     List<JsonNode> entries = new ArrayList<>();
-    if (!Files.isRegularFile(file)) {
-      return entries;
-    }
-    try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-      lines
-          .filter(l -> !l.isBlank())
-          .skip(Math.max(0, cursor))
-          .limit(max)
-          .forEach(l -> entries.add(JSON.readTree(l)));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the transcript " + file, e);
+    // Under the append lock and up to the entries counted: never a line half written.
+    synchronized (lock) {
+      long available = last - Math.max(0, cursor);
+      if (available <= 0 || !Files.isRegularFile(file)) {
+        return entries;
+      }
+      try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+        lines
+            .filter(l -> !l.isBlank())
+            .skip(Math.max(0, cursor))
+            .limit(Math.min(max, available))
+            .forEach(l -> entries.add(JSON.readTree(l)));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the transcript " + file, e);
+      }
     }
     return entries;
   }

@@ -23,12 +23,8 @@ public record Turn(String prompt, Optional<String> model, String permissionMode)
   public static final Pattern MODEL =
       Pattern.compile("^(~[A-Za-z0-9][A-Za-z0-9._:/-]{0,126}|[A-Za-z0-9][A-Za-z0-9._:/-]{0,127})$");
 
-  /**
-   * The permission modes a turn may ask Claude Code for. {@code bypassPermissions} is never one:
-   * the CLI's tool rules are part of what keeps a prompt from doing what its session was not given.
-   */
-  public static final Set<String> PERMISSION_MODES =
-      Set.of("default", "acceptEdits", "plan", "dontAsk", "auto");
+  /** The permission modes a turn may ask Claude Code for (never {@code bypassPermissions}). */
+  public static final Set<String> PERMISSION_MODES = dev.berth.core.session.PermissionMode.ALLOWED;
 
   public Turn {
     Objects.requireNonNull(prompt, "prompt");
@@ -42,17 +38,7 @@ public record Turn(String prompt, Optional<String> model, String permissionMode)
       throw new PromptTooLargeException(bytes);
     }
     model.ifPresent(Turn::checkModel);
-    if (!PERMISSION_MODES.contains(permissionMode)) {
-      throw new InvalidValueException(
-          "invalid input: permissionMode must be one of "
-              + new java.util.TreeSet<>(PERMISSION_MODES)
-              + ", was \""
-              + permissionMode
-              + "\""
-              + (permissionMode.equals("bypassPermissions")
-                  ? "; bypassing the CLI's permission rules is never allowed"
-                  : ""));
-    }
+    dev.berth.core.session.PermissionMode.check(permissionMode);
   }
 
   /** A prompt with the platform's model and the default permission mode. */

@@ -25,10 +25,10 @@ import java.util.List;
  * Starts an agent runtime's workload: its output log and transcript, its credential proxy, its
  * sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
  *
- * <p>Where the proxy listens: on a host that confines, on a Unix socket beside the runtime's
- * directory (outside {@code state/}, so that no archive holds it and the sandbox never sees it),
- * which the sandbox's network brings to {@code 127.0.0.1:8091}; on a host that does not, on an
- * ephemeral loopback port, which is then all the CLI is told.
+ * <p>Where the proxy listens: on a Unix socket under the host's root (outside {@code state/}, so
+ * that no archive holds it and the sandbox never sees it), which the sandbox's network brings to
+ * {@code 127.0.0.1:8091}. A node that cannot confine refuses agent sessions: unconfined, the CLI's
+ * tools would run as the node's user, which can reach whatever the node holds.
  */
 final class AgentWorkload {
 
@@ -51,25 +51,28 @@ final class AgentWorkload {
     AgentAdapter adapter =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
+    if (!sandbox.confines()) {
+      // Unconfined, the CLI's tools would run as the node's user, beside the proxy's port and the
+      // node's own process: the token would be one step away. Agents need the sandbox.
+      throw new HostRefusal(
+          503,
+          "ISOLATION_UNAVAILABLE",
+          "an agent session needs the sandbox (bubblewrap with user, mount, PID and network"
+              + " namespaces), which this node cannot give; install bubblewrap, or run shell"
+              + " sessions only");
+    }
     PromptRunner.Limits limits = PromptRunner.Limits.defaults();
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
     ProviderProfile profile = launch.provider().profile();
     // The runner keeps the session's output under its own cap, with its marker: the log never
     // drops its head before that.
-    long logCap = Math.max(config.outputCapBytes(), limits.sessionOutputCap() + (1 << 20));
-    OutputLog output = OutputLog.open(state.resolve("output"), logCap, clock);
+    OutputLog output = OutputLog.open(state.resolve("output"), logCap(config), clock);
     CredentialProxy proxy = null;
     LaunchPlan plan = null;
     try {
-      boolean confined = sandbox.confines();
-      proxy =
-          CredentialProxy.start(
-              profile,
-              confined
-                  ? new CredentialProxy.Listen.Unix(proxySocket)
-                  : new CredentialProxy.Listen.Loopback());
-      Installation cli = Installation.of(Path.of(launch.cli()), confined);
+      proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(proxySocket));
+      Installation cli = Installation.of(Path.of(launch.cli()));
       WritablePaths writable =
           WritablePaths.of(paths.home())
               .withTmp(state.resolve("tmp"))
@@ -79,10 +82,7 @@ final class AgentWorkload {
               planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds());
       ProviderEndpoint endpoint =
           new ProviderEndpoint(
-              confined
-                  ? "http://127.0.0.1:" + NetworkMode.PROXY_PORT
-                  : proxy.loopbackUrl().toString(),
-              ProviderEndpoint.PLACEHOLDER);
+              "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
           new PromptRunner(
@@ -91,7 +91,7 @@ final class AgentWorkload {
                   adapter,
                   cli.path(),
                   paths,
-                  confined ? paths.inSandbox() : paths,
+                  paths.inSandbox(),
                   plan,
                   endpoint,
                   profile.secrets(),
@@ -114,15 +114,21 @@ final class AgentWorkload {
   }
 
   /**
+   * The cap of an agent session's output log: above the runner's session cap with its marker, so
+   * that the log never drops its head (also when a restarted host reopens it).
+   */
+  static long logCap(HostConfig config) {
+    return Math.max(
+        config.outputCapBytes(), PromptRunner.Limits.defaults().sessionOutputCap() + (1 << 20));
+  }
+
+  /**
    * The CLI as the workload runs it. An npm installation ({@code node_modules/.bin/claude}) needs
    * its whole {@code node_modules} (the script's package, a native binary in an optional package);
-   * any other CLI its own directory.
+   * any other CLI only its own file, so that nothing beside it (a token file, a key) is shown.
    */
   record Installation(Path path, List<SandboxBind> binds) {
-    static Installation of(Path cli, boolean confined) {
-      if (!confined) {
-        return new Installation(cli, List.of());
-      }
+    static Installation of(Path cli) {
       try {
         Path parent = cli.getParent();
         Path grand = parent == null ? null : parent.getParent();
@@ -136,10 +142,8 @@ final class AgentWorkload {
               List.of(new SandboxBind(grand.toRealPath(), SANDBOX_CLI_ROOT, true)));
         }
         Path real = cli.toRealPath();
-        Path dir = java.util.Objects.requireNonNull(real.getParent(), "a CLI's directory");
-        return new Installation(
-            SANDBOX_CLI_ROOT.resolve(real.getFileName().toString()),
-            List.of(new SandboxBind(dir, SANDBOX_CLI_ROOT, true)));
+        Path inside = SANDBOX_CLI_ROOT.resolve(real.getFileName().toString());
+        return new Installation(inside, List.of(new SandboxBind(real, inside, true)));
       } catch (IOException e) {
         throw new UncheckedIOException("the agent CLI " + cli + " cannot be found", e);
       }

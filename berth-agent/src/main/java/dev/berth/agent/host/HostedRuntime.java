@@ -64,10 +64,9 @@ final class HostedRuntime {
   private final Sandbox sandbox;
   private final LocalContract contract;
   private final ControlLease lease;
-  // An agent session's CLI and provider, from its provision: in memory only (AgentLaunch).
-  private final @Nullable AgentLaunch agentLaunch;
-  // Set while a checkpoint drains an agent session's prompts: it admits no new one meanwhile.
-  private volatile boolean draining;
+  // An agent session's CLI and provider, from its provision: in memory only (AgentLaunch). A
+  // runtime reloaded by a restarted host has none until its next provision brings it again.
+  private volatile @Nullable AgentLaunch agentLaunch;
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
   // Replaced (never changed in place) under this object's monitor; read without it.
   private volatile RuntimeDescriptor descriptor;
@@ -177,8 +176,11 @@ final class HostedRuntime {
           RuntimeState.AWAITING_RESTORE,
           null);
     }
-    OutputLog output =
-        OutputLog.open(state(directory).resolve("output"), config.outputCapBytes(), clock);
+    long cap =
+        descriptor.workload().equals("shell")
+            ? config.outputCapBytes()
+            : AgentWorkload.logCap(config);
+    OutputLog output = OutputLog.open(state(directory).resolve("output"), cap, clock);
     HostedRuntime runtime =
         new HostedRuntime(
             descriptor,
@@ -423,7 +425,7 @@ final class HostedRuntime {
   List<String> checkpointContents() {
     List<String> contents = new java.util.ArrayList<>(List.of("home", "tmp", "output"));
     workload.live().ifPresent(live -> contents.addAll(live.shellState().contents()));
-    if (workload instanceof Workload.Agent) {
+    if (!descriptor.workload().equals("shell")) {
       contents.addAll(List.of("workspace", "conversation", "transcript"));
     }
     return List.copyOf(contents);
@@ -452,12 +454,9 @@ final class HostedRuntime {
         throw restoring("has nothing to checkpoint");
       }
       agent = workload.agent();
-      if (agent.isPresent() && state == RuntimeState.RUNNING) {
-        draining = true;
-      }
     }
     if (agent.isPresent()) {
-      drainPrompts(agent.get());
+      pauseDrained(agent.get());
       return;
     }
     synchronized (this) {
@@ -476,37 +475,65 @@ final class HostedRuntime {
   }
 
   /**
-   * An agent session's checkpoint: no new prompt is admitted, the accepted ones run (at most {@link
-   * #PROMPT_DRAIN}), then the tree is paused. Prompts still running then refuse the checkpoint —
-   * the session stays active and admits prompts again.
+   * The first half of an agent session's checkpoint, before the host takes its locks: no new prompt
+   * is admitted, and the accepted ones run (at most {@link #PROMPT_DRAIN}). Prompts still running
+   * then refuse the checkpoint — the session stays active and admits prompts again. Nothing to do
+   * for a shell, or for an agent runtime that is not running.
    */
-  private void drainPrompts(Workload.Agent agent) {
+  void drainForCheckpoint() {
+    Optional<Workload.Agent> agent;
+    synchronized (this) {
+      agent = state == RuntimeState.RUNNING ? workload.agent() : Optional.empty();
+    }
+    if (agent.isEmpty()) {
+      return;
+    }
+    agent.get().prompts().closeAdmission();
     boolean idle;
     try {
-      idle = agent.prompts().awaitIdle(PROMPT_DRAIN);
+      idle = agent.get().prompts().awaitIdle(PROMPT_DRAIN);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      draining = false;
+      agent.get().prompts().openAdmission();
       throw new HostRefusal(503, "INTERRUPTED", "the checkpoint of " + name() + " was interrupted");
     }
     if (!idle) {
-      draining = false;
-      throw new HostRefusal(
-          409,
-          "PROMPTS_RUNNING",
-          "runtime "
-              + name()
-              + " still runs its accepted prompts after "
-              + PROMPT_DRAIN.toMinutes()
-              + " min, so it cannot be snapshotted now; the session stays active (retry the"
-              + " snapshot later, or cancel the running prompt)");
+      agent.get().prompts().openAdmission();
+      throw promptsRunning();
     }
-    try {
-      pause();
-    } finally {
-      draining = false;
+  }
+
+  /** Takes prompts again after a drain whose checkpoint did not pause the runtime. */
+  void reopenPrompts() {
+    synchronized (this) {
+      if (state != RuntimeState.RUNNING) {
+        return;
+      }
     }
+    workload.agent().ifPresent(agent -> agent.prompts().openAdmission());
+  }
+
+  /** Pauses an agent runtime that {@link #drainForCheckpoint} left idle, then checks its state. */
+  private void pauseDrained(Workload.Agent agent) {
+    if (agent.prompts().busy()) {
+      // Not drained (the drain was skipped or a prompt was accepted before it): not now.
+      agent.prompts().openAdmission();
+      throw promptsRunning();
+    }
+    pause();
     refuseWhatARestoreWouldRefuse();
+  }
+
+  private HostRefusal promptsRunning() {
+    return new HostRefusal(
+        409,
+        "PROMPTS_RUNNING",
+        "runtime "
+            + name()
+            + " still runs its accepted prompts after "
+            + PROMPT_DRAIN.toMinutes()
+            + " min, so it cannot be snapshotted now; the session stays active (retry the snapshot"
+            + " later, or cancel the running prompt)");
   }
 
   /**
@@ -575,6 +602,14 @@ final class HostedRuntime {
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.CONTINUE);
     }
     plan(workload).ifPresent(LaunchPlan::thaw);
+    workload.agent().ifPresent(agent -> agent.prompts().openAdmission());
+  }
+
+  /** Takes the agent launch a provision brings, when this runtime has none (a host restarted). */
+  void adoptAgent(@Nullable AgentLaunch launch) {
+    if (launch != null && agentLaunch == null) {
+      agentLaunch = launch;
+    }
   }
 
   private static Optional<LaunchPlan> plan(Workload workload) {
@@ -911,7 +946,7 @@ final class HostedRuntime {
       if (state == RuntimeState.AWAITING_RESTORE) {
         throw restoring("admits no prompt yet");
       }
-      if (state == RuntimeState.PAUSED || draining) {
+      if (state == RuntimeState.PAUSED) {
         throw new HostRefusal(
             409,
             "SUSPENDING",

@@ -137,7 +137,9 @@ public final class SessionHost implements AutoCloseable {
           LocalContract contract = contract(session);
           HostedRuntime existing = runtimes.get(session);
           if (existing != null) {
-            return new Provisioned(sameRuntime(existing, request.runtime()).view(), false);
+            HostedRuntime same = sameRuntime(existing, request.runtime());
+            same.adoptAgent(request.agent());
+            return new Provisioned(same.view(), false);
           }
           if (headers.isPresent()) {
             contract.accept(
@@ -251,6 +253,20 @@ public final class SessionHost implements AutoCloseable {
    * @return what the archive preserves
    */
   public List<String> prepareCheckpoint(
+      SessionId session, CommandHeaders headers, long generation) {
+    // An agent session's accepted prompts run first, without the session's locks: a drain takes
+    // up to 5 minutes, which no status, lease or terminate of the session may wait behind.
+    HostedRuntime draining = runtime(session);
+    draining.drainForCheckpoint();
+    try {
+      return pauseForCheckpoint(session, headers, generation);
+    } catch (RuntimeException e) {
+      draining.reopenPrompts();
+      throw e;
+    }
+  }
+
+  private List<String> pauseForCheckpoint(
       SessionId session, CommandHeaders headers, long generation) {
     return locked(
         session,

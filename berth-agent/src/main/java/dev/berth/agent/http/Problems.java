@@ -86,6 +86,8 @@ final class Problems {
           new Kind(429, "PROMPT_QUEUE_FULL");
       case dev.berth.agent.agentcli.PromptRunner.OutputFullException full ->
           new Kind(507, "OUTPUT_FULL");
+      case dev.berth.agent.agentcli.PromptRunner.AdmissionClosedException closed ->
+          new Kind(409, "SUSPENDING");
       case HttpResponseException http ->
           new Kind(http.getStatus(), ProblemDocument.reasonOf(http.getStatus()));
       case BerthException domain -> new Kind(statusOf(domain), domain.reason());

@@ -188,6 +188,29 @@ class PromptRunnerWithRealClisTest {
   }
 
   @Test
+  void aDrainClosesAdmissionLetsTheAcceptedPromptFinishAndReopensForTheNext() throws Exception {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        PromptRunner.Limits.defaults());
+    provider.holdAnswers();
+    ExecutionView accepted = runner.submit(Turn.of("say hello"));
+
+    runner.closeAdmission();
+    assertThatThrownBy(() -> runner.submit(Turn.of("too late")))
+        .isInstanceOf(PromptRunner.AdmissionClosedException.class)
+        .hasMessageContaining("being suspended");
+    assertThat(runner.awaitIdle(Duration.ofMillis(200))).isFalse();
+    provider.release();
+    assertThat(runner.awaitIdle(RUN)).isTrue();
+    assertThat(runner.get(accepted.id()).orElseThrow().state()).isEqualTo(ExecutionState.SUCCEEDED);
+
+    runner.openAdmission();
+    assertThat(finished(runner.submit(Turn.of("say hello again"))).state())
+        .isEqualTo(ExecutionState.SUCCEEDED);
+  }
+
+  @Test
   void aRunThatOutlivesItsTimeoutIsKilledAndDoesNotCountAsTheConversationsFirstRun() {
     start(
         ClaudeCodeAdapter.claudeCode(),

@@ -11,6 +11,7 @@ import dev.berth.core.error.NotRunningException;
 import dev.berth.core.error.PromptTooLargeException;
 import dev.berth.core.error.RuntimeUnavailableException;
 import dev.berth.core.lifecycle.ReconcileQueue;
+import dev.berth.core.session.PermissionMode;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
@@ -77,11 +78,20 @@ public final class SessionData {
    */
   public Written write(
       Scope scope, SessionId id, byte[] payload, Optional<String> permissionMode, String actor) {
-    if (payload.length > PromptTooLargeException.MAX_PROMPT_BYTES || permissionMode.isPresent()) {
-      // Rare cases that need the type before the activation: one more read for them only.
+    permissionMode.ifPresent(PermissionMode::check);
+    boolean blank = new String(payload, StandardCharsets.UTF_8).isBlank();
+    if (payload.length > PromptTooLargeException.MAX_PROMPT_BYTES
+        || permissionMode.isPresent()
+        || blank) {
+      // The cases a prompt refuses before anything is restored need the type first: one more
+      // read, for them only (an ordinary keystroke takes none).
       boolean agent = WorkloadCatalog.isAgent(lookup.get(scope, id).workloadType());
       if (agent && payload.length > PromptTooLargeException.MAX_PROMPT_BYTES) {
         throw new PromptTooLargeException(payload.length);
+      }
+      if (agent && blank) {
+        throw new InvalidValueException(
+            "invalid input: the prompt is empty; write what to ask the agent");
       }
       if (!agent && permissionMode.isPresent()) {
         throw new InvalidValueException(

@@ -140,6 +140,36 @@ class AgentSessionsTest {
   }
 
   @Test
+  void anEmptyPromptOrABypassingPermissionModeIsRefusedBeforeASnapshotIsRestored() {
+    Session s = claude();
+    f.snapshotSession().snapshot(AS_ACME, s.id(), OptionalLong.empty(), "tester");
+
+    assertThatThrownBy(
+            () ->
+                f.sessionData()
+                    .write(
+                        AS_ACME,
+                        s.id(),
+                        " \n".getBytes(StandardCharsets.UTF_8),
+                        Optional.empty(),
+                        "tester"))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("prompt is empty");
+    assertThatThrownBy(
+            () ->
+                f.sessionData()
+                    .write(
+                        AS_ACME,
+                        s.id(),
+                        "go".getBytes(StandardCharsets.UTF_8),
+                        Optional.of("bypassPermissions"),
+                        "tester"))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("never allowed");
+    assertThat(f.get(s.id()).phase()).isEqualTo(Phase.SUSPENDED);
+  }
+
+  @Test
   void aShellTakesNoPermissionModeAndHasNoTranscript() {
     Session s = f.ready();
 

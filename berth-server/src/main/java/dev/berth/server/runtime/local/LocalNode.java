@@ -107,6 +107,9 @@ public final class LocalNode {
     return stateDirectory;
   }
 
+  /** The server's provider settings ({@code BERTH_PROVIDER_<TYPE>_*}), never passed to the node. */
+  static final String PROVIDER_VARIABLES = "BERTH_PROVIDER_";
+
   /** Where the node answers and with which token. */
   public record Connection(String baseUrl, String token, long pid) {}
 
@@ -179,12 +182,16 @@ public final class LocalNode {
       command.add(stateDirectory.toString());
       Path log = stateDirectory.resolve(NodeFiles.LOG);
       PrivateFiles.createFileIfMissing(log);
-      Process process =
+      ProcessBuilder builder =
           new ProcessBuilder(command)
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .redirectErrorStream(true)
-              .start();
+              .redirectErrorStream(true);
+      // The node gets a provider's token with each agent runtime it is asked for, over its
+      // authenticated API; it must not also hold every token in its environment, where anything
+      // running as its user could read it (/proc/<pid>/environ).
+      builder.environment().keySet().removeIf(name -> name.startsWith(PROVIDER_VARIABLES));
+      Process process = builder.start();
       LOG.info("started berth node (pid {}) on {}", process.pid(), stateDirectory);
       return awaitReady(process, before);
     } catch (IOException e) {

@@ -1,0 +1,121 @@
+package dev.berth.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.berth.core.session.AgentModel;
+import dev.berth.core.session.WorkloadType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentCatalogTest {
+
+  private static final WorkloadType CLAUDE = new WorkloadType("claude-code");
+  private static final WorkloadType CODEX = new WorkloadType("codex");
+
+  @TempDir Path dir;
+  private Path claude;
+
+  @BeforeEach
+  void cli() throws Exception {
+    claude = dir.resolve("claude");
+    Files.writeString(claude, "#!/bin/sh\n");
+    Files.setPosixFilePermissions(claude, PosixFilePermissions.fromString("rwx------"));
+  }
+
+  private AgentCatalog fromEnv(Map<String, String> env) {
+    return AgentCatalog.load(Map.of("claude-code", claude), Optional.empty(), env);
+  }
+
+  @Test
+  void aTypeWithItsCliAndProviderRunsAndItsPlatformDefaultIsTheProvidersModel() {
+    AgentCatalog catalog =
+        fromEnv(
+            Map.of(
+                "BERTH_PROVIDER_CLAUDE_CODE_URL", "https://models.example/anthropic",
+                "BERTH_PROVIDER_CLAUDE_CODE_TOKEN", "sk-secret",
+                "BERTH_PROVIDER_CLAUDE_CODE_MODEL", "big-model",
+                "BERTH_PROVIDER_CLAUDE_CODE_MODELS", "[\"big-model\",\"small-model\"]"));
+
+    assertThat(catalog.unavailable(CLAUDE)).isEmpty();
+    assertThat(catalog.configuredAgents())
+        .singleElement()
+        .satisfies(
+            offer -> {
+              assertThat(offer.type()).isEqualTo(CLAUDE);
+              assertThat(offer.defaultModel()).isEqualTo("big-model");
+              assertThat(offer.models()).containsExactly("big-model", "small-model");
+            });
+    Map<String, Object> launch =
+        catalog.launch(CLAUDE, Optional.of(AgentModel.PLATFORM_DEFAULT)).orElseThrow();
+    assertThat(launch).containsEntry("model", "big-model").containsEntry("cli", claude.toString());
+    assertThat(catalog.launch(CLAUDE, Optional.of(new AgentModel("small-model"))).orElseThrow())
+        .containsEntry("model", "small-model");
+    assertThat(catalog.launch(WorkloadType.SHELL, Optional.empty())).isEmpty();
+  }
+
+  @Test
+  void aTypeMissingItsCliOrProviderIsUnavailableAndTheReasonNamesTheWayOut() {
+    AgentCatalog catalog = AgentCatalog.load(Map.of(), Optional.empty(), Map.of("PATH", ""));
+
+    assertThat(catalog.unavailable(CODEX).orElseThrow())
+        .contains("codex is not on PATH", "--agent-cli codex=PATH")
+        .contains("BERTH_PROVIDER_CODEX_URL", "--providers FILE");
+    assertThat(catalog.configuredAgents()).isEmpty();
+    assertThat(catalog.unavailable(WorkloadType.SHELL)).isEmpty();
+  }
+
+  @Test
+  void aProvidersFileGivesTheProviderWithItsTokenFromAFileAndNeverPrintsTheToken()
+      throws Exception {
+    Path token = dir.resolve("token");
+    Files.writeString(token, "sk-from-a-file\n");
+    Path file = dir.resolve("providers.json");
+    Files.writeString(
+        file,
+        "{\"claude-code\":{\"url\":\"https://api.example\",\"tokenFile\":\"" + token + "\"}}");
+
+    AgentCatalog catalog =
+        AgentCatalog.load(Map.of("claude-code", claude), Optional.of(file), Map.of());
+
+    Map<String, Object> launch = catalog.launch(CLAUDE, Optional.empty()).orElseThrow();
+    assertThat(launch.get("provider").toString()).contains("sk-from-a-file");
+    assertThat(launch).containsEntry("model", "platform-default");
+    assertThat(
+            new AgentCatalog.Provider(
+                    java.net.URI.create("https://x"), "sk-z", Optional.empty(), "anthropic")
+                .toString())
+        .doesNotContain("sk-z");
+  }
+
+  @Test
+  void aConfigurationBreakingARuleStopsTheStartNamingTheSettingAndTheRule() throws Exception {
+    Path file = dir.resolve("providers.json");
+    Files.writeString(file, "{\"claude-code\":{\"url\":\"https://a\",\"token\":\"inline\"}}");
+    assertThatThrownBy(
+            () -> AgentCatalog.load(Map.of("claude-code", claude), Optional.of(file), Map.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("claude-code.token is not a setting");
+
+    assertThatThrownBy(
+            () ->
+                fromEnv(
+                    Map.of(
+                        "BERTH_PROVIDER_CLAUDE_CODE_URL", "http://plain.example",
+                        "BERTH_PROVIDER_CLAUDE_CODE_TOKEN", "t")))
+        .hasMessageContaining("must be https");
+    assertThatThrownBy(
+            () -> fromEnv(Map.of("BERTH_PROVIDER_CLAUDE_CODE_MODEL", "platform-default")))
+        .hasMessageContaining("reserved");
+    assertThatThrownBy(() -> fromEnv(Map.of("BERTH_PROVIDER_CLAUDE_CODE_MODELS", "[\"a\",\"a\"]")))
+        .hasMessageContaining("listed twice");
+    assertThatThrownBy(() -> AgentCatalog.load(Map.of("shell", claude), Optional.empty(), Map.of()))
+        .hasMessageContaining("not an agent type");
+  }
+}
