@@ -5,6 +5,7 @@
 import type {
   Config,
   Execution,
+  TranscriptPage,
   IdleView,
   Operation,
   ReadResult,
@@ -163,6 +164,14 @@ export const api = {
     call<{ executions: Execution[] }>("GET", `/sessions/${enc(id)}/executions`, { signal }).then(
       (r) => r.executions,
     ),
+
+  /** An agent session's transcript after `cursor` (passive: never restores). */
+  transcript: (id: string, cursor: number, signal?: AbortSignal) =>
+    call<TranscriptPage>("GET", `/sessions/${enc(id)}/transcript?cursor=${cursor}`, { signal }),
+
+  /** Drops a waiting prompt or kills a running one (an execution of any kind). */
+  cancel: (id: string, execution: string) =>
+    call<Execution>("POST", `/sessions/${enc(id)}/executions/${enc(execution)}/cancel`, { body: {} }),
 
   runtime: (id: string, signal?: AbortSignal) =>
     call<RuntimeStatus>("GET", `/sessions/${enc(id)}/runtime`, { signal }),

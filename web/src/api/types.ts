@@ -19,6 +19,24 @@ export type IdleView = Schemas["IdleExplanation"];
 export type OperationStep = Schemas["OperationStep"];
 export type Operation = Schemas["Operation"];
 export type Execution = Schemas["Execution"];
+/** The document leaves an entry's own fields open (`additionalProperties`); these are the ones read. */
+export type TranscriptEntry = Schemas["TranscriptEntry"] & {
+  prompt?: string;
+  text?: string;
+  summary?: string;
+  name?: string;
+  input?: string;
+  id?: string;
+  error?: boolean;
+  size?: number;
+  tool?: string;
+  message?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+  outcome?: string;
+};
+export type TranscriptPage = { entries: TranscriptEntry[]; nextCursor: number };
 
 /** The read answer: the session as the access left it, the path taken, and the output. */
 export type ReadResult = Schemas["ReadResult"];

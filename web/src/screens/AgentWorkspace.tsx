@@ -1,6 +1,8 @@
-// The agent workspace (`/agent/:id`): the transcript followed over SSE with the contract's client
-// obligations (api/output.ts), a prompt box whose submissions go one at a time, and the session's
-// executions. It renders whatever the session produces; any session type can be opened here.
+// The agent workspace (`/agent/:id`): for an agent session its transcript turn by turn
+// (TranscriptView) above the live output followed over SSE with the contract's client obligations
+// (api/output.ts), a prompt box whose submissions go one at a time, and the session's executions —
+// its prompts — each cancellable while it waits or runs. Any session type can be opened here; a
+// shell shows its output only.
 
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
@@ -14,6 +16,7 @@ import { useRouter } from "../lib/router";
 import { errorText, outputPorts } from "../lib/sessionPorts";
 import { LoadState, WorkspaceHeader } from "./Common";
 import { SessionPanel } from "./SessionPanel";
+import { TranscriptView } from "./TranscriptView";
 import { useSession } from "./useSession";
 import { lifecycle } from "../api/types";
 
@@ -122,6 +125,13 @@ export function AgentWorkspace({ id }: { id: string }) {
   if (load.kind !== "ready" || !session) return <LoadState load={load as Exclude<typeof load, { kind: "ready" }>} />;
 
   const pending = submissions.filter((s) => s.state === "pending" || s.state === "sending").length;
+  // An agent session has a transcript; any other shows its byte stream only.
+  const isAgent = session.workloadType !== "shell";
+  const cancel = (execution: string) =>
+    api.cancel(id, execution).then(
+      (x) => setExecutions((all) => all.map((e) => (e.id === x.id ? x : e))),
+      (e) => toast(`Cancel failed: ${errorText(e)}`, "error"),
+    );
   const submit = (event?: React.FormEvent) => {
     event?.preventDefault();
     const text = prompt.trim();
@@ -150,9 +160,10 @@ export function AgentWorkspace({ id }: { id: string }) {
             Re-read
           </button>
         </div>
+        {isAgent && <TranscriptView id={id} enabled={hasRuntime} />}
         <pre
           ref={pre}
-          className="transcript"
+          className={isAgent ? "transcript transcript-live" : "transcript"}
           data-testid="transcript"
           tabIndex={0}
           aria-label="Transcript"
@@ -242,6 +253,16 @@ export function AgentWorkspace({ id }: { id: string }) {
                     {time(x.submittedAt)}
                     {x.finishedAt ? ` → ${time(x.finishedAt)}` : ""}
                   </span>
+                  {(x.state === "QUEUED" || x.state === "RUNNING") && (
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      data-testid="execution-cancel"
+                      onClick={() => void cancel(x.id)}
+                    >
+                      Cancel
+                    </button>
+                  )}
                 </li>
               ))}
             </ol>

@@ -14,7 +14,9 @@ import { lifecycle } from "../api/types";
 
 const DESCRIPTIONS: Record<string, string> = {
   shell: "Interactive bash in its own sandbox. You type the commands.",
-  "claude-code": "Agent CLI. You send prompts, it does the work.",
+  "claude-code": "Claude Code. You send prompts, it does the work.",
+  codex: "Codex. You send prompts, it does the work.",
+  "minimax-code": "MiniMax Code (Claude Code's CLI on MiniMax). You send prompts.",
 };
 
 type Phase =
@@ -64,8 +66,10 @@ export function NewSession() {
   };
 
   const types = config?.workloadTypes ?? ["shell"];
-  const catalog = config?.claudeCode?.models ?? [];
-  const defaultModel = config?.claudeCode?.defaultModel;
+  // Each agent type's own catalog; the original's claudeCode member where a server has no other.
+  const offer = config?.agents?.[type] ?? (type === "claude-code" ? config?.claudeCode : undefined);
+  const catalog = offer?.models ?? [];
+  const defaultModel = offer?.defaultModel;
 
   if (phase.kind === "provisioning") {
     return (

@@ -1,0 +1,159 @@
+// An agent session's transcript (GET /sessions/{id}/transcript), turn by turn: the prompt, the
+// answer as its pieces arrive, each tool call collapsible with its result, errors, permission
+// denials and the turn's usage. Entries are read on from the last cursor every second; the read is
+// passive (it never restores a snapshot). Text is rendered as text, never as markup.
+
+import { useRef, useState } from "react";
+import { api } from "../api/client";
+import type { TranscriptEntry } from "../api/types";
+import { usePolling } from "../lib/polling";
+
+interface Turn {
+  execution: string;
+  prompt?: string;
+  entries: TranscriptEntry[];
+}
+
+/** The page keeps at most this many entries; the session keeps them all. */
+const MAX_ENTRIES = 20_000;
+
+export function TranscriptView({ id, enabled }: { id: string; enabled: boolean }) {
+  const [entries, setEntries] = useState<TranscriptEntry[]>([]);
+  const cursor = useRef(0);
+
+  usePolling(
+    async (signal) => {
+      try {
+        const page = await api.transcript(id, cursor.current, signal);
+        if (page.entries.length === 0) return;
+        cursor.current = page.nextCursor;
+        setEntries((all) => [...all, ...page.entries].slice(-MAX_ENTRIES));
+      } catch {
+        // asked for again at the usual pace; what is shown stays
+      }
+    },
+    1000,
+    [id],
+    enabled,
+  );
+
+  const turns = group(entries);
+  if (turns.length === 0) {
+    return (
+      <div className="agent-transcript" data-testid="agent-transcript">
+        <p className="muted">No prompts yet: ask the agent below.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="agent-transcript" data-testid="agent-transcript">
+      {turns.map((turn) => (
+        <TurnView key={turn.execution} turn={turn} />
+      ))}
+    </div>
+  );
+}
+
+function TurnView({ turn }: { turn: Turn }) {
+  const parts: React.ReactNode[] = [];
+  let text = "";
+  const flush = (key: string) => {
+    if (text) parts.push(<p key={key} className="turn-answer">{text}</p>);
+    text = "";
+  };
+  const results = new Map(
+    turn.entries.filter((e) => e.type === "tool-result").map((e) => [e.id ?? "", e] as const),
+  );
+  turn.entries.forEach((e, i) => {
+    const key = `${e.seq}`;
+    switch (e.type) {
+      case "assistant-text":
+        text += e.text ?? "";
+        return;
+      case "tool-call": {
+        flush(`t${i}`);
+        const result = results.get(e.id ?? "");
+        parts.push(
+          <details key={key} className="turn-tool" data-testid="tool-call">
+            <summary>
+              <span className="mono">{e.name}</span>{" "}
+              <span className="muted small">
+                {result ? (result.error ? "failed" : `ok · ${result.size ?? 0} bytes`) : "running"}
+              </span>
+            </summary>
+            <pre className="mono small">{e.input}</pre>
+          </details>,
+        );
+        return;
+      }
+      case "thinking":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="turn-thinking muted small">
+            thinking: {e.summary}
+          </p>,
+        );
+        return;
+      case "permission-denied":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="form-error small">
+            {e.tool} was denied: {e.message}
+          </p>,
+        );
+        return;
+      case "error":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="form-error small" data-testid="turn-error">
+            {e.message}
+          </p>,
+        );
+        return;
+      case "usage":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="turn-usage muted small" data-testid="turn-usage">
+            {e.inputTokens ?? "?"} tokens in · {e.outputTokens ?? "?"} out
+            {e.costUsd !== undefined ? ` · $${e.costUsd.toFixed(4)}` : ""}
+          </p>,
+        );
+        return;
+      case "turn-finished":
+        flush(`t${i}`);
+        if (e.outcome && e.outcome !== "succeeded") {
+          parts.push(
+            <p key={key} className="form-error small">
+              the turn ended {e.outcome}
+            </p>,
+          );
+        }
+        return;
+      default:
+        return;
+    }
+  });
+  flush("end");
+  return (
+    <section className="turn" data-testid="turn" data-execution={turn.execution}>
+      <p className="turn-prompt mono">▸ {turn.prompt}</p>
+      {parts}
+    </section>
+  );
+}
+
+function group(entries: TranscriptEntry[]): Turn[] {
+  const turns: Turn[] = [];
+  const byExecution = new Map<string, Turn>();
+  for (const entry of entries) {
+    let turn = byExecution.get(entry.execution);
+    if (!turn) {
+      turn = { execution: entry.execution, entries: [] };
+      byExecution.set(entry.execution, turn);
+      turns.push(turn);
+    }
+    if (entry.type === "turn-started") turn.prompt = entry.prompt;
+    else turn.entries.push(entry);
+  }
+  return turns;
+}
