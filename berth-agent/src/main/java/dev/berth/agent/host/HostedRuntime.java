@@ -920,13 +920,7 @@ final class HostedRuntime {
         throw restoring("runs no shell yet");
       }
       if (state == RuntimeState.PAUSED) {
-        throw new HostRefusal(
-            409,
-            "SUSPENDING",
-            "runtime "
-                + name()
-                + " is being suspended and admits no input; retry once the session is a snapshot"
-                + " (which a read or write then restores)");
+        throw suspending("input", "a read or write");
       }
       Optional<Workload.Live> live = workload.live();
       if (state != RuntimeState.RUNNING || live.isEmpty()) {
@@ -934,6 +928,19 @@ final class HostedRuntime {
       }
       return live.get();
     }
+  }
+
+  private HostRefusal suspending(String what, String restoredBy) {
+    return new HostRefusal(
+        409,
+        "SUSPENDING",
+        "runtime "
+            + name()
+            + " is being suspended and admits no "
+            + what
+            + "; retry once the session is a snapshot (which "
+            + restoredBy
+            + " then restores)");
   }
 
   /** The agent's parts, when the runtime admits a prompt (as {@link #admitted} for input). */
@@ -947,13 +954,7 @@ final class HostedRuntime {
         throw restoring("admits no prompt yet");
       }
       if (state == RuntimeState.PAUSED) {
-        throw new HostRefusal(
-            409,
-            "SUSPENDING",
-            "runtime "
-                + name()
-                + " is being suspended and admits no prompt; retry once the session is a snapshot"
-                + " (which a write then restores)");
+        throw suspending("prompt", "a write");
       }
       Optional<Workload.Agent> agent = workload.agent();
       if (state != RuntimeState.RUNNING || agent.isEmpty()) {

@@ -37,7 +37,7 @@ final class TranscriptRoutes {
 
   private void page(Context ctx) {
     long cursor = number(ctx, "cursor", 0);
-    int limit = (int) Math.max(1, Math.min(MAX_LIMIT, number(ctx, "limit", MAX_LIMIT)));
+    int limit = SessionRoutes.intParam(ctx, "limit", MAX_LIMIT, 1, MAX_LIMIT);
     DataPlane.TranscriptPage page =
         sessions.data().transcript(Caller.of(ctx).scope(), SessionRoutes.id(ctx), cursor, limit);
     ObjectNode body = json.createObjectNode();
