@@ -42,17 +42,23 @@ import org.slf4j.LoggerFactory;
  * environment), functions, aliases, shell options, umask and the working directory, and appends the
  * history ({@code HISTFILE} is {@code shell-state/history}). It runs as the last entry of {@code
  * PROMPT_COMMAND}, so what is on disk is never older than the last prompt, and on SIGUSR1. The
- * capture uses only builtins: no fork, no output, {@code $?} untouched, a fraction of a
- * millisecond.
+ * capture uses only builtins: no fork, no output, {@code $?} untouched. It stays cheap at every
+ * prompt: the lists of variables and functions to save are sorted again only when they changed, and
+ * the files are written over in place, never truncated (ext4 and XFS start writing back a truncated
+ * file when it is closed, which made prompts wait for the disk).
  *
  * <h2>Files</h2>
  *
  * <p>Captures alternate between two slots, {@code state.0} and {@code state.1}, each framed by a
- * header and a trailer that carry its generation (a counter that goes on across restores) and its
- * time. A capture cut short (a kill, a full disk) leaves the other slot complete; the newest
- * complete slot is the state. The files are bash code that the restored shell evaluates, so no fork
- * is needed to write them; a slot that is not complete is never evaluated, and a state that cannot
- * be read starts a clean shell with a one-line notice.
+ * header and a trailer that carry its generation (a counter that goes on across restores) and a
+ * nonce drawn for that capture; the header also carries its time. A slot ends at the trailer of its
+ * own generation and nonce: what an earlier, longer capture left after it is never read, and no
+ * variable's value can end a capture early (the nonce is drawn after the values were set). A
+ * capture cut short (a kill, a full disk) leaves the other slot complete; the newest complete slot
+ * is the state. Slots of format 1 (before in-place writes: no nonce, trailer last) are still read.
+ * The files are bash code that the restored shell evaluates, so no fork is needed to write them; a
+ * slot that is not complete is never evaluated, and a state that cannot be read starts a clean
+ * shell with a one-line notice.
  *
  * <h2>A fresh capture and its bound</h2>
  *
@@ -87,8 +93,12 @@ public final class ShellState {
 
   private static final Logger LOG = LoggerFactory.getLogger(ShellState.class);
   private static final String RESOURCE = "berth-shell.bash";
+  // Format 2 carries a nonce and is written in place (its trailer may be followed by an older,
+  // longer capture's rest); format 1, from before, was truncated at each write.
   private static final Pattern HEADER =
-      Pattern.compile("# berth-shell-state 1 ([0-9]{1,18}) ([0-9]{1,12})[.,]([0-9]{1,9})\n");
+      Pattern.compile(
+          "# berth-shell-state ([12]) ([0-9]{1,18}) ([0-9]{1,12})[.,]([0-9]{1,9})(?: ([0-9]{1,40}))?\n");
+  private static final int SCAN_BUFFER = 64 << 10;
   private static final int HEADER_BYTES = 128;
   private static final int TRAILER_BYTES = 32;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -297,15 +307,19 @@ public final class ShellState {
       if (!header.matches()) {
         return Optional.empty();
       }
-      long generation = Long.parseLong(header.group(1));
-      long start = Math.max(newline + 1, size - TRAILER_BYTES);
-      String tail = readAt(channel, start, (int) (size - start));
-      if (!tail.endsWith("\n# end " + generation + "\n")) {
+      long generation = Long.parseLong(header.group(2));
+      boolean complete =
+          header.group(1).equals("1")
+              ? endsWithTrailer(channel, newline, size, "\n# end " + generation + "\n")
+              : header.group(5) != null
+                  && holds(
+                      channel, newline, "\n# end " + generation + " " + header.group(5) + "\n");
+      if (!complete) {
         return Optional.empty();
       }
-      String fraction = (header.group(3) + "000000000").substring(0, 9);
+      String fraction = (header.group(4) + "000000000").substring(0, 9);
       Instant time =
-          Instant.ofEpochSecond(Long.parseLong(header.group(2)), Long.parseLong(fraction));
+          Instant.ofEpochSecond(Long.parseLong(header.group(3)), Long.parseLong(fraction));
       return Optional.of(new Capture(generation, time, false));
     } catch (NoSuchFileException e) {
       return Optional.empty();
@@ -313,6 +327,34 @@ public final class ShellState {
       LOG.debug("cannot read the shell state {}", slot, e);
       return Optional.empty();
     }
+  }
+
+  private static boolean endsWithTrailer(
+      SeekableByteChannel channel, int newline, long size, String trailer) throws IOException {
+    long start = Math.max(newline + 1, size - TRAILER_BYTES);
+    return readAt(channel, start, (int) (size - start)).endsWith(trailer);
+  }
+
+  /**
+   * Whether {@code marker} occurs from {@code from} on; read in pieces, so that a large capture is
+   * never held whole.
+   */
+  private static boolean holds(SeekableByteChannel channel, long from, String marker)
+      throws IOException {
+    byte[] chunk = new byte[SCAN_BUFFER];
+    ByteBuffer buffer = ByteBuffer.wrap(chunk);
+    channel.position(from);
+    String carried = "";
+    int read;
+    while ((read = channel.read(buffer.clear())) >= 0) {
+      String window = carried + new String(chunk, 0, read, StandardCharsets.ISO_8859_1);
+      if (window.contains(marker)) {
+        return true;
+      }
+      // The marker may straddle two reads: the window's last bytes begin the next one.
+      carried = window.substring(Math.max(0, window.length() - marker.length() + 1));
+    }
+    return false;
   }
 
   private static String readAt(SeekableByteChannel channel, long position, int length)

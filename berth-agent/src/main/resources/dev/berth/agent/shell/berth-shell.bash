@@ -13,9 +13,15 @@
 # A capture runs only builtins, never forks, prints nothing and leaves $? alone (bash restores
 # it after PROMPT_COMMAND and traps). It writes the
 # two slots state.0 and state.1 in turn, each framed by a header and a trailer that carry its
-# generation: a capture cut short leaves the other slot complete, and the newest complete slot
-# is the state. The file "names" is the capture's scratch space (builtins write it, mapfile reads
-# it back: the way to a list without a fork).
+# generation and a random nonce: a capture cut short leaves the other slot complete, and the
+# newest complete slot is the state. The file "names" is the capture's scratch space (builtins
+# write it, mapfile reads it back: the way to a list without a fork), ended by a "#berth:end" line.
+#
+# Every file is written over in place (1<>), never truncated (>): ext4 and XFS start writing a
+# truncated file's data back to disk when it is closed, which made each prompt wait milliseconds
+# for the disk. What an earlier, longer capture left after the end stays there and is never read:
+# a slot ends at the trailer of its own header's generation and nonce (which no variable's value
+# can hold, being drawn after it was set), the scratch list at its first "#berth:end".
 
 HISTFILE=$__berth_state_dir/history
 if [[ -f ~/.bashrc ]]; then
@@ -35,21 +41,37 @@ __berth_options=
 __berth_notice=
 __berth_best=
 __berth_best_generation=-1
+__berth_best_end=0
 for __berth_slot in 0 1; do
   __berth_lines=()
   if [[ -f $__berth_state_dir/state.$__berth_slot ]]; then
     builtin mapfile -t __berth_lines <"$__berth_state_dir/state.$__berth_slot" 2>/dev/null
   fi
+  __berth_end=0
+  # Format 2 ends at its own trailer, anywhere; format 1 (written before in-place captures) is
+  # truncated at every write, so its trailer is its last line.
   if [[ ${#__berth_lines[@]} -ge 2 &&
+    ${__berth_lines[0]} =~ ^'# berth-shell-state 2 '([0-9]+)' '[0-9.,]+' '([0-9]+)$ ]]; then
+    __berth_text="# end ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+    for ((__berth_split = 1; __berth_split < ${#__berth_lines[@]}; __berth_split++)); do
+      if [[ ${__berth_lines[__berth_split]} == "$__berth_text" ]]; then
+        __berth_end=$((__berth_split + 1))
+        break
+      fi
+    done
+  elif [[ ${#__berth_lines[@]} -ge 2 &&
     ${__berth_lines[0]} =~ ^'# berth-shell-state 1 '([0-9]+)' ' &&
-    ${__berth_lines[-1]} == "# end ${BASH_REMATCH[1]}" ]] &&
-    ((BASH_REMATCH[1] > __berth_best_generation)); then
+    ${__berth_lines[-1]} == "# end ${BASH_REMATCH[1]}" ]]; then
+    __berth_end=${#__berth_lines[@]}
+  fi
+  if ((__berth_end > 0 && BASH_REMATCH[1] > __berth_best_generation)); then
     __berth_best_generation=${BASH_REMATCH[1]}
     __berth_best=$__berth_slot
+    __berth_best_end=$__berth_end
   fi
 done
 if [[ -n $__berth_best ]]; then
-  builtin mapfile -t __berth_lines <"$__berth_state_dir/state.$__berth_best"
+  builtin mapfile -t -n "$__berth_best_end" __berth_lines <"$__berth_state_dir/state.$__berth_best"
   __berth_split=${#__berth_lines[@]}
   for __berth_slot in "${!__berth_lines[@]}"; do
     if [[ ${__berth_lines[__berth_slot]} == '#berth:options' ]]; then
@@ -86,6 +108,13 @@ fi
 builtin shopt -q expand_aliases && __berth_expand=-s || __berth_expand=-u
 builtin shopt -u expand_aliases
 
+# What the last capture saved, and the lists of names it was worked out from.
+__berth_variables=()
+__berth_functions=()
+__berth_exported=()
+__berth_seen_variables=
+__berth_seen_functions=
+
 # Writes the shell's state into the next slot. Skipped inside a subshell or a function (a signal
 # that arrived while one ran): the next prompt captures the state as the user sees it. Returns 0
 # whatever happened, so that errexit never ends the shell at a prompt; bash itself gives $? back
@@ -99,37 +128,59 @@ __berth_capture() {
   fi
   builtin history -a
   local __berth_scratch=$__berth_state_dir/names
-  local __berth_name __berth_line
-  local -a __berth_all=() __berth_variables=() __berth_functions=() __berth_exported=()
-  builtin compgen -v >"$__berth_scratch" && builtin mapfile -t __berth_all <"$__berth_scratch"
-  for __berth_name in "${__berth_all[@]}"; do
-    case $__berth_name in
-      __berth_* | BASH | BASHOPTS | BASHPID | BASH_ALIASES | BASH_ARG* | BASH_CMDS | BASH_COMMAND) ;;
-      BASH_EXECUTION_STRING | BASH_LINENO | BASH_MONOSECONDS | BASH_REMATCH | BASH_SOURCE) ;;
-      BASH_SUBSHELL | BASH_TRAPSIG | BASH_VERSINFO | BASH_VERSION | BASH_XTRACEFD | BERTH_*) ;;
-      COLUMNS | COMP_* | COPROC* | DIRSTACK | EPOCHREALTIME | EPOCHSECONDS | EUID | FUNCNAME) ;;
-      GROUPS | HISTCMD | HOME | HOSTNAME | HOSTTYPE | LINENO | LINES | MACHTYPE | OPTIND) ;;
-      OSTYPE | PIPESTATUS | PPID | PWD | RANDOM | READLINE_* | SECONDS | SHELL | SHELLOPTS) ;;
-      SHLVL | SRANDOM | TERM | UID | _) ;;
-      *) __berth_variables+=("$__berth_name") ;;
-    esac
-  done
-  builtin declare -F >"$__berth_scratch" && builtin mapfile -t __berth_all <"$__berth_scratch"
-  for __berth_line in "${__berth_all[@]}"; do
-    __berth_name=${__berth_line##* }
-    case $__berth_name in
-      __berth_*) ;;
-      *)
-        __berth_functions+=("$__berth_name")
-        if [[ $__berth_line == 'declare -fx '* ]]; then
-          __berth_exported+=("$__berth_name")
-        fi
-        ;;
-    esac
-  done
+  local __berth_name __berth_line __berth_seen
+  local -a __berth_all=()
+  # Which variables and functions to save is worked out again only when their list changed since
+  # the last capture (most command lines define none): sorting a hundred names through the
+  # pattern below cost milliseconds of bash at every prompt.
+  { builtin compgen -v && builtin printf '#berth:end\n'; } 1<>"$__berth_scratch" &&
+    builtin mapfile -t __berth_all <"$__berth_scratch"
+  builtin printf -v __berth_seen '%s\n' "${__berth_all[@]}"
+  if [[ $__berth_seen != "$__berth_seen_variables" ]]; then
+    __berth_variables=()
+    for __berth_name in "${__berth_all[@]}"; do
+      case $__berth_name in
+        '#berth:end') break ;;
+        __berth_* | BASH | BASHOPTS | BASHPID | BASH_ALIASES | BASH_ARG* | BASH_CMDS) ;;
+        BASH_COMMAND | BASH_EXECUTION_STRING | BASH_LINENO | BASH_MONOSECONDS | BASH_REMATCH) ;;
+        BASH_SOURCE | BASH_SUBSHELL | BASH_TRAPSIG | BASH_VERSINFO | BASH_VERSION) ;;
+        BASH_XTRACEFD | BERTH_* | COLUMNS | COMP_* | COPROC* | DIRSTACK | EPOCHREALTIME) ;;
+        EPOCHSECONDS | EUID | FUNCNAME | GROUPS | HISTCMD | HOME | HOSTNAME | HOSTTYPE) ;;
+        LINENO | LINES | MACHTYPE | OPTIND | OSTYPE | PIPESTATUS | PPID | PWD | RANDOM) ;;
+        READLINE_* | SECONDS | SHELL | SHELLOPTS | SHLVL | SRANDOM | TERM | UID | _) ;;
+        *) __berth_variables+=("$__berth_name") ;;
+      esac
+    done
+    __berth_seen_variables=$__berth_seen
+  fi
+  __berth_all=()
+  { builtin declare -F && builtin printf '#berth:end\n'; } 1<>"$__berth_scratch" &&
+    builtin mapfile -t __berth_all <"$__berth_scratch"
+  builtin printf -v __berth_seen '%s\n' "${__berth_all[@]}"
+  if [[ $__berth_seen != "$__berth_seen_functions" ]]; then
+    __berth_functions=()
+    __berth_exported=()
+    for __berth_line in "${__berth_all[@]}"; do
+      [[ $__berth_line == '#berth:end' ]] && break
+      __berth_name=${__berth_line##* }
+      case $__berth_name in
+        __berth_*) ;;
+        *)
+          __berth_functions+=("$__berth_name")
+          if [[ $__berth_line == 'declare -fx '* ]]; then
+            __berth_exported+=("$__berth_name")
+          fi
+          ;;
+      esac
+    done
+    __berth_seen_functions=$__berth_seen
+  fi
   ((__berth_generation += 1))
+  # SRANDOM (bash 5.1 and later) draws without moving $RANDOM, which a user may have seeded.
+  local __berth_nonce=${SRANDOM-}${EPOCHREALTIME//[.,]/}
   {
-    builtin printf '# berth-shell-state 1 %s %s\n' "$__berth_generation" "$EPOCHREALTIME"
+    builtin printf '# berth-shell-state 2 %s %s %s\n' "$__berth_generation" "$EPOCHREALTIME" \
+      "$__berth_nonce"
     builtin printf '__berth_saved_root=%q\n' "$__berth_root"
     builtin printf '__berth_saved_cwd=%q\n' "$PWD"
     if ((${#__berth_variables[@]})); then
@@ -151,8 +202,8 @@ __berth_capture() {
     case $__berth_flags in *v*) builtin printf 'set -o verbose\n' ;; esac
     case $__berth_flags in *x*) builtin printf 'set -o xtrace\n' ;; esac
     builtin umask -p
-    builtin printf '# end %s\n' "$__berth_generation"
-  } >"$__berth_state_dir/state.$((__berth_generation % 2))"
+    builtin printf '# end %s %s\n' "$__berth_generation" "$__berth_nonce"
+  } 1<>"$__berth_state_dir/state.$((__berth_generation % 2))"
   return 0
 } 2>/dev/null
 
@@ -196,7 +247,7 @@ if [[ -n $__berth_notice ]]; then
   builtin printf '[berth] %s\n' "$__berth_notice" >&2
 fi
 builtin unset __berth_text __berth_lines __berth_split __berth_slot __berth_best
-builtin unset __berth_best_generation __berth_notice __berth_saved_cwd __berth_saved_root
+builtin unset __berth_best_end __berth_end __berth_best_generation __berth_notice __berth_saved_cwd __berth_saved_root
 builtin unset __berth_restoring __berth_expand
 if [[ -n $__berth_options ]]; then
   # History is off while bash reads its startup files and comes on after them; turned on here,

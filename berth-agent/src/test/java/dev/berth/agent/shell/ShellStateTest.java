@@ -247,6 +247,77 @@ class ShellStateTest {
   }
 
   @Test
+  void aShorterCaptureWrittenOverALongerOneIsReadUpToItsOwnTrailer() throws IOException {
+    Path before = root.resolve("rt-1");
+    Running old = start(before);
+    old.type("BIG=$(printf 'x%.0s' {1..20000}); echo big-$((1+1))");
+    old.out().awaitText("big-2", WAIT);
+    ShellState.Capture big = old.state().capture(old.shell(), WAIT).orElseThrow();
+    old.type("unset BIG; SMALL=1; echo small-$((2+2))");
+    old.out().awaitText("small-4", WAIT);
+    assertThat(old.state().capture(old.shell(), WAIT)).isPresent();
+    ShellState.Capture last = old.state().capture(old.shell(), WAIT).orElseThrow();
+    old.stop();
+    started.remove(old);
+
+    Path states = before.resolve(ShellState.DIRECTORY);
+    Path newest = states.resolve("state." + (last.generation() % 2));
+    String content = Files.readString(newest);
+    String trailer =
+        content
+            .lines()
+            .filter(l -> l.startsWith("# end " + last.generation() + " "))
+            .findFirst()
+            .orElseThrow();
+    assertThat(last.generation()).isGreaterThan(big.generation() + 1);
+    assertThat(content.indexOf(trailer) + trailer.length() + 1)
+        .as("written in place: the longer capture's rest follows the trailer")
+        .isLessThan(content.length());
+    Path after = root.resolve("rt-2");
+    copyTree(before, after);
+    Running restored = start(after);
+    restored.type("echo \"big=${#BIG} small=$SMALL\"");
+    assertThat(restored.out().awaitText("small=1", WAIT)).contains("big=0 small=1");
+    assertThat(restored.state().latest()).isPresent();
+  }
+
+  @Test
+  void aCaptureCutShortIsNotMadeWholeByATrailerOfAnotherNonceNorByAFormerCapturesRest()
+      throws IOException {
+    // Generation 5 (state.1) is cut short after its first line; what follows is the end of a
+    // longer capture of another nonce, and a value that forges its trailer with the wrong nonce.
+    Running running =
+        restoredFrom(
+            "# berth-shell-state 2 4 1.5 111\nGOOD=four\n#berth:options\n# end 4 111\n",
+            "# berth-shell-state 2 5 2.5 222\nGOOD=five\nFAKE='\n# end 5 999\n'\n# end 3 333\n");
+    running.type("echo \"good=$GOOD\"");
+
+    assertThat(running.out().awaitText("good=four", WAIT))
+        .contains("[berth] session restored; running processes were not preserved");
+    assertThat(awaitCapture(running).generation()).isGreaterThan(4);
+  }
+
+  @Test
+  void aCaptureOfTheFormerFormatStillRestores() throws IOException {
+    Running running =
+        restoredFrom("", "# berth-shell-state 1 9 1.5\nOLD=format1\n#berth:options\n# end 9\n");
+    running.type("echo \"old=$OLD\"");
+
+    assertThat(running.out().awaitText("old=format1", WAIT))
+        .contains("[berth] session restored; running processes were not preserved");
+    assertThat(awaitCapture(running).generation()).isGreaterThan(9);
+  }
+
+  /** A shell started on a runtime whose two slots hold {@code slot0} and {@code slot1}. */
+  private Running restoredFrom(String slot0, String slot1) throws IOException {
+    Path runtime = root.resolve("rt");
+    Path states = Files.createDirectories(runtime.resolve(ShellState.DIRECTORY));
+    Files.writeString(states.resolve("state.0"), slot0);
+    Files.writeString(states.resolve("state.1"), slot1);
+    return start(runtime);
+  }
+
+  @Test
   void aMissingStateStartsACleanShellWithANotice() throws IOException {
     Path runtime = root.resolve("rt");
     Files.createDirectories(runtime.resolve(ShellState.DIRECTORY));

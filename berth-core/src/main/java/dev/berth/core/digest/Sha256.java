@@ -11,10 +11,24 @@ import java.util.HexFormat;
  */
 public final class Sha256 {
 
+  /**
+   * Copied for each digest: a provider lookup ({@code getInstance}) at every authenticated request
+   * cost more than the hashing of the token itself.
+   */
+  private static final MessageDigest PROTOTYPE = lookUp();
+
   private Sha256() {}
 
   /** A fresh digest, for streaming. */
   public static MessageDigest newDigest() {
+    try {
+      return (MessageDigest) PROTOTYPE.clone();
+    } catch (CloneNotSupportedException e) {
+      return lookUp();
+    }
+  }
+
+  private static MessageDigest lookUp() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

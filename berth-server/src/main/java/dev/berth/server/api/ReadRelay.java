@@ -67,6 +67,7 @@ final class ReadRelay {
     while ((n = agentAnswer.read(buffer)) >= 0) {
       out.write(buffer, 0, n);
     }
-    out.flush();
+    // No flush: completed by the handler, an answer that fits Jetty's buffer goes out in one
+    // write with its Content-Length (a flush here made it chunked and cost a second write).
   }
 }
