@@ -37,11 +37,14 @@ public record CodexAdapter() implements AgentAdapter {
   public List<String> argv(
       Path cli, Turn turn, Conversation conversation, ProviderEndpoint provider) {
     List<String> argv = new ArrayList<>(List.of(cli.toString(), "exec", "--json"));
+    // The session's sandbox is the boundary, for Codex's tools as for Claude Code's and a shell's:
+    // Codex's own sandbox would nest a bwrap inside it (it fails there: "execvp
+    // codex-linux-sandbox") and would add nothing the session's sandbox does not already hold.
     argv.addAll(
         List.of(
             "--skip-git-repo-check",
             "--sandbox",
-            "workspace-write",
+            "danger-full-access",
             "-c",
             "model_provider=berth",
             "-c",

@@ -35,7 +35,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
- *   <li>text with {@code touch}: a {@code Bash} tool call {@code touch marker.txt} (Anthropic);
+ *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
+ *       {@code exec_command} (Responses, as Codex names its shell tool for a model it knows);
  *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
  *       an upstream that reflects credentials would, in one delta written as two chunks that split
  *       it; with {@code echo the token in two deltas}, split across two deltas instead;
@@ -304,15 +305,24 @@ public final class FakeModelProvider implements AutoCloseable {
       throws IOException, InterruptedException {
     JsonNode request = JSON.readTree(body);
     String text = "";
+    JsonNode last = JSON.createObjectNode();
     for (JsonNode item : request.path("input")) {
+      last = item;
       if (item.path("role").asString("").equals("user")) {
         text = textOf(item);
       }
     }
+    boolean toolResult = last.path("type").asString("").equals("function_call_output");
+    if (!toolResult && text.contains("touch")) {
+      responsesToolCall(exchange);
+      return;
+    }
     String answer =
-        text.contains("echo the token")
-            ? "the token is " + echoed + " indeed"
-            : "Hello from the fake provider.";
+        toolResult
+            ? "Done."
+            : text.contains("echo the token")
+                ? "the token is " + echoed + " indeed"
+                : "Hello from the fake provider.";
     Events events = Events.open(exchange, encoded);
     events.send(
         "response.created",
@@ -338,6 +348,40 @@ public final class FakeModelProvider implements AutoCloseable {
     events.send(
         "response.completed",
         "{\"type\":\"response.completed\",\"response\":{\"id\":\"resp_fake\","
+            + "\"status\":\"completed\",\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":0},"
+            + "\"output_tokens\":6,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}}}");
+  }
+
+  /** Codex's shell tool, asked to make the marker in its working directory. */
+  private void responsesToolCall(HttpExchange exchange) throws IOException {
+    String arguments = JSON.writeValueAsString("{\"cmd\":\"touch marker.txt\"}");
+    String call =
+        "{\"type\":\"function_call\",\"id\":\"fc_fake\",\"call_id\":\"call_fake\","
+            + "\"name\":\"exec_command\",\"arguments\":";
+    Events events = Events.open(exchange, encoded);
+    events.send(
+        "response.created",
+        "{\"type\":\"response.created\",\"response\":{\"id\":\"resp_tool\",\"status\":\"in_progress\"}}");
+    events.send(
+        "response.output_item.added",
+        "{\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":"
+            + call
+            + "\"\",\"status\":\"in_progress\"}}");
+    events.send(
+        "response.function_call_arguments.delta",
+        "{\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"fc_fake\","
+            + "\"output_index\":0,\"delta\":"
+            + arguments
+            + "}");
+    events.send(
+        "response.output_item.done",
+        "{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":"
+            + call
+            + arguments
+            + ",\"status\":\"completed\"}}");
+    events.send(
+        "response.completed",
+        "{\"type\":\"response.completed\",\"response\":{\"id\":\"resp_tool\","
             + "\"status\":\"completed\",\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":0},"
             + "\"output_tokens\":6,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}}}");
   }

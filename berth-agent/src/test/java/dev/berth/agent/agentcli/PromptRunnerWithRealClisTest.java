@@ -262,6 +262,23 @@ class PromptRunnerWithRealClisTest {
     assertThat(Conversation.read(state).id()).isPresent();
   }
 
+  @Test
+  void codexRunsTheToolTheModelAsksForInTheWorkspace() {
+    start(new CodexAdapter(), ProviderProfile.Api.OPENAI, PromptRunner.Limits.defaults());
+
+    // A model Codex knows: it then offers its shell tool (exec_command) rather than its code mode.
+    ExecutionView run =
+        finished(
+            runner.submit(
+                new Turn("please touch the marker", Optional.of("gpt-5-codex"), "default")));
+
+    assertThat(run.state()).as(log()).isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(state.resolve("home/workspace/marker.txt")).as(log()).exists();
+    assertThat(transcript())
+        .contains("\"type\":\"tool-call\"", "touch marker.txt", "\"type\":\"tool-result\"");
+    assertThat(log()).endsWith("Done.\n");
+  }
+
   private void start(AgentAdapter adapter, ProviderProfile.Api api, PromptRunner.Limits limits) {
     ProviderProfile profile =
         new ProviderProfile(
