@@ -124,8 +124,11 @@ final class AgentWorkload {
 
   /**
    * The CLI as the workload runs it. An npm installation ({@code node_modules/.bin/claude}) needs
-   * its whole {@code node_modules} (the script's package, a native binary in an optional package);
-   * any other CLI only its own file, so that nothing beside it (a token file, a key) is shown.
+   * its whole {@code node_modules} (the script's package, a native binary in an optional package),
+   * mounted under that same name: Node finds a package's dependencies by walking up to a
+   * directory called {@code node_modules} (Codex's launcher resolves its native binary, {@code
+   * @openai/codex-linux-x64}, so). Any other CLI gets only its own file, so that nothing beside it
+   * (a token file, a key) is shown.
    */
   record Installation(Path path, List<SandboxBind> binds) {
     static Installation of(Path cli) {
@@ -137,9 +140,10 @@ final class AgentWorkload {
             && parent.getFileName().toString().equals(".bin")
             && grand.getFileName() != null
             && grand.getFileName().toString().equals("node_modules")) {
+          Path modules = SANDBOX_CLI_ROOT.resolve("node_modules");
           return new Installation(
-              SANDBOX_CLI_ROOT.resolve(".bin").resolve(cli.getFileName().toString()),
-              List.of(new SandboxBind(grand.toRealPath(), SANDBOX_CLI_ROOT, true)));
+              modules.resolve(".bin").resolve(cli.getFileName().toString()),
+              List.of(new SandboxBind(grand.toRealPath(), modules, true)));
         }
         Path real = cli.toRealPath();
         Path inside = SANDBOX_CLI_ROOT.resolve(real.getFileName().toString());

@@ -36,7 +36,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
  *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
- *       {@code exec_command} (Responses, as Codex names its shell tool for a model it knows);
+ *       {@code exec_command} (Responses: Codex's shell tool, offered to a model it is given);
  *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
  *       an upstream that reflects credentials would, in one delta written as two chunks that split
  *       it; with {@code echo the token in two deltas}, split across two deltas instead;

@@ -266,7 +266,7 @@ class PromptRunnerWithRealClisTest {
   void codexRunsTheToolTheModelAsksForInTheWorkspace() {
     start(new CodexAdapter(), ProviderProfile.Api.OPENAI, PromptRunner.Limits.defaults());
 
-    // A model Codex knows: it then offers its shell tool (exec_command) rather than its code mode.
+    // A named model: for its own default Codex offers a code mode rather than its shell tool.
     ExecutionView run =
         finished(
             runner.submit(

@@ -18,10 +18,11 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * Agent sessions end to end: the real distribution ({@code bin/berth server} and the node it
- * starts) runs the real Claude Code CLI (pinned, from npm) in a real session, confined as a shell
- * is, on the proxy network. The model provider is the one fake here: no real provider is reachable
- * from this machine, so a loopback HTTPS server speaking the Anthropic Messages streaming API
- * answers with scripted turns, one of them a Bash tool call the CLI executes.
+ * starts) runs the real Claude Code and Codex CLIs (pinned, from npm) in real sessions, confined as
+ * a shell is, on the proxy network. The model provider is the one fake here: no real provider is
+ * reachable from this machine, so a loopback HTTPS server speaking the Anthropic Messages and the
+ * OpenAI Responses streaming APIs answers with scripted turns, one of them a tool call the CLI
+ * executes.
  */
 class AgentSessionsIT {
 
@@ -48,15 +49,18 @@ class AgentSessionsIT {
             + token
             + "\", \"caFile\": \""
             + provider.caCertificate()
-            + "\", \"models\": [\"fake-large\", \"fake-small\"]}}");
-    Path claude =
-        ServerProcess.Launch.plain()
-            .root()
-            .resolve("tools/agent-clis/node_modules/.bin/claude")
-            .toAbsolutePath();
-    assertThat(claude)
-        .as("the pinned Claude Code CLI; bin/ensure-test-tools installs it")
-        .isExecutable();
+            + "\", \"models\": [\"fake-large\", \"fake-small\"]},"
+            // A named model: for its own default Codex offers a code mode rather than its shell
+            // tool.
+            + " \"codex\": {\"url\": \""
+            + provider.url()
+            + "\", \"tokenFile\": \""
+            + token
+            + "\", \"caFile\": \""
+            + provider.caCertificate()
+            + "\", \"api\": \"openai\", \"model\": \"gpt-5-codex\"}}");
+    Path claude = pinnedCli("claude");
+    Path codex = pinnedCli("codex");
     Path data = work.resolve("data");
     server =
         ServerProcess.start(
@@ -64,7 +68,12 @@ class AgentSessionsIT {
             Map.of(),
             ServerProcess.Launch.plain()
                 .withArguments(
-                    "--agent-cli", "claude-code=" + claude, "--providers", providers.toString()));
+                    "--agent-cli",
+                    "claude-code=" + claude,
+                    "--agent-cli",
+                    "codex=" + codex,
+                    "--providers",
+                    providers.toString()));
     api = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
   }
 
@@ -83,16 +92,17 @@ class AgentSessionsIT {
   void theConfigOffersOnlyConfiguredAgentTypesAndACreateOfAnotherNamesWhatIsMissing() {
     JsonNode config = api.get("/config").json();
     assertThat(config.path("workloadTypes").valueStream().map(JsonNode::asString))
-        .containsExactly("shell", "claude-code");
+        .containsExactly("shell", "claude-code", "codex");
     assertThat(config.path("agents").path("claude-code").path("models").toString())
         .isEqualTo("[\"fake-large\",\"fake-small\"]");
     assertThat(config.path("claudeCode").path("defaultModel").asString())
         .isEqualTo("platform-default");
 
-    Api.Answer codex = api.post("/sessions", "{\"name\":\"c\",\"workloadType\":\"codex\"}");
-    assertThat(codex.status()).as(codex.body()).isEqualTo(503);
-    assertThat(codex.reason()).isEqualTo("WORKLOAD_UNAVAILABLE");
-    assertThat(codex.json().path("detail").asString()).contains("its CLI", "its provider");
+    Api.Answer minimax =
+        api.post("/sessions", "{\"name\":\"m\",\"workloadType\":\"minimax-code\"}");
+    assertThat(minimax.status()).as(minimax.body()).isEqualTo(503);
+    assertThat(minimax.reason()).isEqualTo("WORKLOAD_UNAVAILABLE");
+    assertThat(minimax.json().path("detail").asString()).contains("its provider");
 
     Api.Answer unknown = api.post("/sessions", "{\"name\":\"u\",\"workloadType\":\"cobol\"}");
     assertThat(unknown.status()).isEqualTo(400);
@@ -153,6 +163,38 @@ class AgentSessionsIT {
     assertThat(finished(id, again.path("executionId").asString())).isEqualTo("SUCCEEDED");
     assertThat(provider.answersAsked().getLast().body()).contains("my name is Dharma");
     assertThat(api.text(id, cursor)).startsWith("Hello from the fake provider.");
+  }
+
+  @Test
+  void aCodexSessionRunsItsToolAndKeepsItsConversationAcrossASnapshot() {
+    String id = createAgent("codex", "codex");
+    assertThat(api.get("/sessions/" + id).json().path("model").asString())
+        .isEqualTo("platform-default");
+
+    String hello = prompt(id, "hello, my name is Rosa").path("executionId").asString();
+    assertThat(finished(id, hello)).as(() -> api.text(id, 0)).isEqualTo("SUCCEEDED");
+    assertThat(api.text(id, 0)).contains("Hello from the fake provider.");
+    String touch = prompt(id, "please touch the marker").path("executionId").asString();
+    assertThat(finished(id, touch)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).contains("my name is Rosa");
+
+    List<JsonNode> transcript = transcript(id);
+    assertThat(transcript.stream().map(JsonNode::toString))
+        .anyMatch(e -> e.contains("\"tool-call\"") && e.contains("touch marker.txt"));
+    // The command ran, confined, in the workspace: its result is no error (exit status 0).
+    assertThat(transcript.stream().filter(e -> e.path("type").asString().equals("tool-result")))
+        .isNotEmpty()
+        .allSatisfy(result -> assertThat(result.path("error").asBoolean()).isFalse());
+    assertThat(api.text(id, 0)).endsWith("Done.\n").doesNotContain(TOKEN);
+
+    Api.Answer snapshot = api.post("/sessions/" + id + "/snapshot", "{}");
+    assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
+    JsonNode again = prompt(id, "what is my name?");
+    assertThat(again.path("path").asString()).isEqualTo("snapshot->restore->write");
+    assertThat(finished(id, again.path("executionId").asString())).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).contains("my name is Rosa");
+    assertThat(provider.received())
+        .allSatisfy(r -> assertThat(r.headers()).containsEntry("authorization", "Bearer " + TOKEN));
   }
 
   @Test
@@ -226,9 +268,24 @@ class AgentSessionsIT {
     return new String[] {String.valueOf(process.exitValue()), out, err};
   }
 
+  /** The pinned CLI, from the repository's tools/agent-clis. */
+  private static Path pinnedCli(String name) {
+    Path cli =
+        ServerProcess.Launch.plain()
+            .root()
+            .resolve("tools/agent-clis/node_modules/.bin/" + name)
+            .toAbsolutePath();
+    assertThat(cli).as("the pinned %s CLI; bin/ensure-test-tools installs it", name).isExecutable();
+    return cli;
+  }
+
   private static String createAgent(String name) {
+    return createAgent(name, "claude-code");
+  }
+
+  private static String createAgent(String name, String type) {
     Api.Answer created =
-        api.post("/sessions", "{\"name\":\"" + name + "\",\"workloadType\":\"claude-code\"}");
+        api.post("/sessions", "{\"name\":\"" + name + "\",\"workloadType\":\"" + type + "\"}");
     assertThat(created.status()).as(created.body()).isEqualTo(201);
     return created.json().path("id").asString();
   }
