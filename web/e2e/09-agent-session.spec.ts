@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,7 +51,17 @@ test.beforeAll(async () => {
     join(work, "providers.json"),
     JSON.stringify({ "claude-code": { url: fake.url, tokenFile: join(work, "token"), caFile: fake.caFile } }),
   );
-  server = await startServer(["--agent-cli", `claude-code=${CLAUDE}`, "--providers", join(work, "providers.json")]);
+  // A marketplace of one plugin, offered by the dialog.
+  mkdirSync(join(work, "plugins/probe/.claude-plugin"), { recursive: true });
+  writeFileSync(join(work, "plugins/probe/.claude-plugin/plugin.json"), '{"name":"probe","version":"1.0.0"}');
+  server = await startServer([
+    "--agent-cli",
+    `claude-code=${CLAUDE}`,
+    "--providers",
+    join(work, "providers.json"),
+    "--plugins-dir",
+    join(work, "plugins"),
+  ]);
 });
 
 test.afterAll(async () => {
@@ -68,8 +78,14 @@ test("a claude-code session from the UI answers a prompt, runs a tool, and keeps
   const dialog = page.getByTestId("new-session-dialog");
   await dialog.getByLabel("Name").fill("agent-from-the-ui");
   await dialog.getByRole("radio", { name: /claude-code/ }).check();
+  await dialog.getByTestId("plugins").getByLabel("probe").check();
   await page.getByTestId("create-session").click();
   await expect(page).toHaveURL(/\/agent\/[0-9a-f]{32}$/, { timeout: 90_000 });
+  const id = page.url().split("/").pop();
+  const created = await page.request.get(`${server.url}/api/v1/sessions/${id}`, {
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  expect((await created.json()).plugins).toEqual(["probe"]);
 
   const prompt = page.getByTestId("ws-prompt");
   await prompt.fill("hello, my name is Dharma");

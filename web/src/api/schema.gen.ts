@@ -710,9 +710,12 @@ export interface components {
                 [key: string]: {
                     defaultModel: string;
                     models: string[];
+                    /** @description Whether its sessions may ask for the marketplace's `plugins`. */
                     takesPlugins: boolean;
                 };
             };
+            /** @description The plugin marketplace's plugins (`--plugins-dir`), by name; empty without one. */
+            plugins?: components["schemas"]["PluginName"][];
         };
         Session: {
             id: components["schemas"]["SessionIdValue"];
@@ -721,6 +724,8 @@ export interface components {
             workloadType: components["schemas"]["WorkloadTypeName"];
             /** @description Present only for workload types that take a model. */
             model?: string;
+            /** @description Agent sessions only: the marketplace plugins fixed at create (empty when none were asked for), the same across snapshot and restore. */
+            plugins?: components["schemas"]["PluginName"][];
             /**
              * Format: date-time
              * @description Listed with `deleted=true` only; when the deletion was accepted.
@@ -1026,6 +1031,8 @@ export interface components {
             /** Format: int64 */
             nextOffset: number;
         };
+        /** @description A plugin's directory name in the marketplace (no `..`). */
+        PluginName: string;
         /**
          * @example {
          *       "name": "build box",
@@ -1042,6 +1049,8 @@ export interface components {
             workloadType?: components["schemas"]["WorkloadTypeName"];
             /** @description For workload types that take a model; `400` for one that does not. */
             model?: string;
+            /** @description Plugins of the marketplace (`GET /config` lists them), for a type whose `takesPlugins` is true; the list is all the session gets, fixed for its life. Omitted means none. `400` for a name outside the marketplace, a repeated name, more than 32, or a type that takes no plugins. */
+            plugins?: components["schemas"]["PluginName"][];
             /** @description Create on this tenant's behalf (admin only). */
             tenant?: components["schemas"]["TenantName"];
         };

@@ -1,5 +1,5 @@
 // New session (`/new`, a dialog over the console): name, workload type from GET /config, model for
-// agent types. Creation answers at once (?wait=false); the dialog then follows the session's
+// agent types, plugins from the marketplace for the types that take them. Creation answers at once (?wait=false); the dialog then follows the session's
 // provisioning operation step by step and opens the workspace when the session is active.
 
 import { useEffect, useRef, useState } from "react";
@@ -30,6 +30,7 @@ export function NewSession() {
   const [name, setName] = useState("");
   const [type, setType] = useState("shell");
   const [model, setModel] = useState("");
+  const [plugins, setPlugins] = useState<string[]>([]);
   const [phase, setPhase] = useState<Phase>({ kind: "form" });
   const [submitting, setSubmitting] = useState(false);
   const nameInput = useRef<HTMLInputElement>(null);
@@ -51,11 +52,12 @@ export function NewSession() {
     if (!name.trim() || submitting) return;
     setSubmitting(true);
     try {
-      const body: { name: string; workloadType: string; model?: string } = {
+      const body: { name: string; workloadType: string; model?: string; plugins?: string[] } = {
         name: name.trim(),
         workloadType: type,
       };
       if (type !== "shell" && model.trim()) body.model = model.trim();
+      if (takesPlugins && plugins.length > 0) body.plugins = plugins;
       const session = await api.create(body);
       setPhase({ kind: "provisioning", session });
     } catch (e) {
@@ -70,6 +72,10 @@ export function NewSession() {
   const offer = config?.agents?.[type] ?? (type === "claude-code" ? config?.claudeCode : undefined);
   const catalog = offer?.models ?? [];
   const defaultModel = offer?.defaultModel;
+  const marketplace = config?.plugins ?? [];
+  const takesPlugins = !!config?.agents?.[type]?.takesPlugins && marketplace.length > 0;
+  const toggle = (plugin: string) =>
+    setPlugins((chosen) => (chosen.includes(plugin) ? chosen.filter((p) => p !== plugin) : [...chosen, plugin]));
 
   if (phase.kind === "provisioning") {
     return (
@@ -143,8 +149,19 @@ export function NewSession() {
             )}
           </label>
         )}
+        {takesPlugins && (
+          <fieldset className="field" data-testid="plugins">
+            <legend>Plugins</legend>
+            {marketplace.map((plugin) => (
+              <label key={plugin} className="checkbox">
+                <input type="checkbox" checked={plugins.includes(plugin)} onChange={() => toggle(plugin)} /> {plugin}
+              </label>
+            ))}
+            <span className="hint">None by default; the session keeps the ones chosen for its whole life.</span>
+          </fieldset>
+        )}
         <p className="hint">
-          The workload type{type !== "shell" ? " and model" : ""} cannot be changed after creation.
+          The workload type{type !== "shell" ? ", model and plugins" : ""} cannot be changed after creation.
         </p>
         {phase.error && (
           <p className="form-error" role="alert">
@@ -230,7 +247,8 @@ export function Provisioning(props: {
     <div className="progress" aria-live="polite" data-testid="provisioning">
       <p className="muted">
         workloadType={session.workloadType}
-        {session.model ? ` · model=${session.model}` : ""} · {lifecycle(session)}
+        {session.model ? ` · model=${session.model}` : ""}
+        {session.plugins?.length ? ` · plugins=${session.plugins.join(",")}` : ""} · {lifecycle(session)}
       </p>
       <ol className="steps">
         <Step done label="Register session" detail={`session/${session.id}`} />

@@ -167,6 +167,15 @@ final class ServerCommand implements Callable<Integer> {
               + " set the same (docs/agents.md).")
   private @Nullable Path providers;
 
+  @Option(
+      names = "--plugins-dir",
+      paramLabel = "DIR",
+      description =
+          "The plugin marketplace: each directory in DIR holding .claude-plugin/plugin.json is a"
+              + " plugin that claude-code and minimax-code sessions may ask for by its name"
+              + " (\"plugins\" at create). Read at start (docs/agents.md).")
+  private @Nullable Path pluginsDir;
+
   private ServerConfig.Agents agents() {
     java.util.Map<String, Path> clis = new java.util.LinkedHashMap<>();
     for (String entry : agentClis) {
@@ -180,7 +189,8 @@ final class ServerCommand implements Callable<Integer> {
       }
       clis.put(entry.substring(0, eq), Path.of(entry.substring(eq + 1)));
     }
-    return new ServerConfig.Agents(clis, Optional.ofNullable(providers));
+    return new ServerConfig.Agents(
+        clis, Optional.ofNullable(providers), Optional.ofNullable(pluginsDir));
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.berth.server;
 
 import dev.berth.core.access.WorkloadCatalog;
 import dev.berth.core.session.AgentModel;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.WorkloadType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -54,15 +55,34 @@ public final class AgentCatalog implements WorkloadCatalog {
     }
   }
 
-  private final Map<WorkloadType, Profile> profiles;
+  /** The types whose adapter passes plugins to the CLI (Claude Code's {@code --plugin-dir}). */
+  private static final Set<String> PLUGIN_TYPES = Set.of("claude-code", "minimax-code");
 
-  private AgentCatalog(Map<WorkloadType, Profile> profiles) {
+  private final Map<WorkloadType, Profile> profiles;
+  private final PluginMarketplace marketplace;
+
+  private AgentCatalog(Map<WorkloadType, Profile> profiles, PluginMarketplace marketplace) {
     this.profiles = profiles;
+    this.marketplace = marketplace;
   }
 
   /** No agent type configured: shells only. */
   public static AgentCatalog none() {
-    return new AgentCatalog(Map.of());
+    return new AgentCatalog(Map.of(), PluginMarketplace.none());
+  }
+
+  /** This catalog, offering {@code plugins} to the types that take plugins. */
+  public AgentCatalog withMarketplace(PluginMarketplace plugins) {
+    return new AgentCatalog(profiles, plugins);
+  }
+
+  @Override
+  public List<PluginName> marketplace() {
+    return marketplace.plugins();
+  }
+
+  private boolean takesPlugins(WorkloadType type) {
+    return marketplace.configured() && PLUGIN_TYPES.contains(type.value());
   }
 
   /**
@@ -102,7 +122,7 @@ public final class AgentCatalog implements WorkloadCatalog {
           new Profile(
               type, cli, settings.provider(name), settings.defaultModel(), settings.models()));
     }
-    return new AgentCatalog(Map.copyOf(profiles));
+    return new AgentCatalog(Map.copyOf(profiles), PluginMarketplace.none());
   }
 
   @Override
@@ -149,11 +169,7 @@ public final class AgentCatalog implements WorkloadCatalog {
     return profiles.values().stream()
         .filter(p -> unavailable(p.type()).isEmpty())
         .sorted(java.util.Comparator.comparing(p -> p.type().value()))
-        .map(
-            p ->
-                // No type takes per-session plugins yet: /config must not offer what no create
-                // accepts.
-                new AgentOffer(p.type(), p.defaultModel(), p.models(), false))
+        .map(p -> new AgentOffer(p.type(), p.defaultModel(), p.models(), takesPlugins(p.type())))
         .toList();
   }
 
@@ -163,6 +179,15 @@ public final class AgentCatalog implements WorkloadCatalog {
    * effect at the session's next start) and the provider. Empty for a shell.
    */
   Optional<Map<String, Object>> launch(WorkloadType type, Optional<AgentModel> model) {
+    return launch(type, model, List.of());
+  }
+
+  /**
+   * As {@link #launch(WorkloadType, Optional)}, with the session's plugins: their names and where
+   * the node copies them from at the session's first start.
+   */
+  Optional<Map<String, Object>> launch(
+      WorkloadType type, Optional<AgentModel> model, List<PluginName> plugins) {
     Profile profile = profiles.get(type);
     if (profile == null || unavailable(type).isPresent()) {
       return Optional.empty();
@@ -181,6 +206,14 @@ public final class AgentCatalog implements WorkloadCatalog {
     agent.put("cli", profile.cli().orElseThrow().toString());
     agent.put("model", resolved);
     agent.put("provider", wire);
+    if (!plugins.isEmpty() && takesPlugins(type)) {
+      agent.put(
+          "plugins",
+          plugins.stream()
+              .filter(marketplace.plugins()::contains)
+              .map(p -> Map.of("name", p.value(), "path", marketplace.path(p).toString()))
+              .toList());
+    }
     return Optional.of(agent);
   }
 

@@ -133,7 +133,13 @@ public final class BerthServer implements AutoCloseable {
             Duration.ofSeconds(60));
     isolation = new NodeIsolation(node, config.isolation().required());
     AgentCatalog agents =
-        AgentCatalog.load(config.agents().clis(), config.agents().providersFile(), System.getenv());
+        AgentCatalog.load(config.agents().clis(), config.agents().providersFile(), System.getenv())
+            .withMarketplace(
+                config
+                    .agents()
+                    .pluginsDir()
+                    .map(PluginMarketplace::load)
+                    .orElse(PluginMarketplace.none()));
     // A session's network is its tenant's grant, read when its runtime is provisioned (so a
     // grant narrowed later applies from the session's next incarnation on).
     LocalRuntime runtime =
@@ -146,7 +152,7 @@ public final class BerthServer implements AutoCloseable {
                     .flatMap(s -> directory.tenant(s.tenant()))
                     .map(Tenant::network)
                     .orElse(NetworkAccess.EGRESS),
-            agents::launch);
+            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()));
     FilesystemArchiveStore archives =
         new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
     ServerConfig.Lifecycle lifecycle = config.lifecycle();

@@ -102,16 +102,20 @@ public record ServerConfig(
    *
    * @param clis {@code --agent-cli TYPE=PATH}
    * @param providersFile {@code --providers FILE}
+   * @param pluginsDir {@code --plugins-dir DIR}, the plugin marketplace (see {@link
+   *     PluginMarketplace})
    */
-  public record Agents(java.util.Map<String, Path> clis, Optional<Path> providersFile) {
+  public record Agents(
+      java.util.Map<String, Path> clis, Optional<Path> providersFile, Optional<Path> pluginsDir) {
     public Agents {
       clis = java.util.Map.copyOf(clis);
       Objects.requireNonNull(providersFile, "providersFile");
+      Objects.requireNonNull(pluginsDir, "pluginsDir");
     }
 
     /** Nothing given: the CLIs on PATH and the BERTH_PROVIDER_* variables only. */
     public static Agents none() {
-      return new Agents(java.util.Map.of(), Optional.empty());
+      return new Agents(java.util.Map.of(), Optional.empty(), Optional.empty());
     }
   }
 

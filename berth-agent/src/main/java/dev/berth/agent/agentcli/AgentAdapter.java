@@ -26,6 +26,20 @@ public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter {
    */
   List<String> argv(Path cli, Turn turn, Conversation conversation, ProviderEndpoint provider);
 
+  /**
+   * As {@link #argv(Path, Turn, Conversation, ProviderEndpoint)} for a session with plugins: {@code
+   * plugins} is the folder of the session's plugin copies as the CLI sees it. Only an adapter that
+   * {@link #takesPlugins()} is given one.
+   */
+  default List<String> argv(
+      Path cli,
+      Turn turn,
+      Conversation conversation,
+      ProviderEndpoint provider,
+      java.util.Optional<Path> plugins) {
+    return argv(cli, turn, conversation, provider);
+  }
+
   /** The run's environment (on top of the sandbox's): where it lives and how it reaches a model. */
   Map<String, String> environment(AgentPaths paths, ProviderEndpoint provider);
 

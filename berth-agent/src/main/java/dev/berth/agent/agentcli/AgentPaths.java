@@ -12,6 +12,14 @@ public record AgentPaths(Path state, Path home, Path workspace) {
   /** Where a sandboxed CLI sees its home. */
   public static final Path SANDBOX_HOME = Path.of("/home/berth");
 
+  /** Where, in the home, a session's copies of its marketplace plugins are, one directory each. */
+  public static final String PLUGINS = ".berth/plugins";
+
+  /** The folder of the session's plugin copies. */
+  public Path plugins() {
+    return home.resolve(PLUGINS);
+  }
+
   /** The host's layout under {@code state}: {@code home/} and {@code home/workspace/}. */
   public static AgentPaths under(Path state) {
     Path home = state.resolve("home");

@@ -50,6 +50,17 @@ public record ClaudeCodeAdapter(String type) implements AgentAdapter {
   @Override
   public List<String> argv(
       Path cli, Turn turn, Conversation conversation, ProviderEndpoint provider) {
+    return argv(cli, turn, conversation, provider, java.util.Optional.empty());
+  }
+
+  /** With plugins, {@code --plugin-dir FOLDER}: Claude Code loads each plugin in the folder. */
+  @Override
+  public List<String> argv(
+      Path cli,
+      Turn turn,
+      Conversation conversation,
+      ProviderEndpoint provider,
+      java.util.Optional<Path> plugins) {
     String id =
         conversation
             .id()
@@ -58,6 +69,7 @@ public record ClaudeCodeAdapter(String type) implements AgentAdapter {
     List<String> argv = new ArrayList<>(List.of(cli.toString()));
     argv.addAll(conversation.hasRun() ? List.of("--resume", id) : List.of("--session-id", id));
     turn.concreteModel().ifPresent(model -> argv.addAll(List.of("--model", model)));
+    plugins.ifPresent(folder -> argv.addAll(List.of("--plugin-dir", folder.toString())));
     argv.addAll(
         List.of(
             "--permission-mode",

@@ -347,6 +347,25 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * The session's plugin folder as the CLI sees it, when its adapter takes plugins and the session
+   * has any (the host copied them there at its first start).
+   */
+  private java.util.Optional<Path> plugins() {
+    Path folder = setup.hostPaths().plugins();
+    if (!setup.adapter().takesPlugins() || !java.nio.file.Files.isDirectory(folder)) {
+      return java.util.Optional.empty();
+    }
+    try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(folder)) {
+      if (entries.findAny().isEmpty()) {
+        return java.util.Optional.empty();
+      }
+    } catch (IOException e) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(setup.workloadPaths().plugins());
+  }
+
   private void run(Entry entry) {
     AgentAdapter adapter = setup.adapter();
     Conversation started = adapter.begin(Conversation.read(setup.hostPaths().state()), random);
@@ -378,7 +397,7 @@ public final class PromptRunner implements AutoCloseable {
       }
       process =
           start(
-              adapter.argv(setup.cli(), entry.turn, started, setup.provider()),
+              adapter.argv(setup.cli(), entry.turn, started, setup.provider(), plugins()),
               adapter.environment(setup.workloadPaths(), setup.provider()),
               execution);
       entry.process = process;

@@ -23,12 +23,31 @@ import org.jspecify.annotations.Nullable;
  *     CLI gets no {@code --model}); the control plane resolves the installation's default into it
  * @param provider the one upstream the session's credential proxy forwards to
  */
-public record AgentLaunch(String cli, String model, Provider provider) {
+public record AgentLaunch(String cli, String model, Provider provider, List<Plugin> plugins) {
+
+  /** A marketplace plugin of the session: its name, and where on this host to copy it from. */
+  public record Plugin(String name, String path) {
+    public Plugin {
+      new dev.berth.core.session.PluginName(name);
+      if (!Path.of(path).isAbsolute()) {
+        throw new InvalidValueException(
+            "invalid input: agent.plugins[].path must be an absolute path on the node, was \""
+                + path
+                + "\"");
+      }
+    }
+  }
+
+  public AgentLaunch(String cli, String model, Provider provider) {
+    this(cli, model, provider, List.of());
+  }
 
   public AgentLaunch {
     Objects.requireNonNull(cli, "cli");
     Objects.requireNonNull(model, "model");
     Objects.requireNonNull(provider, "provider");
+    // A control plane from before plugins sends none (Jackson passes null).
+    plugins = List.copyOf(Objects.requireNonNullElse(plugins, List.of()));
     new dev.berth.core.session.AgentModel(model);
     if (!Path.of(cli).isAbsolute()) {
       throw new InvalidValueException(

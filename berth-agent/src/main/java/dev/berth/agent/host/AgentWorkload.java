@@ -80,6 +80,7 @@ final class AgentWorkload {
       plan =
           sandbox.agentPlan(
               planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds());
+      plan.giveToWorkload(PluginCopies.copy(launch.plugins(), paths.plugins()));
       ProviderEndpoint endpoint =
           new ProviderEndpoint(
               "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);

@@ -35,6 +35,21 @@ class AdaptersTest {
   }
 
   @Test
+  void claudeLoadsTheSessionsPluginFolderBeforeThePromptAndCodexTakesNone() {
+    Optional<Path> folder = Optional.of(Path.of("/home/berth/.berth/plugins"));
+
+    List<String> claude =
+        ClaudeCodeAdapter.claudeCode().argv(CLI, Turn.of("hi"), FIRST, PROXY, folder);
+    List<String> codex =
+        new CodexAdapter().argv(CLI, Turn.of("hi"), Conversation.none(), PROXY, folder);
+
+    assertThat(claude).containsSequence("--plugin-dir", "/home/berth/.berth/plugins");
+    assertThat(claude.indexOf("--plugin-dir")).isLessThan(claude.indexOf("--"));
+    assertThat(codex).doesNotContain("--plugin-dir");
+    assertThat(new CodexAdapter().takesPlugins()).isFalse();
+  }
+
+  @Test
   void claudeNamesItsConversationUntilARunSucceedsThenResumesIt() {
     ClaudeCodeAdapter adapter = ClaudeCodeAdapter.claudeCode();
     Conversation started =

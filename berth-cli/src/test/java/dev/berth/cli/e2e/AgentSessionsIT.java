@@ -28,6 +28,7 @@ class AgentSessionsIT {
 
   private static final String TOKEN = "sk-e2e-provider-token-4242424242";
   private static final Duration RUN = Duration.ofSeconds(120);
+  private static final String PLUGIN_MARK = "zebra-4711";
 
   @TempDir static Path work;
   private static FakeModelProvider provider;
@@ -59,6 +60,19 @@ class AgentSessionsIT {
             + "\", \"caFile\": \""
             + provider.caCertificate()
             + "\", \"api\": \"openai\", \"model\": \"gpt-5-codex\"}}");
+    // The marketplace: one plugin, whose skill's description the CLI sends to the model.
+    Path plugins = work.resolve("marketplace");
+    Path probe = Files.createDirectories(plugins.resolve("probe"));
+    Files.createDirectories(probe.resolve(".claude-plugin"));
+    Files.writeString(
+        probe.resolve(".claude-plugin/plugin.json"),
+        "{\"name\":\"probe\",\"version\":\"1.0.0\",\"description\":\"Berth's test plugin\"}");
+    Files.createDirectories(probe.resolve("skills/berth-probe"));
+    Files.writeString(
+        probe.resolve("skills/berth-probe/SKILL.md"),
+        "---\nname: berth-probe\ndescription: Knows the "
+            + PLUGIN_MARK
+            + " marker.\n---\nSay it.\n");
     Path claude = pinnedCli("claude");
     Path codex = pinnedCli("codex");
     Path data = work.resolve("data");
@@ -73,7 +87,9 @@ class AgentSessionsIT {
                     "--agent-cli",
                     "codex=" + codex,
                     "--providers",
-                    providers.toString()));
+                    providers.toString(),
+                    "--plugins-dir",
+                    plugins.toString()));
     api = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
   }
 
@@ -97,6 +113,9 @@ class AgentSessionsIT {
         .isEqualTo("[\"fake-large\",\"fake-small\"]");
     assertThat(config.path("claudeCode").path("defaultModel").asString())
         .isEqualTo("platform-default");
+    assertThat(config.path("plugins").toString()).isEqualTo("[\"probe\"]");
+    assertThat(config.path("agents").path("claude-code").path("takesPlugins").asBoolean()).isTrue();
+    assertThat(config.path("agents").path("codex").path("takesPlugins").asBoolean()).isFalse();
 
     Api.Answer minimax =
         api.post("/sessions", "{\"name\":\"m\",\"workloadType\":\"minimax-code\"}");
@@ -163,6 +182,42 @@ class AgentSessionsIT {
     assertThat(finished(id, again.path("executionId").asString())).isEqualTo("SUCCEEDED");
     assertThat(provider.answersAsked().getLast().body()).contains("my name is Dharma");
     assertThat(api.text(id, cursor)).startsWith("Hello from the fake provider.");
+  }
+
+  @Test
+  void aSessionGetsExactlyThePluginsItWasCreatedWithForItsWholeLife() {
+    Api.Answer created =
+        api.post(
+            "/sessions",
+            "{\"name\":\"plug\",\"workloadType\":\"claude-code\",\"plugins\":[\"probe\"]}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String id = created.json().path("id").asString();
+    assertThat(created.json().path("plugins").toString()).isEqualTo("[\"probe\"]");
+
+    String first = prompt(id, "hello with plugins").path("executionId").asString();
+    assertThat(finished(id, first)).as(() -> api.text(id, 0)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).contains(PLUGIN_MARK);
+    assertThat(api.post("/sessions/" + id + "/snapshot", "{}").status()).isEqualTo(200);
+    String again = prompt(id, "hello again").path("executionId").asString();
+    assertThat(finished(id, again)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).contains(PLUGIN_MARK);
+
+    String plain = createAgent("plain");
+    String bare = prompt(plain, "hello without plugins").path("executionId").asString();
+    assertThat(finished(plain, bare)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).doesNotContain(PLUGIN_MARK);
+    assertThat(api.get("/sessions/" + plain).json().path("plugins").toString()).isEqualTo("[]");
+
+    for (String refused :
+        List.of(
+            "{\"name\":\"x\",\"workloadType\":\"claude-code\",\"plugins\":[\"nope\"]}",
+            "{\"name\":\"x\",\"workloadType\":\"claude-code\",\"plugins\":[\"probe\",\"probe\"]}",
+            "{\"name\":\"x\",\"workloadType\":\"claude-code\",\"plugins\":[\"../etc\"]}",
+            "{\"name\":\"x\",\"workloadType\":\"codex\",\"plugins\":[\"probe\"]}",
+            "{\"name\":\"x\",\"plugins\":[\"probe\"]}")) {
+      Api.Answer answer = api.post("/sessions", refused);
+      assertThat(answer.status()).as(refused + " -> " + answer.body()).isEqualTo(400);
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.Phase;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
@@ -13,6 +14,7 @@ import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
 
@@ -27,6 +29,7 @@ public final class CreateSession {
       String name,
       Optional<String> workloadType,
       Optional<String> model,
+      List<String> plugins,
       Optional<TenantId> onBehalfOf,
       String actor,
       boolean awaitStart) {}
@@ -80,6 +83,7 @@ public final class CreateSession {
     }
     WorkloadType type = workloadType(request.workloadType());
     Optional<AgentModel> model = model(type, request.model());
+    List<PluginName> plugins = plugins(type, request.plugins());
     TenantId owner = admission.tenantFor(scope.principal(), request.onBehalfOf());
     Session stored =
         admission.admit(
@@ -92,9 +96,16 @@ public final class CreateSession {
               if (missing.isPresent()) {
                 throw new WorkloadUnavailableException(missing.get());
               }
+              checkOffered(type, plugins);
               newSessionRequirement.run();
               return intents.create(
-                  SessionId.generate(random), owner, trimmed, type, model, request.actor());
+                  SessionId.generate(random),
+                  owner,
+                  trimmed,
+                  type,
+                  model,
+                  plugins,
+                  request.actor());
             });
     queue.enqueue(stored.id());
     if (!request.awaitStart()) {
@@ -131,6 +142,61 @@ public final class CreateSession {
       return Optional.empty();
     }
     return Optional.of(requested.map(AgentModel::new).orElse(AgentModel.PLATFORM_DEFAULT));
+  }
+
+  /** The plugins asked for, as names: distinct, at most 32, and for agent sessions only. */
+  private static List<PluginName> plugins(WorkloadType type, List<String> requested) {
+    if (requested.isEmpty()) {
+      return List.of();
+    }
+    if (!WorkloadCatalog.isAgent(type)) {
+      throw new InvalidValueException(
+          "invalid input: plugins apply to agent sessions only; omit them for " + type.value());
+    }
+    if (requested.size() > PluginName.MAX_PER_SESSION) {
+      throw new InvalidValueException(
+          "invalid input: a session takes at most "
+              + PluginName.MAX_PER_SESSION
+              + " plugins, "
+              + requested.size()
+              + " were given");
+    }
+    List<PluginName> names = requested.stream().map(PluginName::new).toList();
+    if (new java.util.HashSet<>(names).size() != names.size()) {
+      throw new InvalidValueException(
+          "invalid input: plugins must not repeat a name, were " + requested);
+    }
+    return names;
+  }
+
+  /**
+   * Plugins are taken only by a type that takes them here, and only from this installation's
+   * marketplace: a name outside it is refused, never ignored.
+   */
+  private void checkOffered(WorkloadType type, List<PluginName> plugins) {
+    if (plugins.isEmpty()) {
+      return;
+    }
+    boolean takes =
+        catalog.configuredAgents().stream()
+            .anyMatch(offer -> offer.type().equals(type) && offer.takesPlugins());
+    if (!takes) {
+      throw new InvalidValueException(
+          "invalid input: workload type "
+              + type.value()
+              + " takes no plugins on this installation (GET /config lists takesPlugins); omit"
+              + " plugins");
+    }
+    List<PluginName> unknown =
+        plugins.stream().filter(p -> !catalog.marketplace().contains(p)).toList();
+    if (!unknown.isEmpty()) {
+      throw new InvalidValueException(
+          "invalid input: plugins "
+              + unknown
+              + " are not in this installation's marketplace, which offers "
+              + catalog.marketplace()
+              + " (GET /config lists them)");
+    }
   }
 
   /** The family's names, for parsing and for messages. */

@@ -1,5 +1,6 @@
 package dev.berth.core.access;
 
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.WorkloadType;
 import java.util.List;
 import java.util.Optional;
@@ -30,11 +31,20 @@ public interface WorkloadCatalog {
   List<AgentOffer> configuredAgents();
 
   /**
+   * The plugins of this installation's marketplace, which sessions of a type that takes plugins may
+   * ask for by name; none when no marketplace is configured.
+   */
+  default List<PluginName> marketplace() {
+    return List.of();
+  }
+
+  /**
    * An agent type this installation runs.
    *
    * @param defaultModel what {@code platform-default} means here: a concrete model, or {@code
    *     platform-default} itself when the CLI's own default applies
    * @param models the catalog offered to pickers; not an allowlist
+   * @param takesPlugins whether its sessions may ask for the {@link #marketplace()}'s plugins
    */
   record AgentOffer(
       WorkloadType type, String defaultModel, List<String> models, boolean takesPlugins) {

@@ -67,6 +67,7 @@ final class ProvisionProtocol {
                   ref,
                   s.workloadType(),
                   s.model(),
+                  s.plugins(),
                   new OwnershipLabels(ports.settings().installation(), s.id(), ref.incarnation()),
                   s.phase() == Phase.RESUMING));
     }

@@ -7,6 +7,7 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
@@ -15,6 +16,7 @@ import dev.berth.core.store.AuditEvent;
 import dev.berth.core.store.SessionStore;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
@@ -39,19 +41,21 @@ public final class SessionIntents {
   /** Records a new session (intent RUNNING v1) and its PROVISION operation. */
   public Session create(
       SessionId id, TenantId tenant, String name, WorkloadType workload, String actor) {
-    return create(id, tenant, name, workload, Optional.empty(), actor);
+    return create(id, tenant, name, workload, Optional.empty(), List.of(), actor);
   }
 
-  /** As above, for an agent session with its model. */
+  /** As above, for an agent session with its model and plugins. */
   public Session create(
       SessionId id,
       TenantId tenant,
       String name,
       WorkloadType workload,
       Optional<AgentModel> model,
+      List<PluginName> plugins,
       String actor) {
     Instant now = clock.instant();
-    Session stored = store.create(Session.request(id, tenant, name, workload, model, now, actor));
+    Session stored =
+        store.create(Session.request(id, tenant, name, workload, model, plugins, now, actor));
     store.createOperation(operationFor(stored, now));
     store.append(AuditEvent.of(id, now, actor, "session.created", "intent RUNNING v1"));
     return stored;

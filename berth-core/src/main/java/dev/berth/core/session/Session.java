@@ -35,6 +35,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param model the agent model fixed at create ({@link AgentModel#PLATFORM_DEFAULT} when none was
  *     asked for); empty for a shell
+ * @param plugins the marketplace plugins fixed at create (none when none were asked for)
  * @param incarnation the highest runtime incarnation ever planned for this session
  * @param version the store's compare-and-swap version (0 before the session is stored)
  */
@@ -44,6 +45,7 @@ public record Session(
     String name,
     WorkloadType workloadType,
     Optional<AgentModel> model,
+    List<PluginName> plugins,
     Instant createdAt,
     Intent intent,
     Phase phase,
@@ -74,6 +76,8 @@ public record Session(
     Objects.requireNonNull(workloadType, "workloadType");
     // Records stored before agent sessions existed have no model: they are shells.
     model = Objects.requireNonNullElse(model, Optional.empty());
+    // Records stored before plugins existed have none.
+    plugins = List.copyOf(Objects.requireNonNullElse(plugins, List.of()));
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(intent, "intent");
     Objects.requireNonNull(phase, "phase");
@@ -101,7 +105,7 @@ public record Session(
       WorkloadType workloadType,
       Instant now,
       String requestedBy) {
-    return request(id, tenant, name, workloadType, Optional.empty(), now, requestedBy);
+    return request(id, tenant, name, workloadType, Optional.empty(), List.of(), now, requestedBy);
   }
 
   /** A newly requested session: intent RUNNING v1, phase REQUESTED, reservation HELD. */
@@ -111,6 +115,7 @@ public record Session(
       String name,
       WorkloadType workloadType,
       Optional<AgentModel> model,
+      List<PluginName> plugins,
       Instant now,
       String requestedBy) {
     String trimmed = name.strip();
@@ -128,6 +133,7 @@ public record Session(
         trimmed,
         workloadType,
         model,
+        plugins,
         now,
         Intent.initial(now, requestedBy),
         Phase.REQUESTED,
@@ -155,6 +161,7 @@ public record Session(
         deleted.name(),
         deleted.workloadType(),
         deleted.model(),
+        deleted.plugins(),
         now,
         new Intent(
             DesiredState.SUSPENDED,
@@ -730,6 +737,7 @@ public record Session(
           s.name,
           s.workloadType,
           s.model,
+          s.plugins,
           s.createdAt,
           intent,
           phase,

@@ -131,7 +131,13 @@ final class AccessFixture {
         .create(
             AS_ACME,
             new CreateSession.Request(
-                "work", Optional.empty(), Optional.empty(), Optional.empty(), "tester", true))
+                "work",
+                Optional.empty(),
+                Optional.empty(),
+                List.of(),
+                Optional.empty(),
+                "tester",
+                true))
         .session();
   }
 

@@ -11,6 +11,7 @@ import dev.berth.core.error.WorkloadNotAllowedException;
 import dev.berth.core.error.WorkloadUnavailableException;
 import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.Phase;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.SessionQuery;
@@ -47,7 +48,7 @@ class AgentSessionsTest {
 
   private static CreateSession.Request agent(String type, Optional<String> model) {
     return new CreateSession.Request(
-        "helper", Optional.of(type), model, Optional.empty(), "tester", true);
+        "helper", Optional.of(type), model, List.of(), Optional.empty(), "tester", true);
   }
 
   private void grant(WorkloadType... types) {
@@ -82,6 +83,59 @@ class AgentSessionsTest {
     assertThat(f.store.list(SessionQuery.all(10)).items()).isEmpty();
   }
 
+  /** Claude Code configured with a marketplace of one plugin, {@code lint}. */
+  private static final WorkloadCatalog CLAUDE_WITH_PLUGINS =
+      new WorkloadCatalog() {
+        @Override
+        public Optional<String> unavailable(WorkloadType type) {
+          return CLAUDE_ONLY.unavailable(type);
+        }
+
+        @Override
+        public List<AgentOffer> configuredAgents() {
+          return List.of(new AgentOffer(CLAUDE, "platform-default", List.of(), true));
+        }
+
+        @Override
+        public List<PluginName> marketplace() {
+          return List.of(new PluginName("lint"));
+        }
+      };
+
+  private Session withPlugins(WorkloadCatalog catalog, String type, List<String> plugins) {
+    grant(WorkloadType.SHELL, CLAUDE);
+    return f.createSession(() -> {}, catalog)
+        .create(
+            AS_ACME,
+            new CreateSession.Request(
+                "p", Optional.of(type), Optional.empty(), plugins, Optional.empty(), "t", true))
+        .session();
+  }
+
+  @Test
+  void aSessionKeepsThePluginsOfTheMarketplaceItAskedForAndNoneByDefault() {
+    assertThat(withPlugins(CLAUDE_WITH_PLUGINS, "claude-code", List.of("lint")).plugins())
+        .containsExactly(new PluginName("lint"));
+    assertThat(claude().plugins()).isEmpty();
+  }
+
+  @Test
+  void pluginsOutsideTheMarketplaceRepeatedOnAShellOrOnATypeThatTakesNoneAreRefused() {
+    assertThatThrownBy(() -> withPlugins(CLAUDE_WITH_PLUGINS, "claude-code", List.of("other")))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("not in this installation's marketplace");
+    assertThatThrownBy(
+            () -> withPlugins(CLAUDE_WITH_PLUGINS, "claude-code", List.of("lint", "lint")))
+        .hasMessageContaining("must not repeat");
+    assertThatThrownBy(() -> withPlugins(CLAUDE_WITH_PLUGINS, "claude-code", List.of("../x")))
+        .hasMessageContaining("plugin name must match");
+    assertThatThrownBy(() -> withPlugins(CLAUDE_WITH_PLUGINS, "shell", List.of("lint")))
+        .hasMessageContaining("agent sessions only");
+    assertThatThrownBy(() -> withPlugins(CLAUDE_ONLY, "claude-code", List.of("lint")))
+        .hasMessageContaining("takes no plugins");
+    assertThat(f.store.list(SessionQuery.all(10)).items()).isEmpty();
+  }
+
   @Test
   void anAgentSessionWithoutAModelKeepsPlatformDefaultAndAShellTakesNoModel() {
     assertThat(claude().model()).contains(AgentModel.PLATFORM_DEFAULT);
@@ -95,6 +149,7 @@ class AgentSessionsTest {
                             "s",
                             Optional.empty(),
                             Optional.of("fake-large"),
+                            List.of(),
                             Optional.empty(),
                             "tester",
                             true)))

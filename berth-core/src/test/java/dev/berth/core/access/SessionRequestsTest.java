@@ -15,6 +15,7 @@ import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
 import dev.berth.core.tenant.Tenant;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -28,7 +29,7 @@ class SessionRequestsTest {
 
   private static CreateSession.Request named(String name, Optional<String> type) {
     return new CreateSession.Request(
-        name, type, Optional.empty(), Optional.empty(), "tester", true);
+        name, type, Optional.empty(), List.of(), Optional.empty(), "tester", true);
   }
 
   @Test

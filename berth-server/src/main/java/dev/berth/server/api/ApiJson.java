@@ -1,9 +1,11 @@
 package dev.berth.server.api;
 
+import dev.berth.core.access.WorkloadCatalog;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.session.Condition;
 import dev.berth.core.session.Obligation;
 import dev.berth.core.session.Phase;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
 import java.time.Duration;
@@ -31,6 +33,9 @@ final class ApiJson {
     body.put("name", s.name());
     body.put("workloadType", s.workloadType().value());
     s.model().ifPresent(m -> body.put("model", m.value()));
+    if (WorkloadCatalog.isAgent(s.workloadType())) {
+      body.put("plugins", s.plugins().stream().map(PluginName::value).toList());
+    }
     PublicState state = PublicState.of(s, now, idleAfter);
     body.put("state", state.wireName());
     body.put("createdAt", s.createdAt().toString());

@@ -144,8 +144,9 @@ public final class PublicApi {
   /**
    * What this installation runs: the workload types (the agent types only where their CLI and
    * provider are configured), each agent type's default model and catalog (not an allowlist) and
-   * whether it takes plugins; {@code claudeCode} is the original platform's member for its one
-   * agent type, kept for its clients.
+   * whether it takes plugins, and the marketplace's plugins ({@code plugins}, empty without one);
+   * {@code claudeCode} is the original platform's member for its one agent type, kept for its
+   * clients.
    */
   private void config(Context ctx) {
     ctx.header("Cache-Control", "no-store");
@@ -171,6 +172,14 @@ public final class PublicApi {
     ctx.contentType("application/json")
         .result(
             json.writeValueAsString(
-                Map.of("workloadTypes", types, "claudeCode", claudeCode, "agents", agents)));
+                Map.of(
+                    "workloadTypes",
+                    types,
+                    "claudeCode",
+                    claudeCode,
+                    "agents",
+                    agents,
+                    "plugins",
+                    catalog.marketplace().stream().map(p -> p.value()).toList())));
   }
 }

@@ -22,6 +22,7 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -77,6 +78,7 @@ final class SessionRoutes {
                     body.name(),
                     body.workloadType(),
                     body.model(),
+                    body.plugins().orElse(List.of()),
                     body.tenant().map(TenantId::new),
                     caller.actor(),
                     wait));

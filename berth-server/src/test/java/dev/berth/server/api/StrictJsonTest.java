@@ -264,12 +264,13 @@ class StrictJsonTest {
       assertThat(
               create(
                   "{\"name\":\"a\",\"workloadType\":\"claude-code\",\"model\":\"platform-default\","
-                      + "\"tenant\":\"acme\"}"))
+                      + "\"plugins\":[\"lint\",\"docs\"],\"tenant\":\"acme\"}"))
           .isEqualTo(
               new CreateSessionBody(
                   "a",
                   Optional.of("claude-code"),
                   Optional.of("platform-default"),
+                  Optional.of(List.of("lint", "docs")),
                   Optional.of("acme")));
     }
 

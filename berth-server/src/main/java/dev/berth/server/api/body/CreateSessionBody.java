@@ -5,6 +5,7 @@ import dev.berth.core.session.Session;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.server.api.StrictJson;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,10 +21,16 @@ import java.util.Optional;
  *     after trimming; required
  * @param workloadType a workload type name ({@code shell}); absent means the default type
  * @param model the model, for workload types that take one; not blank when present
+ * @param plugins marketplace plugin names, for workload types that take them; the list is all the
+ *     session gets, fixed for its life
  * @param tenant the tenant to create for (an admin acting on a tenant's behalf)
  */
 public record CreateSessionBody(
-    String name, Optional<String> workloadType, Optional<String> model, Optional<String> tenant) {
+    String name,
+    Optional<String> workloadType,
+    Optional<String> model,
+    Optional<List<String>> plugins,
+    Optional<String> tenant) {
 
   /** The longest model name accepted, in characters. */
   public static final int MAX_MODEL_LENGTH = 200;
@@ -31,6 +38,7 @@ public record CreateSessionBody(
   public CreateSessionBody {
     Objects.requireNonNull(workloadType, "workloadType");
     Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(plugins, "plugins");
     Objects.requireNonNull(tenant, "tenant");
     if (name == null) {
       throw StrictJson.missingField("name");
@@ -48,7 +56,8 @@ public record CreateSessionBody(
 
   /** A body naming only the session. */
   public static CreateSessionBody named(String name) {
-    return new CreateSessionBody(name, Optional.empty(), Optional.empty(), Optional.empty());
+    return new CreateSessionBody(
+        name, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
   }
 
   private static void checkWorkloadType(String value) {

@@ -39,11 +39,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   private final JsonMapper json = JsonMapper.builder().build();
 
   private final Function<SessionId, NetworkAccess> networkAccess;
-  private final java.util.function.BiFunction<
-          dev.berth.core.session.WorkloadType,
-          Optional<dev.berth.core.session.AgentModel>,
-          Optional<Map<String, Object>>>
-      agents;
+  private final Function<RuntimeSpec, Optional<Map<String, Object>>> agents;
 
   /** A runtime whose sessions all get the node's network. */
   public LocalRuntime(LocalNode node, String installation) {
@@ -56,22 +52,19 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
    */
   public LocalRuntime(
       LocalNode node, String installation, Function<SessionId, NetworkAccess> networkAccess) {
-    this(node, installation, networkAccess, (type, model) -> Optional.empty());
+    this(node, installation, networkAccess, spec -> Optional.empty());
   }
 
   /**
-   * @param agents an agent type's launch for the node (its CLI, model and provider, see the node's
-   *     {@code AgentLaunch}); empty for a shell, or for a type not configured (the node refuses)
+   * @param agents an agent runtime's launch for the node (its CLI, model, plugins and provider, see
+   *     the node's {@code AgentLaunch}); empty for a shell, or for a type not configured (the node
+   *     refuses)
    */
   public LocalRuntime(
       LocalNode node,
       String installation,
       Function<SessionId, NetworkAccess> networkAccess,
-      java.util.function.BiFunction<
-              dev.berth.core.session.WorkloadType,
-              Optional<dev.berth.core.session.AgentModel>,
-              Optional<Map<String, Object>>>
-          agents) {
+      Function<RuntimeSpec, Optional<Map<String, Object>>> agents) {
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
     this.networkAccess = Objects.requireNonNull(networkAccess, "networkAccess");
@@ -98,7 +91,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     if (networkAccess.apply(spec.labels().session()) == NetworkAccess.NONE) {
       body.put("network", NetworkAccess.NONE.wireName());
     }
-    agents.apply(spec.workload(), spec.model()).ifPresent(agent -> body.put("agent", agent));
+    agents.apply(spec).ifPresent(agent -> body.put("agent", agent));
     wire.call(
         runtime.name(),
         "PUT",

@@ -1,0 +1,96 @@
+package dev.berth.agent.host;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A session's copies of its marketplace plugins, made in its home at its first start.
+ *
+ * <p>Why copies: the session keeps the plugins it was created with, in the archive with its home,
+ * across snapshot and restore, whatever the marketplace becomes (nothing refreshes automatically);
+ * and the sandbox shows the session nothing of the host's marketplace. A plugin already in the
+ * folder is never copied again. Only directories and regular files are copied: a symbolic link in a
+ * plugin would point the session at a host path, so it is left out, as is anything else.
+ */
+final class PluginCopies {
+
+  private PluginCopies() {}
+
+  /**
+   * Copies each plugin not yet in {@code folder} there, under its name.
+   *
+   * @return the paths created, for the workload to own
+   */
+  static List<Path> copy(List<AgentLaunch.Plugin> plugins, Path folder) {
+    List<Path> created = new ArrayList<>();
+    for (AgentLaunch.Plugin plugin : plugins) {
+      Path target = folder.resolve(plugin.name());
+      if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      try {
+        Files.createDirectories(folder);
+        Path staging = folder.resolve("." + plugin.name() + ".copying");
+        deleteTree(staging);
+        List<Path> copied = copyTree(Path.of(plugin.path()), staging);
+        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+        created.add(folder);
+        for (Path each : copied) {
+          created.add(target.resolve(staging.relativize(each)));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "cannot copy the plugin " + plugin.name() + " from " + plugin.path() + ": " + e, e);
+      }
+    }
+    return created;
+  }
+
+  private static List<Path> copyTree(Path from, Path to) throws IOException {
+    List<Path> copied = new ArrayList<>();
+    Files.walkFileTree(
+        from,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+              throws IOException {
+            Path target = to.resolve(from.relativize(dir).toString());
+            Files.createDirectories(target);
+            copied.add(target);
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+              throws IOException {
+            if (attrs.isRegularFile()) {
+              Path target = to.resolve(from.relativize(file).toString());
+              Files.copy(file, target);
+              copied.add(target);
+            }
+            return FileVisitResult.CONTINUE;
+          }
+        });
+    return copied;
+  }
+
+  private static void deleteTree(Path path) throws IOException {
+    if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (var walk = Files.walk(path)) {
+      for (Path each : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(each);
+      }
+    }
+  }
+}
