@@ -69,8 +69,12 @@ public final class PluginMarketplace {
     } catch (InvalidValueException e) {
       throw new IllegalArgumentException("--plugins-dir " + dir + ": " + e.getMessage(), e);
     }
+    // No link anywhere on the way: a session's copy leaves links out, so a linked manifest would
+    // be offered here and missing there.
     if (!Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)
-        || !Files.isRegularFile(entry.resolve(".claude-plugin").resolve("plugin.json"))) {
+        || !Files.isDirectory(entry.resolve(".claude-plugin"), LinkOption.NOFOLLOW_LINKS)
+        || !Files.isRegularFile(
+            entry.resolve(".claude-plugin").resolve("plugin.json"), LinkOption.NOFOLLOW_LINKS)) {
       throw new IllegalArgumentException(
           "--plugins-dir "
               + dir

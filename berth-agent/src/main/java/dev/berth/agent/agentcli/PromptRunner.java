@@ -353,7 +353,12 @@ public final class PromptRunner implements AutoCloseable {
    */
   private java.util.Optional<Path> plugins() {
     Path folder = setup.hostPaths().plugins();
-    if (!setup.adapter().takesPlugins() || !java.nio.file.Files.isDirectory(folder)) {
+    Path parent = folder.getParent();
+    // The session writes its home: no link is followed on the way (the host copied nothing then).
+    if (!setup.adapter().takesPlugins()
+        || parent == null
+        || !java.nio.file.Files.isDirectory(parent, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        || !java.nio.file.Files.isDirectory(folder, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return java.util.Optional.empty();
     }
     try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(folder)) {

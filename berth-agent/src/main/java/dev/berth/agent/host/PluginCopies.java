@@ -18,10 +18,19 @@ import java.util.List;
  * <p>Why copies: the session keeps the plugins it was created with, in the archive with its home,
  * across snapshot and restore, whatever the marketplace becomes (nothing refreshes automatically);
  * and the sandbox shows the session nothing of the host's marketplace. A plugin already in the
- * folder is never copied again. Only directories and regular files are copied: a symbolic link in a
- * plugin would point the session at a host path, so it is left out, as is anything else.
+ * folder is never copied again (a start that finds one missing copies it from the marketplace as it
+ * is then). Only directories and regular files are copied: a symbolic link in a plugin would point
+ * the session at a host path, so it is left out, as is anything else.
+ *
+ * <p>The folder is in the session's home, which the session writes: the node (root, maybe) follows
+ * no link on the way to it. A {@code ~/.berth} or {@code ~/.berth/plugins} that is not a plain
+ * directory (a link to {@code /etc}, say, kept in an archive) gets no copies, and the session no
+ * plugins, with a warning. No process of the session runs while the host starts it, so nothing
+ * swaps a component between this check and the copy.
  */
 final class PluginCopies {
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PluginCopies.class);
 
   private PluginCopies() {}
 
@@ -32,18 +41,29 @@ final class PluginCopies {
    */
   static List<Path> copy(List<AgentLaunch.Plugin> plugins, Path folder) {
     List<Path> created = new ArrayList<>();
+    if (plugins.isEmpty()) {
+      return created;
+    }
+    try {
+      if (!plainDirectories(folder, created)) {
+        LOG.warn(
+            "{} or its parent is not a plain directory (a link?): the session gets no plugins",
+            folder);
+        return List.of();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the plugin folder " + folder + ": " + e, e);
+    }
     for (AgentLaunch.Plugin plugin : plugins) {
       Path target = folder.resolve(plugin.name());
       if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
         continue;
       }
       try {
-        Files.createDirectories(folder);
         Path staging = folder.resolve("." + plugin.name() + ".copying");
         deleteTree(staging);
         List<Path> copied = copyTree(Path.of(plugin.path()), staging);
         Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-        created.add(folder);
         for (Path each : copied) {
           created.add(target.resolve(staging.relativize(each)));
         }
@@ -53,6 +73,25 @@ final class PluginCopies {
       }
     }
     return created;
+  }
+
+  /**
+   * Makes {@code folder} and its parent ({@code ~/.berth}) plain directories, creating what is
+   * missing (into {@code created}); false when either is there as anything else.
+   */
+  private static boolean plainDirectories(Path folder, List<Path> created) throws IOException {
+    Path parent = folder.getParent();
+    for (Path dir : parent == null ? List.of(folder) : List.of(parent, folder)) {
+      if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+          return false;
+        }
+      } else {
+        Files.createDirectory(dir);
+        created.add(dir);
+      }
+    }
+    return true;
   }
 
   private static List<Path> copyTree(Path from, Path to) throws IOException {

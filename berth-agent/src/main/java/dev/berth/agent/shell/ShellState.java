@@ -56,9 +56,11 @@ import org.slf4j.LoggerFactory;
  * variable's value can end a capture early (the nonce is drawn after the values were set). A
  * capture cut short (a kill, a full disk) leaves the other slot complete; the newest complete slot
  * is the state. Slots of format 1 (before in-place writes: no nonce, trailer last) are still read.
- * The files are bash code that the restored shell evaluates, so no fork is needed to write them; a
- * slot that is not complete is never evaluated, and a state that cannot be read starts a clean
- * shell with a one-line notice.
+ * The price of writing in place: a power loss in the middle of the disk's writeback of a slot can
+ * leave pages of two captures under a matching header and trailer; the restore then evaluates what
+ * it can (a line that fails is skipped). A kill or a full disk cannot. The files are bash code that
+ * the restored shell evaluates, so no fork is needed to write them; a slot that is not complete is
+ * never evaluated, and a state that cannot be read starts a clean shell with a one-line notice.
  *
  * <h2>A fresh capture and its bound</h2>
  *
@@ -99,6 +101,9 @@ public final class ShellState {
       Pattern.compile(
           "# berth-shell-state ([12]) ([0-9]{1,18}) ([0-9]{1,12})[.,]([0-9]{1,9})(?: ([0-9]{1,40}))?\n");
   private static final int SCAN_BUFFER = 64 << 10;
+  // A format 2 slot is scanned for its trailer: one larger than any real capture (a session can
+  // plant a huge sparse file) is no capture, so that a poll never reads gigabytes.
+  private static final long MAX_SCANNED_SLOT = 16L << 20;
   private static final int HEADER_BYTES = 128;
   private static final int TRAILER_BYTES = 32;
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -312,6 +317,7 @@ public final class ShellState {
           header.group(1).equals("1")
               ? endsWithTrailer(channel, newline, size, "\n# end " + generation + "\n")
               : header.group(5) != null
+                  && size <= MAX_SCANNED_SLOT
                   && holds(
                       channel, newline, "\n# end " + generation + " " + header.group(5) + "\n");
       if (!complete) {

@@ -177,7 +177,11 @@ __berth_capture() {
   fi
   ((__berth_generation += 1))
   # SRANDOM (bash 5.1 and later) draws without moving $RANDOM, which a user may have seeded.
+  # Digits only and bounded, whatever a user's own SRANDOM (bash 5.0, or after unset) holds.
   local __berth_nonce=${SRANDOM-}${EPOCHREALTIME//[.,]/}
+  __berth_nonce=${__berth_nonce//[!0-9]/}
+  ((${#__berth_nonce} <= 30)) || __berth_nonce=${__berth_nonce:${#__berth_nonce}-30}
+  __berth_nonce=${__berth_nonce:-0}
   {
     builtin printf '# berth-shell-state 2 %s %s %s\n' "$__berth_generation" "$EPOCHREALTIME" \
       "$__berth_nonce"

@@ -25,13 +25,14 @@ class PluginCopiesTest {
   @Test
   void aPluginIsCopiedOnceUnderItsNameAndAnExistingCopyIsKept() throws IOException {
     Path source = marketplacePlugin();
-    Path folder = dir.resolve("home/.berth/plugins");
+    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
 
     List<Path> created = PluginCopies.copy(plugins, folder);
 
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
-    assertThat(created).contains(folder.resolve("lint/.claude-plugin/plugin.json"));
+    assertThat(created)
+        .contains(folder.getParent(), folder, folder.resolve("lint/.claude-plugin/plugin.json"));
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed in the marketplace");
     assertThat(PluginCopies.copy(plugins, folder)).isEmpty();
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
@@ -41,11 +42,30 @@ class PluginCopiesTest {
   }
 
   @Test
+  void aPluginFolderTheSessionLinkedElsewhereGetsNoCopyAndTheLinkTargetIsUntouched()
+      throws IOException {
+    Path source = marketplacePlugin();
+    Path host = Files.createDirectories(dir.resolve("host-etc"));
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Files.createSymbolicLink(home.resolve(".berth"), host);
+
+    List<Path> created =
+        PluginCopies.copy(
+            List.of(new AgentLaunch.Plugin("lint", source.toString())),
+            home.resolve(".berth/plugins"));
+
+    assertThat(created).isEmpty();
+    try (var left = Files.list(host)) {
+      assertThat(left).as("nothing written through the link").isEmpty();
+    }
+  }
+
+  @Test
   void aSymbolicLinkInAPluginIsLeftOutSoTheSessionIsPointedAtNoHostPath() throws IOException {
     Path source = marketplacePlugin();
     Files.writeString(dir.resolve("host-secret"), "token");
     Files.createSymbolicLink(source.resolve("leak"), dir.resolve("host-secret"));
-    Path folder = dir.resolve("home/.berth/plugins");
+    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
 
     PluginCopies.copy(List.of(new AgentLaunch.Plugin("lint", source.toString())), folder);
 

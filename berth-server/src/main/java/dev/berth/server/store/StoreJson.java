@@ -33,16 +33,18 @@ import tools.jackson.databind.ser.std.StdSerializer;
  * The JSON body format of stored sessions, operations and executions, shared by the store adapters.
  * Thread-safe and immutable once built.
  *
- * <p>Format 2 (format 1 bodies are read and upgraded: their archive gains {@code "source": null}
- * and {@code "skipped": []}): a JSON object with {@code "format": 2} beside the record's
- * components, named as in the record and nested the same way. Typed ids ({@link SessionId}, {@link
- * TenantId}, {@link WorkloadType}, {@link OperationId}, {@link ExecutionId}) are plain strings;
- * enums are their constant names; {@code Instant}s are ISO-8601 UTC strings with up to nanosecond
- * precision; an empty {@code Optional} is {@code null}; lists are arrays. Field order carries no
- * meaning. Reading is strict: an unknown or missing field, a null primitive, an unknown enum
- * constant or a value the domain record rejects makes the body unreadable, reported as a {@link
- * CorruptRecordException} naming the record, never as an absent record. A change of shape needs a
- * new format number and a reader for the old one.
+ * <p>Format 3 (older bodies are read and upgraded: a format 1 archive gains {@code "source": null}
+ * and {@code "skipped": []}; a session of format 1 or 2 without {@code "model"} or {@code
+ * "plugins"}, written before agent sessions, gains {@code "model": null} and {@code "plugins":
+ * []}): a JSON object with {@code "format": 3} beside the record's components, named as in the
+ * record and nested the same way. Typed ids ({@link SessionId}, {@link TenantId}, {@link
+ * WorkloadType}, {@link OperationId}, {@link ExecutionId}) are plain strings; enums are their
+ * constant names; {@code Instant}s are ISO-8601 UTC strings with up to nanosecond precision; an
+ * empty {@code Optional} is {@code null}; lists are arrays. Field order carries no meaning. Reading
+ * is strict: an unknown or missing field, a null primitive, an unknown enum constant or a value the
+ * domain record rejects makes the body unreadable, reported as a {@link CorruptRecordException}
+ * naming the record, never as an absent record. A change of shape needs a new format number and a
+ * reader for the old one.
  *
  * <p>The domain records carry no annotations: only record components (fields) are visible to the
  * mapper, so derived accessors such as {@code Condition.isTrue()} are never written.
@@ -50,7 +52,7 @@ import tools.jackson.databind.ser.std.StdSerializer;
 public final class StoreJson {
 
   /** The format number written into every body. */
-  public static final int FORMAT = 2;
+  public static final int FORMAT = 3;
 
   /** The oldest format still read (and upgraded on read). */
   static final int FIRST_FORMAT = 1;
@@ -160,6 +162,9 @@ public final class StoreJson {
       if (format.intValue() == 1) {
         upgradeFromFormat1(root);
       }
+      if (format.intValue() < 3 && type == Session.class) {
+        upgradeSessionFromFormat2(root);
+      }
       return mapper.treeToValue(root, type);
     } catch (DatabindException e) {
       String at = e.getPath().isEmpty() ? "" : " at " + e.getPathReference();
@@ -181,6 +186,16 @@ public final class StoreJson {
       if (!archive.has("skipped")) {
         archive.putArray("skipped");
       }
+    }
+  }
+
+  /** Sessions stored before agent sessions had no model, and before plugins no plugins. */
+  private static void upgradeSessionFromFormat2(ObjectNode root) {
+    if (!root.has("model")) {
+      root.putNull("model");
+    }
+    if (!root.has("plugins")) {
+      root.putArray("plugins");
     }
   }
 

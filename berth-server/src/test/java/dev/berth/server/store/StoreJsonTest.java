@@ -67,11 +67,11 @@ class StoreJsonTest {
   @Test
   void rejectsABodyOfAnotherFormatNamingTheRecord() {
     Session s = TestSessions.requested(NOW);
-    String body = json.writeSession(s).replace("\"format\":2", "\"format\":3");
+    String body = json.writeSession(s).replace("\"format\":3", "\"format\":4");
     assertThatThrownBy(() -> json.readSession(s.id().value(), body))
         .isInstanceOf(CorruptRecordException.class)
         .hasMessageContaining("session " + s.id().value())
-        .hasMessageContaining("format must be 1 to 2, was 3");
+        .hasMessageContaining("format must be 1 to 3, was 4");
   }
 
   @Test
@@ -79,7 +79,7 @@ class StoreJsonTest {
     Session s = TestSessions.everyField(NOW);
     String body =
         json.writeSession(s)
-            .replace("\"format\":2", "\"format\":1")
+            .replace("\"format\":3", "\"format\":1")
             .replaceAll(",\"source\":(null|\"[^\"]*\")", "")
             .replaceAll(",\"skipped\":\\[[^\\]]*\\]", "");
     assertThat(body).doesNotContain("\"skipped\"", "\"source\"");
@@ -92,6 +92,26 @@ class StoreJsonTest {
   }
 
   @Test
+  void readsASessionStoredBeforeAgentSessionsAsAShellWithoutModelNorPlugins() {
+    Session s = TestSessions.requested(NOW);
+    String body =
+        json.writeSession(s)
+            .replace("\"format\":3", "\"format\":2")
+            .replace("\"model\":null,", "")
+            .replace("\"plugins\":[],", "");
+    assertThat(body).doesNotContain("\"model\"", "\"plugins\"");
+
+    Session read = json.readSession(s.id().value(), body);
+
+    assertThat(read).isEqualTo(s);
+    assertThat(read.plugins()).isEmpty();
+    assertThatThrownBy(
+            () -> json.readSession(s.id().value(), body.replace("\"format\":2", "\"format\":3")))
+        .as("a current body must hold both")
+        .isInstanceOf(CorruptRecordException.class);
+  }
+
+  @Test
   void rejectsUnknownAndMissingFieldsNamingTheField() {
     Session s = TestSessions.requested(NOW);
     String body = json.writeSession(s);
@@ -99,7 +119,7 @@ class StoreJsonTest {
             () ->
                 json.readSession(
                     s.id().value(),
-                    body.replace("{\"format\":2,", "{\"format\":2,\"colour\":\"red\",")))
+                    body.replace("{\"format\":3,", "{\"format\":3,\"colour\":\"red\",")))
         .isInstanceOf(CorruptRecordException.class)
         .hasMessageContaining("colour");
     assertThatThrownBy(

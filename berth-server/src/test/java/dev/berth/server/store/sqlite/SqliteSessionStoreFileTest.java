@@ -149,7 +149,7 @@ class SqliteSessionStoreFileTest {
     try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
       Session s = store.create(TestSessions.requested(clock.instant()));
       assertThat(body(s.id()))
-          .startsWith("{\"format\":2,")
+          .startsWith("{\"format\":3,")
           .contains(
               "\"id\":\"" + s.id().value() + "\"",
               "\"tenant\":\"acme\"",
