@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
@@ -33,7 +32,7 @@ final class AgentStreams {
 
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private final CloseableHttpClient reads = BlockingAgentHttp.create(READ_TIMEOUT);
+  private final BlockingAgentHttp reads = new BlockingAgentHttp(READ_TIMEOUT);
   private final JsonMapper json = JsonMapper.builder().build();
 
   /**
@@ -44,7 +43,7 @@ final class AgentStreams {
     request.setHeader("Authorization", "Bearer " + agent.token());
     ClassicHttpResponse response;
     try {
-      response = reads.executeOpen(null, request, null);
+      response = reads.open(request);
     } catch (IOException e) {
       throw new AgentUnreachableException(agent.runtimeName(), e.toString(), e);
     }

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -30,7 +29,7 @@ public final class AgentWireClient {
   /** Short commands; streams and archives use their own clients without an overall timeout. */
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-  private final CloseableHttpClient http = BlockingAgentHttp.create(TIMEOUT);
+  private final BlockingAgentHttp http = new BlockingAgentHttp(TIMEOUT);
   private final JsonMapper json = JsonMapper.builder().build();
 
   /** An answer: its status and its JSON body (empty for 204). */

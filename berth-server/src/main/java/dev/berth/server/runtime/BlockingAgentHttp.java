@@ -1,11 +1,19 @@
 package dev.berth.server.runtime;
 
+import java.io.IOException;
 import java.time.Duration;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.routing.RoutingSupport;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.io.HttpClientResponseHandler;
+import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
 /**
@@ -19,11 +27,17 @@ import org.apache.hc.core5.util.Timeout;
  * write+read (bench/TerminalLatencyBench). Live streams (SSE, attach) stay on the JDK client: they
  * last as long as their viewer, and a bounded pool would cap how many can be open.
  *
+ * <p>Why Apache's minimal client rather than its full one: the full one runs every exchange through
+ * an execution chain (redirects, retries, cookies, authentication, a URI rebuilt from its parts)
+ * that the agent protocol never uses; that chain was a quarter of a write's CPU in the control
+ * plane. The minimal one keeps what matters here: the pool, its check of a connection that sat idle
+ * (the agent may have closed it), and keep-alive.
+ *
  * <p>Retries are off: a command is retried by the reconciler under its intent version, never twice
  * by the transport behind its back. No proxy settings are read: the agent is always dialled
  * directly.
  */
-final class BlockingAgentHttp {
+final class BlockingAgentHttp implements AutoCloseable {
 
   /**
    * Connections kept per agent: one per exchange in flight. The local node is one agent for every
@@ -31,16 +45,20 @@ final class BlockingAgentHttp {
    */
   static final int CONNECTIONS_PER_AGENT = 64;
 
-  private BlockingAgentHttp() {}
+  /** A kept connection idle for longer is checked before it is used again. */
+  private static final TimeValue CHECK_AFTER_IDLE = TimeValue.ofSeconds(1);
+
+  private final CloseableHttpClient client;
+  private final RequestConfig config;
 
   /**
    * A client whose connect takes at most five seconds and whose reads wait at most {@code timeout}
    * for the next bytes (and for a free connection).
    */
-  static CloseableHttpClient create(Duration timeout) {
+  BlockingAgentHttp(Duration timeout) {
     Timeout wait = Timeout.of(timeout);
-    return HttpClients.custom()
-        .setConnectionManager(
+    this.client =
+        HttpClients.createMinimal(
             PoolingHttpClientConnectionManagerBuilder.create()
                 .setMaxConnPerRoute(CONNECTIONS_PER_AGENT)
                 .setMaxConnTotal(4 * CONNECTIONS_PER_AGENT)
@@ -48,18 +66,41 @@ final class BlockingAgentHttp {
                     ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.ofSeconds(5))
                         .setSocketTimeout(wait)
+                        .setValidateAfterInactivity(CHECK_AFTER_IDLE)
                         .build())
-                .build())
-        .setDefaultRequestConfig(
-            RequestConfig.custom()
-                .setConnectionRequestTimeout(wait)
-                .setResponseTimeout(wait)
-                .build())
-        .disableAutomaticRetries()
-        .disableRedirectHandling()
-        .disableCookieManagement()
-        .disableAuthCaching()
-        .disableContentCompression()
-        .build();
+                .build());
+    // No response timeout here: the connection's socket timeout is the same bound, set once when
+    // it is opened rather than again at every exchange.
+    this.config = RequestConfig.custom().setConnectionRequestTimeout(wait).build();
+  }
+
+  /** Sends {@code request} and hands its response to {@code handler}, which reads the body. */
+  <T> T execute(HttpUriRequestBase request, HttpClientResponseHandler<? extends T> handler)
+      throws IOException {
+    request.setConfig(config);
+    return client.execute(target(request), request, handler);
+  }
+
+  /**
+   * Sends {@code request} and returns its response with the body unread; closing the response gives
+   * the connection back when the body was read to its end and drops it otherwise.
+   */
+  ClassicHttpResponse open(HttpUriRequestBase request) throws IOException {
+    request.setConfig(config);
+    return client.executeOpen(target(request), request, null);
+  }
+
+  /** The minimal client takes its target apart from the request (the full one worked it out). */
+  private static HttpHost target(HttpUriRequestBase request) throws IOException {
+    try {
+      return RoutingSupport.determineHost(request);
+    } catch (HttpException e) {
+      throw new IOException("no host to send " + request + " to: " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    client.close();
   }
 }
