@@ -15,8 +15,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** Filesystem chores of a restore: deleting a tree without following links, forcing a directory. */
-final class Trees {
+/**
+ * Filesystem chores of a restore, and of the host: deleting a tree without following links, forcing
+ * a directory.
+ */
+public final class Trees {
   private static final Set<PosixFilePermission> OWNER_ALL =
       PosixFilePermissions.fromString("rwx------");
 
@@ -27,7 +30,7 @@ final class Trees {
    * followed. Directories are made owner-accessible first, since a restored mode may forbid listing
    * or deleting their entries.
    */
-  static void delete(Path root) throws IOException {
+  public static void delete(Path root) throws IOException {
     if (!Files.exists(root, NOFOLLOW_LINKS)) {
       return;
     }

@@ -1,5 +1,6 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.archive.Trees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -61,7 +62,7 @@ final class PluginCopies {
       }
       try {
         Path staging = folder.resolve("." + plugin.name() + ".copying");
-        deleteTree(staging);
+        Trees.delete(staging);
         List<Path> copied = copyTree(Path.of(plugin.path()), staging);
         Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
         for (Path each : copied) {
@@ -120,16 +121,5 @@ final class PluginCopies {
           }
         });
     return copied;
-  }
-
-  private static void deleteTree(Path path) throws IOException {
-    if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (var walk = Files.walk(path)) {
-      for (Path each : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(each);
-      }
-    }
   }
 }

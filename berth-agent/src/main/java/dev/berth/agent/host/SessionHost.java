@@ -1,6 +1,7 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.archive.ArchiveIdentity;
+import dev.berth.agent.archive.Trees;
 import dev.berth.agent.contract.LocalContract;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.Isolation;
@@ -672,21 +673,10 @@ public final class SessionHost implements AutoCloseable {
     }
   }
 
+  /** Workloads leave read-only directories behind (Go's module cache is 0555): Trees opens them. */
   private static void deleteTree(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      List<Path> all = paths.toList();
-      for (Path path : all) {
-        // Workloads leave read-only directories behind (Go's module cache is 0555).
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-          path.toFile().setWritable(true, true);
-        }
-      }
-      for (Path path : all.stream().sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
+    try {
+      Trees.delete(root);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot delete " + root, e);
     }

@@ -59,7 +59,12 @@ class ControlLeaseThroughAgentApiTest {
     assertThat(Instant.now()).isAfterOrEqualTo(expiresAt);
     assertThat(status.path("lease").path("state").asString()).isEqualTo("expired");
     assertThat(status.path("stopReason").asString()).isEqualTo("LEASE_EXPIRED");
-    assertThat(ProcessHandle.of(shellPid).filter(ProcessHandle::isAlive)).isEmpty();
+    // The state closes admission first, then the shell gets its hang-up: it is gone within the
+    // grace, and the status says whether it still runs meanwhile.
+    await()
+        .atMost(WAIT)
+        .until(() -> ProcessHandle.of(shellPid).filter(ProcessHandle::isAlive).isEmpty());
+    assertThat(api.status(A).path("shell").path("state").asString()).isNotEqualTo("running");
     assertRefused(api.input(A, "echo refused\n"), 409, "LEASE_EXPIRED");
     assertRefused(api.startExecution(A, "{\"command\":\"echo refused\"}"), 409, "LEASE_EXPIRED");
 
