@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Both projectors on streams the real CLIs printed (Claude Code 2.1.328, Codex 0.169.0) when they
- * ran against the tests' fake model provider; the files are committed under {@code agentcli/}.
+ * ran against the tests' fake model provider; the files are committed under {@code agentcli/}
+ * (codex-tool-call.jsonl: Codex running the {@code exec_command} the fake provider scripts, as in
+ * {@code PromptRunnerWithRealClisTest}).
  */
 class ProjectorsOnRecordedStreamsTest {
 
@@ -79,6 +81,30 @@ class ProjectorsOnRecordedStreamsTest {
     assertThat(sink.text()).isEqualTo("Hello from the fake ü provider.\n");
     assertThat(projector.announcedConversation()).hasValue("01a2338c-e1e3-7f40-bac7-eefc20d9b1ce");
     assertThat(sink.events(TranscriptEvent.Usage.class).getFirst().inputTokens()).hasValue(12);
+  }
+
+  @Test
+  void codexsCommandIsACallAndAResultInTheTranscriptAndOnlyItsAnswerInTheByteLog()
+      throws IOException {
+    CodexStreamProjector projector = new CodexStreamProjector();
+    RecordingSink sink = project(projector, "codex-tool-call.jsonl");
+
+    TranscriptEvent.ToolCall call = sink.events(TranscriptEvent.ToolCall.class).getFirst();
+    assertThat(call.name()).isEqualTo("command");
+    assertThat(call.inputSummary()).contains("touch marker.txt");
+    assertThat(sink.events(TranscriptEvent.ToolResult.class))
+        .singleElement()
+        .satisfies(
+            result -> {
+              assertThat(result.id()).isEqualTo(call.id());
+              assertThat(result.error()).isFalse();
+            });
+    // Codex reports a model it has no metadata for as an error item, though the turn goes on:
+    // it is kept as Codex labelled it, a line of the byte log before the answer.
+    assertThat(sink.text()).startsWith("[codex] Model metadata for `gpt-5-codex` not found");
+    assertThat(sink.text()).endsWith("\nDone.\n");
+    assertThat(projector.announcedConversation()).hasValue("01a2359b-dfa0-7e92-80ff-54d90f6f1515");
+    assertThat(sink.events(TranscriptEvent.Usage.class).getFirst().outputTokens()).hasValue(12);
   }
 
   @Test
