@@ -165,6 +165,21 @@ export const api = {
       (r) => r.executions,
     ),
 
+  /**
+   * An agent session's transcript after `cursor` as server-sent events, one `entry` event per entry
+   * whose id is the cursor after it (passive); the caller reads the body and closes it.
+   */
+  async transcriptStream(id: string, cursor: number, signal: AbortSignal): Promise<Response> {
+    const response = await fetch(`${API}/sessions/${enc(id)}/transcript/stream?cursor=${cursor}`, {
+      headers: { Accept: "text/event-stream" },
+      signal,
+      cache: "no-store",
+      credentials: "same-origin",
+    });
+    if (!response.ok) throw await problemOf(response);
+    return response;
+  },
+
   /** An agent session's transcript after `cursor` (passive: never restores). */
   transcript: (id: string, cursor: number, signal?: AbortSignal) =>
     call<TranscriptPage>("GET", `/sessions/${enc(id)}/transcript?cursor=${cursor}`, { signal }),

@@ -1,10 +1,13 @@
 // An agent session's transcript (GET /sessions/{id}/transcript), turn by turn: the prompt, the
 // answer as its pieces arrive, each tool call collapsible with its result, errors, permission
-// denials and the turn's usage. Entries are read on from the last cursor every second; the read is
-// passive (it never restores a snapshot). Text is rendered as text, never as markup.
+// denials and the turn's usage. Entries come over the transcript's event stream from the last
+// cursor, as they are written; when the stream ends (the runtime went, the connection broke) it is
+// opened again from there by the polling engine, a second later (longer after failures). Both are
+// passive: they never restore a snapshot. Text is rendered as text, never as markup.
 
 import { useRef, useState } from "react";
 import { api } from "../api/client";
+import { SseParser } from "../api/sse";
 import type { TranscriptEntry } from "../api/types";
 import { usePolling } from "../lib/polling";
 
@@ -23,13 +26,25 @@ export function TranscriptView({ id, enabled }: { id: string; enabled: boolean }
 
   usePolling(
     async (signal) => {
+      // A failure throws: the engine opens the stream again later, and what is shown stays.
+      const response = await api.transcriptStream(id, cursor.current, signal);
+      const reader = response.body?.getReader();
+      if (!reader) return;
+      const parser = new SseParser();
       try {
-        const page = await api.transcript(id, cursor.current, signal);
-        if (page.entries.length === 0) return;
-        cursor.current = page.nextCursor;
-        setEntries((all) => [...all, ...page.entries].slice(-MAX_ENTRIES));
-      } catch {
-        // asked for again at the usual pace; what is shown stays
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          const fresh: TranscriptEntry[] = [];
+          for (const event of parser.push(value)) {
+            if (event.event !== "entry" || event.id === undefined) continue;
+            fresh.push(JSON.parse(event.data) as TranscriptEntry);
+            cursor.current = Number(event.id);
+          }
+          if (fresh.length > 0) setEntries((all) => [...all, ...fresh].slice(-MAX_ENTRIES));
+        }
+      } finally {
+        void reader.cancel().catch(() => undefined);
       }
     },
     1000,

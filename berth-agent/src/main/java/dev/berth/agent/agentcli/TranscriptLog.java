@@ -32,6 +32,7 @@ public final class TranscriptLog {
   private final Clock clock;
   private final Object lock = new Object();
   private long last;
+  private boolean closed;
 
   private TranscriptLog(Path file, Clock clock, long last) {
     this.file = file;
@@ -85,18 +86,36 @@ public final class TranscriptLog {
     }
   }
 
-  /** Waits up to {@code wait} for an entry after {@code cursor}; whether there is one. */
+  /**
+   * Waits up to {@code wait} for an entry after {@code cursor}, or for the log to close; whether
+   * there is one.
+   */
   public boolean awaitBeyond(long cursor, java.time.Duration wait) throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     synchronized (lock) {
-      while (last <= cursor) {
+      while (last <= cursor && !closed) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return false;
         }
         java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(lock, left);
       }
-      return true;
+      return last > cursor;
+    }
+  }
+
+  /** Ends the waits: the runtime is going away, and whoever follows the log stops. */
+  public void close() {
+    synchronized (lock) {
+      closed = true;
+      lock.notifyAll();
+    }
+  }
+
+  /** Whether {@link #close} was called. */
+  public boolean closed() {
+    synchronized (lock) {
+      return closed;
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.agentcli.TranscriptLog;
 import dev.berth.agent.archive.ArchiveIdentity;
 import dev.berth.agent.archive.ArchiveLimits;
 import dev.berth.agent.archive.ArchiveRestorer;
@@ -346,7 +347,12 @@ final class HostedRuntime {
       Thread.sleep(wait.toMillis());
       return false;
     }
-    return agent.get().transcript().awaitBeyond(cursor, wait);
+    TranscriptLog transcript = agent.get().transcript();
+    boolean more = transcript.awaitBeyond(cursor, wait);
+    if (!more && transcript.closed()) {
+      throw new NotFoundException("transcript of " + name() + ", which is being removed");
+    }
+    return more;
   }
 
   OutputLog executionOutput(ExecutionId id) {
@@ -656,6 +662,7 @@ final class HostedRuntime {
     }
     stopWorkload(current);
     current.log().ifPresent(OutputLog::close);
+    current.agent().ifPresent(agent -> agent.transcript().close());
     executionLogs.values().forEach(OutputLog::close);
   }
 

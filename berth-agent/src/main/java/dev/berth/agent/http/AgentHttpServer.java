@@ -31,7 +31,7 @@ public final class AgentHttpServer implements AutoCloseable {
     OutputResponses responses = new OutputResponses(json, settings, stalls);
     OutputRoutes output = new OutputRoutes(host, responses);
     ExecutionRoutes executions = new ExecutionRoutes(host, requests, json, responses);
-    PromptRoutes prompts = new PromptRoutes(host, requests, json);
+    PromptRoutes prompts = new PromptRoutes(host, requests, json, responses);
     AttachSocket attach = new AttachSocket(host, this::authorized, settings, stalls);
     this.app =
         Javalin.create(

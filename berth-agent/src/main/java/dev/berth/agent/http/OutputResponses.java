@@ -86,7 +86,7 @@ final class OutputResponses {
   }
 
   /** The response stream, which drops the connection when one write stalls past the timeout. */
-  private OutputStream guarded(Context ctx, String subject) throws IOException {
+  OutputStream guarded(Context ctx, String subject) throws IOException {
     EndPoint endPoint = endPoint(ctx);
     return stalls.guard(
         ctx.res().getOutputStream(),

@@ -2,6 +2,7 @@ package dev.berth.agent.http;
 
 import dev.berth.agent.host.HostRefusal;
 import dev.berth.agent.host.SessionHost;
+import dev.berth.core.error.NotFoundException;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -31,11 +32,13 @@ final class PromptRoutes {
   private final SessionHost host;
   private final Requests requests;
   private final JsonMapper json;
+  private final OutputResponses responses;
 
-  PromptRoutes(SessionHost host, Requests requests, JsonMapper json) {
+  PromptRoutes(SessionHost host, Requests requests, JsonMapper json, OutputResponses responses) {
     this.host = host;
     this.requests = requests;
     this.json = json;
+    this.responses = responses;
   }
 
   void register(RoutesConfig routes) {
@@ -74,7 +77,9 @@ final class PromptRoutes {
 
   /**
    * The transcript as server-sent events from {@code cursor} (or {@code Last-Event-ID}), each entry
-   * one {@code entry} event whose id is its {@code seq}, until the client leaves.
+   * one {@code entry} event whose id is its {@code seq}, until the client leaves, stalls (it is
+   * dropped, as an output stream's is), or the runtime is removed: then the stream ends, as an
+   * output stream ends when its log closes, rather than with a problem in the middle of it.
    */
   private void stream(Context ctx) throws IOException, InterruptedException {
     String last = ctx.header("Last-Event-ID");
@@ -86,18 +91,27 @@ final class PromptRoutes {
     ctx.header("Content-Type", "text/event-stream");
     ctx.header("Cache-Control", "no-cache, no-transform");
     ctx.header("X-Accel-Buffering", "no");
-    OutputStream out = ctx.res().getOutputStream();
+    OutputStream out = responses.guarded(ctx, "transcript stream " + ctx.path());
     try {
       while (true) {
-        List<JsonNode> entries = host.transcript(session, cursor, MAX_ENTRIES);
+        List<JsonNode> entries;
+        try {
+          entries = host.transcript(session, cursor, MAX_ENTRIES);
+        } catch (NotFoundException removed) {
+          return;
+        }
         for (JsonNode entry : entries) {
           cursor++;
           out.write(
               ("id: " + cursor + "\nevent: entry\ndata: " + json.writeValueAsString(entry) + "\n\n")
                   .getBytes(StandardCharsets.UTF_8));
         }
-        if (entries.isEmpty() && !host.awaitTranscript(session, cursor, KEEPALIVE)) {
-          out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+        try {
+          if (entries.isEmpty() && !host.awaitTranscript(session, cursor, KEEPALIVE)) {
+            out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+          }
+        } catch (NotFoundException removed) {
+          return;
         }
         out.flush();
       }

@@ -302,6 +302,38 @@ class AgentSessionsIT {
     assertThat(finished(id, queued[1].strip())).isEqualTo("SUCCEEDED");
   }
 
+  @Test
+  void theTranscriptStreamCarriesEachEntryAndEndsWhenTheSessionIsDeleted() throws Exception {
+    String id = createAgent("follow");
+    java.util.Queue<String> lines = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    java.util.concurrent.CompletableFuture<Integer> stream =
+        api.follow("/sessions/" + id + "/transcript/stream?cursor=0", lines::add);
+
+    assertThat(finished(id, prompt(id, "hello over the stream").path("executionId").asString()))
+        .isEqualTo("SUCCEEDED");
+    await()
+        .atMost(RUN)
+        .until(() -> lines.stream().anyMatch(l -> l.contains("\"type\":\"turn-finished\"")));
+    assertThat(lines).anyMatch(l -> l.startsWith("event: entry"));
+
+    Api.Answer deleted = api.delete("/sessions/" + id);
+    assertThat(deleted.status()).as(deleted.body()).isIn(200, 202, 204);
+
+    // The node ends the stream when the runtime goes, and the control plane's relay with it: a
+    // follower is not left waiting on keep-alives of a session that is no more.
+    assertThat(stream.get(RUN.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200);
+    // It ends as a stream ends, not with a problem written into the middle of it.
+    assertThat(lines)
+        .as(String.join("\n", lines))
+        .allMatch(
+            l ->
+                l.isEmpty()
+                    || l.startsWith("id: ")
+                    || l.startsWith("event: ")
+                    || l.startsWith("data: ")
+                    || l.startsWith(":"));
+  }
+
   /** Runs {@code bin/berth} with the server's URL and token; its exit status and stdout. */
   private static String[] berth(String... arguments) throws Exception {
     List<String> command = new ArrayList<>();

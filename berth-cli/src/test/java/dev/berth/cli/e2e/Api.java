@@ -133,6 +133,25 @@ final class Api {
     }
   }
 
+  /**
+   * Opens a stream ({@code GET path}, server-sent events) and hands its lines, as they arrive, to
+   * {@code lines}; the future completes with the status when the stream ends.
+   */
+  java.util.concurrent.CompletableFuture<Integer> follow(
+      String path, java.util.function.Consumer<String> lines) {
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(base + "/api/v1" + path))
+            .header("Authorization", "Bearer " + token)
+            .GET()
+            .build();
+    return http.sendAsync(request, HttpResponse.BodyHandlers.ofLines())
+        .thenApply(
+            response -> {
+              response.body().forEach(lines);
+              return response.statusCode();
+            });
+  }
+
   /** Creates a shell session and returns its id; fails the test unless it is active. */
   String create(String name) {
     Answer answer = post("/sessions", "{\"name\":\"" + name + "\"}");
