@@ -160,7 +160,7 @@ export function AgentWorkspace({ id }: { id: string }) {
             Re-read
           </button>
         </div>
-        {isAgent && <TranscriptView id={id} enabled={hasRuntime} />}
+        {isAgent && <TranscriptView key={id} id={id} enabled={hasRuntime} />}
         <pre
           ref={pre}
           className={isAgent ? "transcript transcript-live" : "transcript"}

@@ -17,6 +17,9 @@ interface Turn {
   entries: TranscriptEntry[];
 }
 
+/** No byte for this long (the node sends a keep-alive every 15 s): the connection is dead. */
+const SILENCE_MS = 45_000;
+
 /** The page keeps at most this many entries; the session keeps them all. */
 const MAX_ENTRIES = 20_000;
 
@@ -26,25 +29,54 @@ export function TranscriptView({ id, enabled }: { id: string; enabled: boolean }
 
   usePolling(
     async (signal) => {
-      // A failure throws: the engine opens the stream again later, and what is shown stays.
-      const response = await api.transcriptStream(id, cursor.current, signal);
-      const reader = response.body?.getReader();
-      if (!reader) return;
-      const parser = new SseParser();
+      // A failure throws: the engine opens the stream again later, and what is shown stays. The
+      // stream is this run's own connection: it is closed when the run is stopped, when the page
+      // is hidden (a hidden page holds no stream open; it is reopened when it shows), and when
+      // nothing at all came for a while, not even the node's keep-alive every 15 s (a connection
+      // gone half-open would otherwise hold the run, and the transcript, forever).
+      const connection = new AbortController();
+      const close = () => connection.abort();
+      const onVisibility = () => {
+        if (document.visibilityState !== "visible") close();
+      };
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const arm = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(close, SILENCE_MS);
+      };
+      signal.addEventListener("abort", close);
+      document.addEventListener("visibilitychange", onVisibility);
       try {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          const fresh: TranscriptEntry[] = [];
-          for (const event of parser.push(value)) {
-            if (event.event !== "entry" || event.id === undefined) continue;
-            fresh.push(JSON.parse(event.data) as TranscriptEntry);
-            cursor.current = Number(event.id);
+        arm();
+        const response = await api.transcriptStream(id, cursor.current, connection.signal);
+        const reader = response.body?.getReader();
+        if (!reader) return;
+        const parser = new SseParser();
+        try {
+          for (;;) {
+            arm();
+            const { value, done } = await reader.read();
+            if (done || connection.signal.aborted) return;
+            // Parsed first, then shown and counted together: an entry is never counted unshown.
+            const fresh: TranscriptEntry[] = [];
+            let next = cursor.current;
+            for (const event of parser.push(value)) {
+              if (event.event !== "entry" || event.id === undefined) continue;
+              fresh.push(JSON.parse(event.data) as TranscriptEntry);
+              next = Number(event.id);
+            }
+            if (fresh.length > 0) {
+              cursor.current = next;
+              setEntries((all) => [...all, ...fresh].slice(-MAX_ENTRIES));
+            }
           }
-          if (fresh.length > 0) setEntries((all) => [...all, ...fresh].slice(-MAX_ENTRIES));
+        } finally {
+          void reader.cancel().catch(() => undefined);
         }
       } finally {
-        void reader.cancel().catch(() => undefined);
+        clearTimeout(watchdog);
+        signal.removeEventListener("abort", close);
+        document.removeEventListener("visibilitychange", onVisibility);
       }
     },
     1000,

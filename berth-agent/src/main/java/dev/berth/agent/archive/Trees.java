@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -40,10 +41,14 @@ public final class Trees {
           @Override
           public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
               throws IOException {
-            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir, NOFOLLOW_LINKS);
+            // Read and changed without following a link: a directory the session swapped for a
+            // link meanwhile fails the change (O_NOFOLLOW), never changes the link's target.
+            PosixFileAttributeView view =
+                Files.getFileAttributeView(dir, PosixFileAttributeView.class, NOFOLLOW_LINKS);
+            Set<PosixFilePermission> perms = view.readAttributes().permissions();
             if (!perms.containsAll(OWNER_ALL)) {
               perms.addAll(OWNER_ALL);
-              Files.setPosixFilePermissions(dir, perms);
+              view.setPermissions(perms);
             }
             return FileVisitResult.CONTINUE;
           }

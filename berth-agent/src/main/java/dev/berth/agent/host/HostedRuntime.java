@@ -348,8 +348,9 @@ final class HostedRuntime {
       return false;
     }
     TranscriptLog transcript = agent.get().transcript();
-    boolean more = transcript.awaitBeyond(cursor, wait);
-    if (!more && transcript.closed()) {
+    // Asked after an empty page: a closed log has nothing more to give, whatever it counted.
+    boolean more = !transcript.closed() && transcript.awaitBeyond(cursor, wait);
+    if (transcript.closed()) {
       throw new NotFoundException("transcript of " + name() + ", which is being removed");
     }
     return more;

@@ -22,6 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class PromptRoutes {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PromptRoutes.class);
+
   private static final String SESSION = "/v1/sessions/{sid}";
 
   /** Transcript entries per read at most; a client pages on with the returned cursor. */
@@ -98,6 +100,10 @@ final class PromptRoutes {
         try {
           entries = host.transcript(session, cursor, MAX_ENTRIES);
         } catch (NotFoundException removed) {
+          return;
+        } catch (RuntimeException unreadable) {
+          // After the 200 a problem would land in the middle of the events: the stream ends.
+          LOG.warn("the transcript stream {} ends: {}", ctx.path(), unreadable.toString());
           return;
         }
         for (JsonNode entry : entries) {

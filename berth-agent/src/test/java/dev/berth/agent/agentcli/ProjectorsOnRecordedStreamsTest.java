@@ -89,6 +89,7 @@ class ProjectorsOnRecordedStreamsTest {
     CodexStreamProjector projector = new CodexStreamProjector();
     RecordingSink sink = project(projector, "codex-tool-call.jsonl");
 
+    assertThat(sink.events(TranscriptEvent.ToolCall.class)).hasSize(1);
     TranscriptEvent.ToolCall call = sink.events(TranscriptEvent.ToolCall.class).getFirst();
     assertThat(call.name()).isEqualTo("command");
     assertThat(call.inputSummary()).contains("touch marker.txt");
@@ -101,8 +102,10 @@ class ProjectorsOnRecordedStreamsTest {
             });
     // Codex reports a model it has no metadata for as an error item, though the turn goes on:
     // it is kept as Codex labelled it, a line of the byte log before the answer.
-    assertThat(sink.text()).startsWith("[codex] Model metadata for `gpt-5-codex` not found");
-    assertThat(sink.text()).endsWith("\nDone.\n");
+    assertThat(sink.text())
+        .isEqualTo(
+            "[codex] Model metadata for `gpt-5-codex` not found. Defaulting to fallback metadata;"
+                + " this can degrade performance and cause issues.\nDone.\n");
     assertThat(projector.announcedConversation()).hasValue("01a2359b-dfa0-7e92-80ff-54d90f6f1515");
     assertThat(sink.events(TranscriptEvent.Usage.class).getFirst().outputTokens()).hasValue(12);
   }

@@ -61,6 +61,7 @@ class ControlLeaseThroughAgentApiTest {
     assertThat(status.path("stopReason").asString()).isEqualTo("LEASE_EXPIRED");
     // The state closes admission first, then the shell gets its hang-up: it is gone within the
     // grace, and the status says whether it still runs meanwhile.
+    assertRefused(api.input(A, "echo refused\n"), 409, "LEASE_EXPIRED");
     await()
         .atMost(WAIT)
         .until(() -> ProcessHandle.of(shellPid).filter(ProcessHandle::isAlive).isEmpty());

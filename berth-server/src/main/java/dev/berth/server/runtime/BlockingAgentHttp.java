@@ -48,6 +48,13 @@ final class BlockingAgentHttp implements AutoCloseable {
   /** A kept connection idle for longer is checked before it is used again. */
   private static final TimeValue CHECK_AFTER_IDLE = TimeValue.ofSeconds(1);
 
+  /**
+   * A connection is used for at most this long, then closed. The minimal client keeps connections
+   * for ever; the agent's server closes one idle for 30 s, and a request sent on it just then would
+   * fail (nothing is retried). Younger than that, no kept connection has been idle so long.
+   */
+  private static final TimeValue TIME_TO_LIVE = TimeValue.ofSeconds(20);
+
   private final CloseableHttpClient client;
   private final RequestConfig config;
 
@@ -67,6 +74,7 @@ final class BlockingAgentHttp implements AutoCloseable {
                         .setConnectTimeout(Timeout.ofSeconds(5))
                         .setSocketTimeout(wait)
                         .setValidateAfterInactivity(CHECK_AFTER_IDLE)
+                        .setTimeToLive(TIME_TO_LIVE)
                         .build())
                 .build());
     // No response timeout here: the connection's socket timeout is the same bound, set once when
@@ -93,7 +101,11 @@ final class BlockingAgentHttp implements AutoCloseable {
   /** The minimal client takes its target apart from the request (the full one worked it out). */
   private static HttpHost target(HttpUriRequestBase request) throws IOException {
     try {
-      return RoutingSupport.determineHost(request);
+      HttpHost host = RoutingSupport.determineHost(request);
+      if (host == null) {
+        throw new IOException("no host to send " + request + " to: its URI names none");
+      }
+      return host;
     } catch (HttpException e) {
       throw new IOException("no host to send " + request + " to: " + e.getMessage(), e);
     }
