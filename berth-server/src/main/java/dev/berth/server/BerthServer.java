@@ -213,12 +213,8 @@ public final class BerthServer implements AutoCloseable {
               javalin.concurrency.useVirtualThreads = true;
               javalin.startup.showJavalinBanner = false;
               javalin.http.compressionStrategy = CompressionStrategy.NONE;
-              // Jetty's per-connection cache of header fields is looked up, character by character,
-              // for
-              // every header of every request; for clients that keep a connection and send a long
-              // bearer
-              // token it cost 5% of the CPU of a write (bench/TerminalLatencyBench), to spare
-              // allocating a value.
+              // Jetty's header cache is searched character by character for every header; with a
+              // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
               javalin.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               javalin.jetty.modifyServer(
                   server -> {

@@ -42,12 +42,8 @@ public final class AgentHttpServer implements AutoCloseable {
               config.startup.showJavalinBanner = false;
               // Output is streamed as it is produced; compression would hold it back.
               config.http.compressionStrategy = CompressionStrategy.NONE;
-              // Jetty's per-connection cache of header fields is looked up, character by character,
-              // for
-              // every header of every request; for clients that keep a connection and send a long
-              // bearer
-              // token it cost 5% of the CPU of a write (bench/TerminalLatencyBench), to spare
-              // allocating a value.
+              // Jetty's header cache is searched character by character for every header; with a
+              // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
               config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               config.http.maxRequestSize = RuntimeRoutes.MAX_INPUT_BYTES + 1024;
               config.routes.get(

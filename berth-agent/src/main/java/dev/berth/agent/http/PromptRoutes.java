@@ -96,31 +96,23 @@ final class PromptRoutes {
     OutputStream out = responses.guarded(ctx, "transcript stream " + ctx.path());
     try {
       while (true) {
-        List<JsonNode> entries;
-        try {
-          entries = host.transcript(session, cursor, MAX_ENTRIES);
-        } catch (NotFoundException removed) {
-          return;
-        } catch (RuntimeException unreadable) {
-          // After the 200 a problem would land in the middle of the events: the stream ends.
-          LOG.warn("the transcript stream {} ends: {}", ctx.path(), unreadable.toString());
-          return;
-        }
+        List<JsonNode> entries = host.transcript(session, cursor, MAX_ENTRIES);
         for (JsonNode entry : entries) {
           cursor++;
           out.write(
               ("id: " + cursor + "\nevent: entry\ndata: " + json.writeValueAsString(entry) + "\n\n")
                   .getBytes(StandardCharsets.UTF_8));
         }
-        try {
-          if (entries.isEmpty() && !host.awaitTranscript(session, cursor, KEEPALIVE)) {
-            out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
-          }
-        } catch (NotFoundException removed) {
-          return;
+        if (entries.isEmpty() && !host.awaitTranscript(session, cursor, KEEPALIVE)) {
+          out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
         }
         out.flush();
       }
+    } catch (NotFoundException removed) {
+      // The runtime went: the stream ends, as an output stream ends when its log closes.
+    } catch (RuntimeException unreadable) {
+      // After the 200 a problem would land in the middle of the events: the stream ends.
+      LOG.warn("the transcript stream {} ends: {}", ctx.path(), unreadable.toString());
     } catch (IOException clientGone) {
       // The client left: nobody to answer.
     }
