@@ -114,4 +114,12 @@ test("a claude-code session from the UI answers a prompt, runs a tool, and keeps
   await expect(transcript.getByTestId("turn")).toHaveCount(2, { timeout: 30_000 });
   await expect(transcript.getByTestId("turn").first()).toContainText("hello, my name is Dharma");
   await expect(transcript.getByTestId("tool-call")).toHaveCount(1);
+
+  // "Refresh plugin skills" takes the marketplace's plugins anew; the transcript stays as it was.
+  await expect(page.getByTestId("plugins")).toContainText("probe");
+  await page.getByTestId("plugins-refresh").click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Plugins refreshed: probe" })).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(transcript.getByTestId("turn")).toHaveCount(2);
 });

@@ -13,6 +13,7 @@ import type {
   Session,
   SessionList,
   WriteResult,
+  PluginRefreshResult,
 } from "./types";
 
 export const API = "/api/v1";
@@ -179,6 +180,13 @@ export const api = {
     if (!response.ok) throw await problemOf(response);
     return response;
   },
+
+  /**
+   * An agent session takes its plugins anew from the marketplace, keeping its conversation (an
+   * access: restores a snapshot); refused with 409 PROMPTS_RUNNING while a prompt runs or waits.
+   */
+  refreshPlugins: (id: string) =>
+    call<PluginRefreshResult>("POST", `/sessions/${enc(id)}/plugins/refresh`, { body: {} }),
 
   /** An agent session's transcript after `cursor` (passive: never restores). */
   transcript: (id: string, cursor: number, signal?: AbortSignal) =>

@@ -336,6 +336,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{id}/plugins/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An agent session takes its plugins anew from the marketplace, keeping its conversation.
+         * @description Replaces the session's copies of its plugins (the list fixed at create) with the
+         *     marketplace's plugins as they are now; the next prompt sees them, in the same conversation.
+         *     Nothing refreshes by itself. An access, as a write is: an idle session is touched, a
+         *     snapshot restored first. Runs between prompts: `409 PROMPTS_RUNNING` while one runs or
+         *     waits. All or nothing: `409 PLUGIN_UNAVAILABLE` when a plugin is no longer in the
+         *     marketplace, `409 PLUGINS_FOLDER_UNSAFE` when the session made its plugin folder a link;
+         *     nothing is changed then. A session without plugins answers `200` with none; a shell
+         *     session is `400`.
+         */
+        post: operations["refreshPlugins"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{id}/runtime": {
         parameters: {
             query?: never;
@@ -674,7 +704,7 @@ export interface components {
              * @description The stable machine reason; `INTERNAL` is an unexpected server error (500).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */
@@ -1089,6 +1119,17 @@ export interface components {
             updatedAt: string;
         };
         Snapshot: Record<string, never>;
+        PluginRefresh: Record<string, never>;
+        PluginRefreshResult: {
+            session: components["schemas"]["Session"];
+            /**
+             * @description How the session was made active before the refresh.
+             * @enum {string}
+             */
+            path: "active" | "idle->active->refresh" | "snapshot->restore->refresh";
+            /** @description The plugins refreshed, in the session's order; none without plugins. */
+            plugins: string[];
+        };
         Recover: Record<string, never>;
         KeepAlive: {
             /** @description How long to hold the session from now; absent means the maximum. */
@@ -2064,6 +2105,52 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["InvalidState"];
+        };
+    };
+    refreshPlugins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PluginRefresh"];
+            };
+        };
+        responses: {
+            /** @description The plugins refreshed, and the session as its access left it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginRefreshResult"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description `PROMPTS_RUNNING` (retry once the prompts have run, or cancel them),
+             *     `PLUGIN_UNAVAILABLE`, `PLUGINS_FOLDER_UNSAFE`, `SUSPENDING` or `CONFLICT`.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            502: components["responses"]["AgentUnreachable"];
+            503: components["responses"]["RuntimeUnavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     describeRuntime: {

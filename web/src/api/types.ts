@@ -43,6 +43,7 @@ export type ReadResult = Schemas["ReadResult"];
 
 /** The write answer: the session as the access left it, and the path taken. */
 export type WriteResult = Schemas["WriteResult"];
+export type PluginRefreshResult = Schemas["PluginRefreshResult"];
 
 type Disk = NonNullable<Schemas["RuntimeStatus"]["disk"]>;
 

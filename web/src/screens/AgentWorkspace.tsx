@@ -217,6 +217,9 @@ export function AgentWorkspace({ id }: { id: string }) {
           },
         }}
       >
+        {isAgent && (session.plugins?.length ?? 0) > 0 && (
+          <PluginsSection id={id} plugins={session.plugins ?? []} />
+        )}
         <section className="panel-section">
           <h2 className="panel-title">Submissions</h2>
           {submissions.length === 0 ? (
@@ -278,3 +281,53 @@ function trim(text: string): string {
 }
 
 export type { Session };
+
+/**
+ * The session's plugins and the "Refresh plugin skills" button: the marketplace's plugins as they
+ * are now replace the session's copies, between prompts, keeping the conversation. Nothing
+ * refreshes by itself.
+ */
+function PluginsSection({ id, plugins }: { id: string; plugins: string[] }) {
+  const toast = useToast();
+  const [refreshing, setRefreshing] = useState(false);
+  const [error, setError] = useState<string>();
+  const refresh = async () => {
+    setRefreshing(true);
+    setError(undefined);
+    try {
+      const result = await api.refreshPlugins(id);
+      toast(`Plugins refreshed: ${result.plugins.join(", ")}`);
+    } catch (e) {
+      setError(`Refresh failed: ${errorText(e)}`);
+    } finally {
+      setRefreshing(false);
+    }
+  };
+  return (
+    <section className="panel-section">
+      <h2 className="panel-title">Plugins</h2>
+      <ul className="plugins" data-testid="plugins">
+        {plugins.map((p) => (
+          <li key={p} className="mono">
+            {p}
+          </li>
+        ))}
+      </ul>
+      <button
+        type="button"
+        className="btn btn-small"
+        data-testid="plugins-refresh"
+        disabled={refreshing}
+        onClick={() => void refresh()}
+        title="Take the marketplace's plugins as they are now; the conversation is kept"
+      >
+        {refreshing ? "Refreshing…" : "Refresh plugin skills"}
+      </button>
+      {error && (
+        <p className="form-error small" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       LogsCommand.class,
       PromptCommand.class,
       TranscriptCommand.class,
+      PluginsCommand.class,
       LifecycleCommands.Switch.class,
       LifecycleCommands.Snapshot.class
     })

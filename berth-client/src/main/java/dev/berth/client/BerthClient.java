@@ -304,6 +304,30 @@ public final class BerthClient implements AutoCloseable {
         id, servedSession(body), body.path("path").asString(""), new ExecutionId(execution));
   }
 
+  /**
+   * {@code POST /sessions/{id}/plugins/refresh}: the agent session takes its plugins anew from the
+   * marketplace, between prompts, keeping its conversation (makes the session active first,
+   * restoring a snapshot). Nothing refreshes by itself.
+   *
+   * @return the names of the plugins refreshed; none for a session created without plugins
+   * @throws BerthApiException 409 {@code PROMPTS_RUNNING} while a prompt runs or waits, 409 {@code
+   *     PLUGIN_UNAVAILABLE} when a plugin left the marketplace, 400 for a shell session
+   */
+  public List<String> refreshPlugins(SessionId id) {
+    JsonNode body =
+        lifecycle(
+            "POST",
+            "/sessions/" + id + "/plugins/refresh",
+            Map.of(),
+            OptionalLong.empty(),
+            "refreshing the plugins of session " + id);
+    List<String> names = new ArrayList<>();
+    for (JsonNode plugin : body.path("plugins")) {
+      names.add(plugin.asString());
+    }
+    return List.copyOf(names);
+  }
+
   /** {@code GET /sessions/{id}/transcript}: up to {@code limit} entries after {@code cursor}. */
   public List<TranscriptEntry> transcript(SessionId id, long cursor, int limit) {
     List<TranscriptEntry> entries = new ArrayList<>();

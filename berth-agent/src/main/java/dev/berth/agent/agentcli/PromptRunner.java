@@ -115,6 +115,9 @@ public final class PromptRunner implements AutoCloseable {
   // Closed while a checkpoint drains the accepted prompts: checked under the lock that submit()
   // queues under, so no prompt gets in after the drain saw the runner idle.
   private boolean admitting = true;
+  // Set while the node changes the session's home between prompts (a plugin refresh): the worker
+  // starts no run, so no process of the session runs while the node writes there.
+  private boolean holding;
 
   private static final class Entry {
     final Turn turn;
@@ -148,13 +151,7 @@ public final class PromptRunner implements AutoCloseable {
     long bytes = turn.prompt().getBytes(StandardCharsets.UTF_8).length;
     lock.lock();
     try {
-      if (closed) {
-        throw new IllegalStateException(
-            "the prompts of session " + setup.session() + " are closed");
-      }
-      if (!admitting) {
-        throw new AdmissionClosedException();
-      }
+      requireAdmitting();
       if (sessionFull) {
         throw new OutputFullException();
       }
@@ -220,6 +217,50 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code action} while no prompt runs or waits and the worker starts none; a prompt accepted
+   * meanwhile waits for it. For the node's own changes in the session's home (a plugin refresh):
+   * nothing of the session runs then to race them.
+   *
+   * @throws BusyException when a prompt runs or waits
+   * @throws AdmissionClosedException while a checkpoint drains the session
+   */
+  public <T> T whileIdle(java.util.function.Supplier<T> action) {
+    lock.lock();
+    try {
+      requireAdmitting();
+      long pending =
+          entries.values().stream().filter(e -> !e.execution.state().isFinished()).count();
+      if (holding || pending > 0) {
+        throw new BusyException(pending);
+      }
+      holding = true;
+    } finally {
+      lock.unlock();
+    }
+    try {
+      return action.get();
+    } finally {
+      lock.lock();
+      try {
+        holding = false;
+        changed.signalAll();
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Under the lock: neither closed nor draining for a checkpoint. */
+  private void requireAdmitting() {
+    if (closed) {
+      throw new IllegalStateException("the prompts of session " + setup.session() + " are closed");
+    }
+    if (!admitting) {
+      throw new AdmissionClosedException();
+    }
+  }
+
   /** Every prompt of this runner, in the order they came. */
   public List<ExecutionView> list() {
     lock.lock();
@@ -230,11 +271,14 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
-  /** Whether a prompt runs or waits: the idle policy counts the session as busy then. */
+  /**
+   * Whether a prompt runs or waits, or the node holds the runner ({@link #whileIdle}): the idle
+   * policy counts the session as busy then, and a checkpoint's drain waits.
+   */
   public boolean busy() {
     lock.lock();
     try {
-      return entries.values().stream().anyMatch(e -> !e.execution.state().isFinished());
+      return holding || entries.values().stream().anyMatch(e -> !e.execution.state().isFinished());
     } finally {
       lock.unlock();
     }
@@ -325,7 +369,7 @@ public final class PromptRunner implements AutoCloseable {
       Entry entry;
       lock.lock();
       try {
-        while (queue.isEmpty() && !closed) {
+        while ((queue.isEmpty() || holding) && !closed) {
           changed.await();
         }
         if (closed) {
@@ -737,6 +781,18 @@ public final class PromptRunner implements AutoCloseable {
               + " and "
               + limits.maxQueuedBytes()
               + " bytes are held; retry once a prompt has run");
+    }
+  }
+
+  /** A prompt runs or waits, or the runner is held already: {@link #whileIdle} does not run. */
+  public static final class BusyException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    BusyException(long pending) {
+      super(
+          pending == 0
+              ? "is changing its home between prompts already"
+              : "has " + pending + " prompt" + (pending == 1 ? "" : "s") + " running or waiting");
     }
   }
 

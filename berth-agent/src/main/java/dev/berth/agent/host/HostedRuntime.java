@@ -323,6 +323,40 @@ final class HostedRuntime {
   }
 
   /**
+   * Replaces the session's plugin copies with the marketplace's plugins as they are now (see {@link
+   * PluginCopies#refresh}), while no prompt runs, waits or starts; the conversation is kept.
+   *
+   * @return the plugins refreshed; none for a session created without plugins
+   * @throws HostRefusal as {@link #prompt} does, and 409 PROMPTS_RUNNING while a prompt runs or
+   *     waits
+   */
+  List<String> refreshPlugins() {
+    Workload.Agent agent = admittedAgent();
+    List<AgentLaunch.Plugin> plugins = agentLaunch == null ? List.of() : agentLaunch.plugins();
+    try {
+      return agent
+          .prompts()
+          .whileIdle(
+              () ->
+                  PluginCopies.refresh(
+                      plugins,
+                      dev.berth.agent.agentcli.AgentPaths.under(state(directory)).plugins(),
+                      name(),
+                      agent.plan()::giveToWorkload));
+    } catch (dev.berth.agent.agentcli.PromptRunner.BusyException busy) {
+      throw new HostRefusal(
+          409,
+          "PROMPTS_RUNNING",
+          "runtime "
+              + name()
+              + " "
+              + busy.getMessage()
+              + ": its plugins are refreshed between prompts; retry once they have run (or cancel"
+              + " them)");
+    }
+  }
+
+  /**
    * Up to {@code max} transcript entries after {@code cursor}. A runtime found on disk after a host
    * restart still shows its transcript; one awaiting its archive has none yet.
    */
@@ -796,7 +830,11 @@ final class HostedRuntime {
     return new HostRefusal(
         409,
         "NOT_AN_AGENT",
-        "runtime " + name() + " runs a shell and " + what + "; prompts go to agent sessions");
+        "runtime "
+            + name()
+            + " runs a shell and "
+            + what
+            + "; prompts and plugins are for agent sessions");
   }
 
   private void watchExit(ShellProcess shell) {

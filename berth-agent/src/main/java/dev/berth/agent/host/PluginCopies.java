@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A session's copies of its marketplace plugins, made in its home at its first start.
@@ -28,6 +29,15 @@ import java.util.List;
  * directory (a link to {@code /etc}, say, kept in an archive) gets no copies, and the session no
  * plugins, with a warning. No process of the session runs while the host starts it, so nothing
  * swaps a component between this check and the copy.
+ *
+ * <p>A refresh ({@link #refresh}, the public API's {@code POST /sessions/{id}/plugins/refresh})
+ * replaces the copies with the marketplace's plugins as they are now, between prompts: an agent
+ * session runs no process then (each prompt's CLI runs in its own PID namespace, which dies with
+ * it, and the runner starts none while the refresh runs), so the same checks hold for it. It is all
+ * or nothing: every new copy is made beside the folder first ({@code ~/.berth/plugins.staging}),
+ * and only then are the copies swapped in, one rename each; the old copies go through {@code
+ * ~/.berth/plugins.old} and are deleted without following a link (the session may have put any link
+ * in them). The conversation is not touched: it lives in the CLI's own state.
  */
 final class PluginCopies {
 
@@ -93,6 +103,114 @@ final class PluginCopies {
       }
     }
     return true;
+  }
+
+  /**
+   * Replaces the copy of each of {@code plugins} in {@code folder} with the plugin as its
+   * marketplace directory holds it now; adds the copy of one the first start did not find.
+   *
+   * @param owner gives the paths made to the session's uid, before they are swapped in
+   * @return the names refreshed, in order
+   * @throws HostRefusal 409 PLUGINS_FOLDER_UNSAFE when {@code ~/.berth} or a folder in it is not a
+   *     plain directory, 409 PLUGIN_UNAVAILABLE when a plugin is no longer in the marketplace;
+   *     nothing is changed then
+   */
+  static List<String> refresh(
+      List<AgentLaunch.Plugin> plugins, Path folder, String runtime, Consumer<List<Path>> owner) {
+    if (plugins.isEmpty()) {
+      return List.of();
+    }
+    List<String> missing =
+        plugins.stream()
+            .filter(p -> !Files.isDirectory(Path.of(p.path()), LinkOption.NOFOLLOW_LINKS))
+            .map(AgentLaunch.Plugin::name)
+            .toList();
+    if (!missing.isEmpty()) {
+      throw new HostRefusal(
+          409,
+          "PLUGIN_UNAVAILABLE",
+          "runtime "
+              + runtime
+              + " cannot refresh its plugins: "
+              + missing
+              + " is no longer in the marketplace (or is not a directory there); its copy is kept"
+              + " as it was. Put the plugin back in the marketplace, then refresh again");
+    }
+    Path staging = sibling(folder, ".staging");
+    Path old = sibling(folder, ".old");
+    try {
+      List<Path> created = new ArrayList<>();
+      if (!plainDirectories(folder, created)
+          || !plainDirectory(staging, created)
+          || !plainDirectory(old, created)) {
+        throw unsafe(folder, runtime);
+      }
+      owner.accept(created);
+      // A refresh that a crash cut short left its copies here: they are not the session's.
+      clear(staging);
+      clear(old);
+      for (AgentLaunch.Plugin plugin : plugins) {
+        owner.accept(copyTree(Path.of(plugin.path()), staging.resolve(plugin.name())));
+      }
+      for (AgentLaunch.Plugin plugin : plugins) {
+        Path target = folder.resolve(plugin.name());
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+          Files.move(target, old.resolve(plugin.name()), StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.move(staging.resolve(plugin.name()), target, StandardCopyOption.ATOMIC_MOVE);
+      }
+      Trees.delete(staging);
+      Trees.delete(old);
+    } catch (IOException e) {
+      deleteQuietly(staging);
+      throw new UncheckedIOException(
+          "cannot refresh the plugins of runtime " + runtime + " in " + folder + ": " + e, e);
+    }
+    return plugins.stream().map(AgentLaunch.Plugin::name).toList();
+  }
+
+  private static HostRefusal unsafe(Path folder, String runtime) {
+    return new HostRefusal(
+        409,
+        "PLUGINS_FOLDER_UNSAFE",
+        "runtime "
+            + runtime
+            + ": "
+            + folder
+            + ", its parent or a folder beside it is not a plain directory (a link?), so the node"
+            + " writes no plugin through it; nothing was changed. Have the agent remove it"
+            + " (rm ~/.berth/plugins*), then refresh again: the folder is made anew");
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try {
+      Trees.delete(dir);
+    } catch (IOException e) {
+      LOG.warn("cannot remove the plugin copies staged in {}: {}", dir, e.toString());
+    }
+  }
+
+  /** {@code ~/.berth/plugins} + {@code suffix}, beside the folder, on the same filesystem. */
+  private static Path sibling(Path folder, String suffix) {
+    return folder.resolveSibling(folder.getFileName() + suffix);
+  }
+
+  private static boolean plainDirectory(Path dir, List<Path> created) throws IOException {
+    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS);
+    }
+    Files.createDirectory(dir);
+    created.add(dir);
+    return true;
+  }
+
+  /** Deletes what is in {@code dir} (links as links), keeping {@code dir}. */
+  private static void clear(Path dir) throws IOException {
+    try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+      for (Path entry : entries.toList()) {
+        Trees.delete(entry);
+      }
+    }
   }
 
   private static List<Path> copyTree(Path from, Path to) throws IOException {

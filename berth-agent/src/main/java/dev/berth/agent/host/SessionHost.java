@@ -471,6 +471,12 @@ public final class SessionHost implements AutoCloseable {
     return runtime(session).prompt(prompt, permissionMode);
   }
 
+  /** Refreshes an agent session's plugin copies (see {@link HostedRuntime#refreshPlugins}). */
+  public List<String> refreshPlugins(SessionId session, Optional<CommandHeaders> headers) {
+    contract(session).checkData("plugin refresh", headers);
+    return runtime(session).refreshPlugins();
+  }
+
   /** Up to {@code max} transcript entries of an agent session after {@code cursor}. */
   public List<tools.jackson.databind.JsonNode> transcript(SessionId session, long cursor, int max) {
     return runtime(session).transcript(cursor, max);

@@ -45,6 +45,7 @@ final class PromptRoutes {
 
   void register(RoutesConfig routes) {
     routes.post(SESSION + "/prompts", this::prompt);
+    routes.post(SESSION + "/plugins/refresh", this::refreshPlugins);
     routes.get(SESSION + "/transcript", this::transcript);
     routes.get(SESSION + "/transcript/stream", this::stream);
   }
@@ -66,6 +67,14 @@ final class PromptRoutes {
     answer.put("executionId", view.id().value());
     answer.put("execution", ExecutionJson.of(view));
     ctx.status(202).contentType("application/json").result(json.writeValueAsString(answer));
+  }
+
+  /** {@code {"plugins": [names]}}: the plugins whose copies were replaced. */
+  private void refreshPlugins(Context ctx) {
+    List<String> refreshed =
+        host.refreshPlugins(Requests.session(ctx), requests.optionalCommand(ctx));
+    ctx.contentType("application/json")
+        .result(json.writeValueAsString(Map.of("plugins", refreshed)));
   }
 
   private void transcript(Context ctx) {

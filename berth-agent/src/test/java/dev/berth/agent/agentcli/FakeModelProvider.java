@@ -35,6 +35,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
+ *   <li>text starting {@code run: }: a {@code Bash} tool call (Anthropic) of the command after it,
+ *       as a model steered by a hostile prompt would make;
  *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
  *       {@code exec_command} (Responses: Codex's shell tool, offered to a model it is given);
  *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
@@ -225,6 +227,18 @@ public final class FakeModelProvider implements AutoCloseable {
     if (hasToolResult(last)) {
       textBlock(events, List.of("Done."));
       finish(events, "end_turn");
+    } else if (text.startsWith("run: ")) {
+      // One tool call per command, named after it: Claude Code may merge a turn's next prompt into
+      // the message that carries the last tool result, so "the last message is a result" is not
+      // a safe end; a result for this very call anywhere in the conversation is.
+      String command = text.substring("run: ".length());
+      String id = "toolu_run_" + Integer.toHexString(command.hashCode());
+      if (answered(request.path("messages"), id)) {
+        textBlock(events, List.of("Done."));
+        finish(events, "end_turn");
+      } else {
+        bash(events, id, command);
+      }
     } else if (text.contains("touch")) {
       events.send(
           "content_block_start",
@@ -272,6 +286,26 @@ public final class FakeModelProvider implements AutoCloseable {
       events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
       finish(events, "end_turn");
     }
+  }
+
+  private static void bash(Events events, String id, String command) throws IOException {
+    events.send(
+        "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+            + "{\"type\":\"tool_use\",\"id\":\""
+            + id
+            + "\",\"name\":\"Bash\",\"input\":{}}}");
+    String input =
+        JSON.writeValueAsString(
+            java.util.Map.of("command", command, "description", "Run the given command"));
+    events.send(
+        "content_block_delta",
+        "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+            + "{\"type\":\"input_json_delta\",\"partial_json\":"
+            + JSON.writeValueAsString(input)
+            + "}}");
+    events.send("content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+    finish(events, "tool_use");
   }
 
   private static void textBlock(Events events, List<String> pieces) throws IOException {
@@ -402,6 +436,16 @@ public final class FakeModelProvider implements AutoCloseable {
    * the last block counts: Claude Code resumes a conversation by merging the next prompt into the
    * user message that carried the last tool result.
    */
+  private static boolean answered(JsonNode messages, String toolUseId) {
+    return messages
+        .valueStream()
+        .flatMap(m -> m.path("content").valueStream())
+        .anyMatch(
+            block ->
+                block.path("type").asString("").equals("tool_result")
+                    && block.path("tool_use_id").asString("").equals(toolUseId));
+  }
+
   private static boolean hasToolResult(JsonNode message) {
     JsonNode content = message.path("content");
     return content.isArray()

@@ -211,6 +211,49 @@ class PromptRunnerWithRealClisTest {
   }
 
   @Test
+  void theNodeHoldsTheRunnerOnlyWhenNoPromptRunsOrWaitsAndAPromptSentMeanwhileRunsAfter()
+      throws Exception {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        PromptRunner.Limits.defaults());
+    provider.holdAnswers();
+    runner.submit(Turn.of("say hello"));
+    assertThatThrownBy(() -> runner.whileIdle(() -> "held"))
+        .isInstanceOf(PromptRunner.BusyException.class)
+        .hasMessageContaining("1 prompt running or waiting");
+    provider.release();
+    assertThat(runner.awaitIdle(RUN)).isTrue();
+
+    java.util.concurrent.atomic.AtomicReference<ExecutionView> meanwhile =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    String held =
+        runner.whileIdle(
+            () -> {
+              meanwhile.set(runner.submit(Turn.of("sent while held")));
+              assertThat(runner.busy()).as("a checkpoint's drain waits for the hold").isTrue();
+              // Nothing is to happen here: a worker that did not wait would start the run within
+              // milliseconds, so a few hundred of them show that it waits.
+              try {
+                Thread.sleep(300);
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              }
+              assertThat(runner.get(meanwhile.get().id()).orElseThrow().state())
+                  .isEqualTo(ExecutionState.QUEUED);
+              assertThatThrownBy(() -> runner.whileIdle(() -> "twice"))
+                  .isInstanceOf(PromptRunner.BusyException.class);
+              return "held";
+            });
+    assertThat(held).isEqualTo("held");
+    assertThat(finished(meanwhile.get()).state()).isEqualTo(ExecutionState.SUCCEEDED);
+
+    runner.closeAdmission();
+    assertThatThrownBy(() -> runner.whileIdle(() -> "held"))
+        .isInstanceOf(PromptRunner.AdmissionClosedException.class);
+  }
+
+  @Test
   void aRunThatOutlivesItsTimeoutIsKilledAndDoesNotCountAsTheConversationsFirstRun() {
     start(
         ClaudeCodeAdapter.claudeCode(),

@@ -29,6 +29,9 @@ class AgentSessionsIT {
   private static final String TOKEN = "sk-e2e-provider-token-4242424242";
   private static final Duration RUN = Duration.ofSeconds(120);
   private static final String PLUGIN_MARK = "zebra-4711";
+  private static final String TUNED_BEFORE = "okapi-1001";
+  private static final String TUNED_AFTER = "okapi-2002";
+  private static Path tunedSkill;
 
   @TempDir static Path work;
   private static FakeModelProvider provider;
@@ -73,6 +76,14 @@ class AgentSessionsIT {
         "---\nname: berth-probe\ndescription: Knows the "
             + PLUGIN_MARK
             + " marker.\n---\nSay it.\n");
+    // A second plugin, for the refresh test alone: it changes in the marketplace while a session
+    // holds it.
+    tunedSkill = Files.createDirectories(plugins.resolve("tuned/skills/berth-tuned"));
+    Files.createDirectories(plugins.resolve("tuned/.claude-plugin"));
+    Files.writeString(
+        plugins.resolve("tuned/.claude-plugin/plugin.json"),
+        "{\"name\":\"tuned\",\"version\":\"1.0.0\",\"description\":\"Berth's refreshed plugin\"}");
+    Files.writeString(tunedSkill.resolve("SKILL.md"), tunedSkill(TUNED_BEFORE));
     Path claude = pinnedCli("claude");
     Path codex = pinnedCli("codex");
     Path data = work.resolve("data");
@@ -113,7 +124,7 @@ class AgentSessionsIT {
         .isEqualTo("[\"fake-large\",\"fake-small\"]");
     assertThat(config.path("claudeCode").path("defaultModel").asString())
         .isEqualTo("platform-default");
-    assertThat(config.path("plugins").toString()).isEqualTo("[\"probe\"]");
+    assertThat(config.path("plugins").toString()).isEqualTo("[\"probe\",\"tuned\"]");
     assertThat(config.path("agents").path("claude-code").path("takesPlugins").asBoolean()).isTrue();
     assertThat(config.path("agents").path("codex").path("takesPlugins").asBoolean()).isFalse();
 
@@ -218,6 +229,105 @@ class AgentSessionsIT {
       Api.Answer answer = api.post("/sessions", refused);
       assertThat(answer.status()).as(refused + " -> " + answer.body()).isEqualTo(400);
     }
+  }
+
+  private static String tunedSkill(String mark) {
+    return "---\nname: berth-tuned\ndescription: Knows the " + mark + " marker.\n---\nSay it.\n";
+  }
+
+  @Test
+  void aPluginRefreshGivesTheSessionTheMarketplacesPluginAsItIsNowAndKeepsItsConversation()
+      throws Exception {
+    Api.Answer created =
+        api.post(
+            "/sessions",
+            "{\"name\":\"refresh\",\"workloadType\":\"claude-code\",\"plugins\":[\"tuned\"]}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    String id = created.json().path("id").asString();
+    String first = prompt(id, "hello, my name is Ada").path("executionId").asString();
+    assertThat(finished(id, first)).as(() -> api.text(id, 0)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body()).contains(TUNED_BEFORE);
+
+    Files.writeString(tunedSkill.resolve("SKILL.md"), tunedSkill(TUNED_AFTER));
+    String second = prompt(id, "still there?").path("executionId").asString();
+    assertThat(finished(id, second)).isEqualTo("SUCCEEDED");
+    assertThat(provider.answersAsked().getLast().body())
+        .as("nothing refreshes by itself")
+        .contains(TUNED_BEFORE)
+        .doesNotContain(TUNED_AFTER);
+
+    provider.holdAnswers();
+    String running;
+    try {
+      running = prompt(id, "hold on").path("executionId").asString();
+      await()
+          .atMost(RUN)
+          .until(() -> "RUNNING".equals(execution(id, running).path("state").asString()));
+      Api.Answer busy = api.post("/sessions/" + id + "/plugins/refresh", "");
+      assertThat(busy.status()).as(busy.body()).isEqualTo(409);
+      assertThat(busy.reason()).isEqualTo("PROMPTS_RUNNING");
+    } finally {
+      provider.release();
+    }
+    assertThat(finished(id, running)).isEqualTo("SUCCEEDED");
+
+    String[] refreshed = berth("plugins", "refresh", id);
+    assertThat(refreshed[0]).as(refreshed[2]).isEqualTo("0");
+    assertThat(refreshed[1]).isEqualTo("tuned\n");
+    String third = prompt(id, "what is my name?").path("executionId").asString();
+    assertThat(finished(id, third)).isEqualTo("SUCCEEDED");
+    // The conversation holds the first turn's listing of skills; Claude Code lists the refreshed
+    // plugin's skills again after it.
+    String asked = provider.answersAsked().getLast().body();
+    assertThat(asked).as("the same conversation").contains("my name is Ada");
+    assertThat(asked.indexOf(TUNED_AFTER))
+        .as("the refreshed plugin, listed after the one the session had")
+        .isGreaterThan(asked.lastIndexOf(TUNED_BEFORE));
+
+    // The session, hostile, turns its plugin folder into a link to a host directory: the node
+    // writes nothing through it, and says how to get out.
+    Path victim = Files.createDirectories(work.resolve("host-directory"));
+    Files.writeString(victim.resolve("kept.txt"), "the host's");
+    String link =
+        // (Through Python: Claude Code asks before mv or ln outside the workspace, and nobody
+        // answers it here; Bash itself is allowed, which is what a hostile prompt needs.)
+        prompt(
+                id,
+                "run: python3 -c \"import os; h = os.path.expanduser('~/.berth/');"
+                    + " os.rename(h + 'plugins', h + 'mine'); os.symlink('"
+                    + victim
+                    + "', h + 'plugins')\"")
+            .path("executionId")
+            .asString();
+    assertThat(finished(id, link)).isEqualTo("SUCCEEDED");
+    assertThat(transcript(id).toString()).as("the tool ran").doesNotContain("permission-denied");
+    Api.Answer unsafe = api.post("/sessions/" + id + "/plugins/refresh", "");
+    assertThat(unsafe.status()).as(unsafe.body()).isEqualTo(409);
+    assertThat(unsafe.reason()).isEqualTo("PLUGINS_FOLDER_UNSAFE");
+    try (var left = Files.list(victim)) {
+      assertThat(left.map(p -> p.getFileName().toString())).containsExactly("kept.txt");
+    }
+    String unlink =
+        prompt(
+                id,
+                "run: python3 -c \"import os; os.remove(os.path.expanduser('~/.berth/plugins'))\"")
+            .path("executionId")
+            .asString();
+    assertThat(finished(id, unlink)).isEqualTo("SUCCEEDED");
+    Api.Answer again = api.post("/sessions/" + id + "/plugins/refresh", "");
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(again.json().path("plugins").toString()).isEqualTo("[\"tuned\"]");
+
+    String plain = createAgent("unplugged");
+    Api.Answer none = api.post("/sessions/" + plain + "/plugins/refresh", "{}");
+    assertThat(none.status()).as(none.body()).isEqualTo(200);
+    assertThat(none.json().path("plugins").toString()).isEqualTo("[]");
+    assertThat(none.json().path("session").path("id").asString()).isEqualTo(plain);
+    String shell =
+        api.post("/sessions", "{\"name\":\"refresh-shell\"}").json().path("id").asString();
+    Api.Answer notAnAgent = api.post("/sessions/" + shell + "/plugins/refresh", "");
+    assertThat(notAnAgent.status()).as(notAnAgent.body()).isEqualTo(400);
+    assertThat(notAnAgent.body()).contains("has no plugins");
   }
 
   @Test
@@ -378,7 +488,11 @@ class AgentSessionsIT {
   }
 
   private static JsonNode prompt(String id, String text) {
-    Api.Answer answer = api.post("/sessions/" + id + "/write", "{\"payload\":\"" + text + "\"}");
+    Api.Answer answer =
+        api.post(
+            "/sessions/" + id + "/write",
+            tools.jackson.databind.json.JsonMapper.shared()
+                .writeValueAsString(Map.of("payload", text)));
     assertThat(answer.status()).as(answer.body()).isEqualTo(200);
     return answer.json();
   }

@@ -13,6 +13,7 @@ import dev.berth.core.error.RuntimeUnavailableException;
 import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.session.PermissionMode;
 import dev.berth.core.session.Phase;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -123,6 +124,16 @@ public final class SessionData {
     return write(scope, id, payload, Optional.empty(), actor).activation();
   }
 
+  /**
+   * Refreshes an agent session's plugins (their copies in its home, from the marketplace as it is
+   * now); an access, as a write is: a snapshot is restored first, and the conversation is kept.
+   */
+  public Served<java.util.List<PluginName>> refreshPlugins(
+      Scope scope, SessionId id, String actor) {
+    requireAgent(scope, id, "has no plugins; agent sessions take them at create");
+    return serve(scope, id, "refresh", actor, data::refreshPlugins);
+  }
+
   /** The agent takes input in pieces; the terminal sees one stream. */
   private void input(RuntimeRef runtime, byte[] payload, int[] delivered) {
     while (delivered[0] < payload.length) {
@@ -205,6 +216,10 @@ public final class SessionData {
   }
 
   private void requireAgent(Scope scope, SessionId id) {
+    requireAgent(scope, id, "has no transcript; agent sessions have one");
+  }
+
+  private void requireAgent(Scope scope, SessionId id, String what) {
     Session session = lookup.get(scope, id);
     if (!WorkloadCatalog.isAgent(session.workloadType())) {
       throw new InvalidValueException(
@@ -212,7 +227,8 @@ public final class SessionData {
               + session.subject()
               + " is a "
               + session.workloadType()
-              + " session and has no transcript; agent sessions have one");
+              + " session and "
+              + what);
     }
   }
 

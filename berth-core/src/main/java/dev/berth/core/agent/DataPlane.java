@@ -4,6 +4,7 @@ import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionRequest;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.RuntimeRef;
 import java.util.List;
 import java.util.OptionalLong;
@@ -83,6 +84,17 @@ public interface DataPlane extends AgentClient {
    */
   ExecutionReport prompt(
       RuntimeRef runtime, String prompt, java.util.Optional<String> permissionMode);
+
+  /**
+   * Replaces an agent session's plugin copies with the marketplace's plugins as they are now,
+   * between prompts; the conversation is kept. The runtime answers 409 PROMPTS_RUNNING while a
+   * prompt runs or waits, 409 PLUGIN_UNAVAILABLE when a plugin left the marketplace, 409
+   * PLUGINS_FOLDER_UNSAFE when the session made its plugin folder a link, and 409 NOT_AN_AGENT for
+   * a shell; nothing is changed then.
+   *
+   * @return the plugins refreshed, none for a session created without plugins
+   */
+  List<PluginName> refreshPlugins(RuntimeRef runtime);
 
   /**
    * Up to {@code limit} transcript entries after {@code cursor}. Entries are passed through as JSON

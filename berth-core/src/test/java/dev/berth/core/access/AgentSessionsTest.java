@@ -137,6 +137,31 @@ class AgentSessionsTest {
   }
 
   @Test
+  void aPluginRefreshIsAnAccessThatRestoresASnapshotFirstAndAnswersTheSessionsPlugins() {
+    Session s = withPlugins(CLAUDE_WITH_PLUGINS, "claude-code", List.of("lint"));
+    f.snapshotSession().snapshot(AS_ACME, s.id(), OptionalLong.empty(), "tester");
+
+    SessionData.Served<List<PluginName>> refreshed =
+        f.sessionData().refreshPlugins(AS_ACME, s.id(), "tester");
+
+    assertThat(refreshed.result()).containsExactly(new PluginName("lint"));
+    assertThat(refreshed.activation().path()).isEqualTo("snapshot->restore->refresh");
+    Session restored = f.get(s.id());
+    assertThat(restored.phase()).isEqualTo(Phase.READY);
+    assertThat(f.data.pluginRefreshes(restored.runtime().orElseThrow())).isEqualTo(1);
+  }
+
+  @Test
+  void aShellHasNoPluginsToRefreshAndIsNotRestoredToBeToldSo() {
+    Session shell = f.snapshot();
+
+    assertThatThrownBy(() -> f.sessionData().refreshPlugins(AS_ACME, shell.id(), "tester"))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("shell session and has no plugins");
+    assertThat(f.get(shell.id()).phase()).isEqualTo(Phase.SUSPENDED);
+  }
+
+  @Test
   void anAgentSessionWithoutAModelKeepsPlatformDefaultAndAShellTakesNoModel() {
     assertThat(claude().model()).contains(AgentModel.PLATFORM_DEFAULT);
 

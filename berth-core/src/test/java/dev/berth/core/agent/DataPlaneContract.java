@@ -165,6 +165,15 @@ public abstract class DataPlaneContract {
   }
 
   @Test
+  void aShellRuntimeRefusesAPluginRefreshAsNotAnAgent() {
+    RuntimeRef ref = running();
+
+    assertThatThrownBy(() -> data.refreshPlugins(ref))
+        .isInstanceOfSatisfying(
+            AgentRefusedException.class, e -> assertThat(e.reason()).isEqualTo("NOT_AN_AGENT"));
+  }
+
+  @Test
   void aRunningRuntimeReportsItselfHealthyAndPublishesItsState() {
     RuntimeRef ref = running();
 

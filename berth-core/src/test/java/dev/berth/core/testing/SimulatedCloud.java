@@ -20,6 +20,7 @@ import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.session.WorkloadType;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
@@ -62,12 +63,21 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private static final class Sim {
     final RuntimeRef ref;
     final OwnershipLabels labels;
+    final List<dev.berth.core.session.PluginName> plugins;
+    final WorkloadType workload;
     State state;
     boolean workloadRunning = true;
 
-    Sim(RuntimeRef ref, OwnershipLabels labels, State state) {
+    Sim(
+        RuntimeRef ref,
+        OwnershipLabels labels,
+        List<dev.berth.core.session.PluginName> plugins,
+        WorkloadType workload,
+        State state) {
       this.ref = ref;
       this.labels = labels;
+      this.plugins = plugins;
+      this.workload = workload;
       this.state = state;
     }
   }
@@ -210,8 +220,22 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
         new Sim(
             spec.runtime(),
             spec.labels(),
+            spec.plugins(),
+            spec.workload(),
             dieOnStart ? State.GONE : startInstantly ? State.RUNNING : State.STARTING));
     created.merge(spec.labels().session(), 1, Integer::sum);
+  }
+
+  /** The plugins {@code runtime} was provisioned with; none for one this cloud never made. */
+  public synchronized List<dev.berth.core.session.PluginName> plugins(RuntimeRef runtime) {
+    Sim sim = runtimes.get(runtime.name());
+    return sim == null ? List.of() : sim.plugins;
+  }
+
+  /** Whether {@code runtime} was provisioned for a shell (or never made by this cloud). */
+  public synchronized boolean runsAShell(RuntimeRef runtime) {
+    Sim sim = runtimes.get(runtime.name());
+    return sim == null || sim.workload.equals(WorkloadType.SHELL);
   }
 
   @Override

@@ -55,6 +55,7 @@ public final class SimulatedDataPlane implements DataPlane {
     final List<ExecutionReport> executions = new ArrayList<>();
     final List<String> transcript = new ArrayList<>();
     final List<AttachPeer> attached = new ArrayList<>();
+    int pluginRefreshes;
   }
 
   public SimulatedDataPlane(SimulatedCloud cloud, InstantSource clock) {
@@ -240,6 +241,26 @@ public final class SimulatedDataPlane implements DataPlane {
     terminal.transcript.add(
         "{\"type\":\"assistant_text\",\"text\":" + jsonString("echo: " + prompt) + "}");
     return report;
+  }
+
+  /**
+   * A simulated agent refreshes at once, the plugins its runtime was provisioned with; a shell's
+   * refuses, as a node does.
+   */
+  @Override
+  public synchronized List<dev.berth.core.session.PluginName> refreshPlugins(RuntimeRef runtime) {
+    Terminal terminal = hosted(runtime);
+    if (cloud.runsAShell(runtime)) {
+      throw new dev.berth.core.agent.AgentRefusedException(
+          "NOT_AN_AGENT", "runtime " + runtime.name() + " runs a shell and has no plugins");
+    }
+    terminal.pluginRefreshes++;
+    return cloud.plugins(runtime);
+  }
+
+  /** How many plugin refreshes {@code runtime} took. */
+  public synchronized int pluginRefreshes(RuntimeRef runtime) {
+    return terminal(runtime).pluginRefreshes;
   }
 
   @Override

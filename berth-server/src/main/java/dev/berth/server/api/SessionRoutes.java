@@ -12,6 +12,7 @@ import dev.berth.core.session.SessionId;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.store.Page;
 import dev.berth.server.api.body.CreateSessionBody;
+import dev.berth.server.api.body.PluginRefreshBody;
 import dev.berth.server.api.body.ReadBody;
 import dev.berth.server.api.body.RecoverBody;
 import dev.berth.server.api.body.SnapshotBody;
@@ -54,6 +55,25 @@ final class SessionRoutes {
     routes.post(SESSION + "/switch", this::switchTo);
     routes.post(SESSION + "/snapshot", this::snapshot);
     routes.post(SESSION + "/recover", this::recover);
+    routes.post(SESSION + "/plugins/refresh", this::refreshPlugins);
+  }
+
+  /**
+   * An agent session takes its plugins anew from the marketplace (AC-J7), keeping its conversation;
+   * an access, as a write is. Nothing refreshes by itself.
+   */
+  private void refreshPlugins(Context ctx) {
+    bodies.read(ctx, PluginRefreshBody.class, true);
+    Caller caller = Caller.of(ctx);
+    SessionData.Served<List<dev.berth.core.session.PluginName>> refreshed =
+        sessions.data().refreshPlugins(caller.scope(), id(ctx), caller.actor());
+    Map<String, Object> answer = new LinkedHashMap<>();
+    answer.put("session", session(refreshed.activation().session()));
+    answer.put("path", refreshed.activation().path());
+    answer.put(
+        "plugins",
+        refreshed.result().stream().map(dev.berth.core.session.PluginName::value).toList());
+    send(ctx, answer);
   }
 
   private void recover(Context ctx) {

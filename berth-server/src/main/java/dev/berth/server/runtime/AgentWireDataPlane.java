@@ -15,6 +15,7 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionRequest;
 import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.PluginName;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.protocol.execution.ExecutionWire;
 import java.net.URLEncoder;
@@ -220,6 +221,12 @@ public final class AgentWireDataPlane implements DataPlane {
                         Optional.empty())
                     .json());
     return executionOf(runtime, answer.path("execution"));
+  }
+
+  @Override
+  public List<PluginName> refreshPlugins(RuntimeRef runtime) {
+    JsonNode answer = call(runtime, "POST", "/plugins/refresh", Optional.empty());
+    return answer.path("plugins").valueStream().map(p -> new PluginName(p.asString())).toList();
   }
 
   @Override

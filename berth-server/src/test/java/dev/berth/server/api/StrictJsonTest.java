@@ -32,7 +32,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StrictJsonTest {
 
   private static final List<Class<? extends Record>> OPTIONAL_BODIES =
-      List.of(ReadBody.class, WriteBody.class, SwitchBody.class, SnapshotBody.class);
+      List.of(
+          ReadBody.class,
+          WriteBody.class,
+          SwitchBody.class,
+          SnapshotBody.class,
+          dev.berth.server.api.body.PluginRefreshBody.class);
 
   private static <T extends Record> T read(String body, Class<T> type, boolean optional) {
     return StrictJson.read(body.getBytes(StandardCharsets.UTF_8), type, optional);
@@ -207,7 +212,12 @@ class StrictJsonTest {
   class SwitchAndSnapshot {
 
     @ParameterizedTest
-    @ValueSource(classes = {SwitchBody.class, SnapshotBody.class})
+    @ValueSource(
+        classes = {
+          SwitchBody.class,
+          SnapshotBody.class,
+          dev.berth.server.api.body.PluginRefreshBody.class
+        })
     void acceptsNoFieldAtAll(Class<? extends Record> type) {
       assertThat(refusal("{\"offset\":0}", type))
           .hasMessage("invalid input: unknown field \"offset\" (this body takes no fields)");
