@@ -311,7 +311,9 @@ public final class BerthClient implements AutoCloseable {
    *
    * @return the names of the plugins refreshed; none for a session created without plugins
    * @throws BerthApiException 409 {@code PROMPTS_RUNNING} while a prompt runs or waits, 409 {@code
-   *     PLUGIN_UNAVAILABLE} when a plugin left the marketplace, 400 for a shell session
+   *     PLUGIN_UNAVAILABLE} when a plugin left the marketplace, 409 {@code PLUGINS_FOLDER_UNSAFE}
+   *     when the session made its plugin folder a link, 409 {@code SUSPENDING} while it is being
+   *     snapshotted, 400 for a shell session; nothing is changed then
    */
   public List<String> refreshPlugins(SessionId id) {
     JsonNode body =

@@ -386,6 +386,19 @@ public final class PromptRunner implements AutoCloseable {
         run(entry);
       } catch (RuntimeException e) {
         LOG.warn("a prompt of session {} failed to run", setup.session().value(), e);
+        // A run that failed on the node's side (its log could not be written, say) ends with its
+        // process tree, as every run does: an execution is never finished while its CLI lives.
+        Process started;
+        lock.lock();
+        try {
+          started = entry.process;
+        } finally {
+          lock.unlock();
+        }
+        if (started != null) {
+          kill(started, entry.execution.id().value());
+          awaitExit(started);
+        }
         finish(entry, OptionalLong.empty(), Outcome.FAILED);
       }
     }
@@ -586,6 +599,14 @@ public final class PromptRunner implements AutoCloseable {
    * its tag; unconfined, nothing else would take them; confined, their PID namespace goes with the
    * sandbox).
    */
+  private static void awaitExit(Process process) {
+    try {
+      process.waitFor(DRAIN.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private static void kill(Process process, String tag) {
     ProcessTree.snapshot(process.pid()).forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();

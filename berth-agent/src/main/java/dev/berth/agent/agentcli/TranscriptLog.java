@@ -2,6 +2,8 @@ package dev.berth.agent.agentcli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,61 +23,191 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Each entry: {@code seq}, {@code at} (ISO-8601), {@code execution} (the prompt's execution id),
  * {@code type} ({@link TranscriptEvent#type()}) and the event's own fields.
+ *
+ * <p>Reads seek: the log keeps the byte offset of every {@value #STRIDE}th entry, so that a read
+ * after cursor {@code c} starts at most {@value #STRIDE} lines before it instead of at the file's
+ * start (a follower reads after every entry, so reading from the start made a long session's
+ * transcript cost the square of its length). A read takes the lock only to note where to start and
+ * how many entries exist; it reads the file outside it, so a slow reader never holds up the
+ * runner's appends. A crash in the middle of an append leaves a torn last line: opening the log
+ * cuts it off (that entry is lost, every earlier one kept), and an append that fails cuts its own
+ * bytes off again, so the file never holds half an entry before a whole one.
+ *
+ * <p>Its size is capped ({@link #DEFAULT_CAP}, 256 MiB, as the session's byte log is): the entry
+ * that would pass the cap is replaced by one {@code error} entry that says so ({@link #FULL}), and
+ * later entries are not kept. The byte log still takes the output up to its own cap, and the host
+ * keeps room on the session's disk for both (see {@code HostConfig#diskReserveBytes}).
  */
 public final class TranscriptLog {
 
   public static final String FILE = "transcript.jsonl";
 
+  /** One entry in this many has its byte offset kept. */
+  static final int STRIDE = 64;
+
+  /** The most a session's transcript holds. */
+  public static final long DEFAULT_CAP = 256L << 20;
+
+  /** The message of the last entry of a full transcript. */
+  public static final String FULL =
+      "[berth: transcript limit reached; later entries are not kept (the output is still in the"
+          + " byte log)]";
+
+  // Room under the cap for that last entry.
+  private static final long FULL_ENTRY_ROOM = 4096;
+
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TranscriptLog.class);
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   private final Path file;
   private final Clock clock;
   private final Object lock = new Object();
+  // Byte offsets of entries 0, STRIDE, 2 * STRIDE, ... (counted from 0).
+  private final List<Long> index;
+  private final long cap;
   private long last;
+  private long length;
+  private boolean full;
   private boolean closed;
 
-  private TranscriptLog(Path file, Clock clock, long last) {
+  private TranscriptLog(
+      Path file, Clock clock, List<Long> index, long last, long length, long cap) {
     this.file = file;
     this.clock = clock;
+    this.index = index;
     this.last = last;
+    this.length = length;
+    this.cap = cap;
   }
 
   /** Opens the transcript in {@code state}, continuing its numbering. */
   public static TranscriptLog open(Path state, Clock clock) {
+    return open(state, clock, DEFAULT_CAP);
+  }
+
+  /** As {@link #open(Path, Clock)} with another cap (tests fill a small one). */
+  static TranscriptLog open(Path state, Clock clock, long cap) {
     Path file = state.resolve(FILE);
-    long last = 0;
+    List<Long> index = new ArrayList<>();
+    long entries = 0;
+    long whole = 0;
+    long lastEntry = 0;
     if (Files.isRegularFile(file)) {
-      try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-        last = lines.filter(l -> !l.isBlank()).count();
+      try (var in = new java.io.BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+        long offset = 0;
+        long lineStart = 0;
+        boolean blank = true;
+        int b;
+        while ((b = in.read()) >= 0) {
+          offset++;
+          if (b == '\n') {
+            if (!blank) {
+              if (entries % STRIDE == 0) {
+                index.add(lineStart);
+              }
+              lastEntry = lineStart;
+              entries++;
+            }
+            whole = offset;
+            lineStart = offset;
+            blank = true;
+          } else if (b != ' ' && b != '\t' && b != '\r') {
+            blank = false;
+          }
+        }
+        if (offset > whole) {
+          LOG.warn(
+              "the transcript {} ends in a torn entry ({} bytes, a crash while it was written):"
+                  + " it is cut off, the {} entries before it are kept",
+              file,
+              offset - whole,
+              entries);
+          try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.truncate(whole);
+          }
+        }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read the transcript " + file, e);
       }
     }
-    return new TranscriptLog(file, clock, last);
+    TranscriptLog log = new TranscriptLog(file, clock, index, entries, whole, cap);
+    log.full = entries > 0 && isFullMarker(file, lastEntry);
+    return log;
   }
 
-  /** Appends {@code event} of the prompt {@code execution}; its number. */
+  /** Whether the entry at {@code offset} is the one that ends a full transcript. */
+  private static boolean isFullMarker(Path file, long offset) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(
+                    java.nio.channels.Channels.newInputStream(channel.position(offset)),
+                    StandardCharsets.UTF_8))) {
+      String line = lines.readLine();
+      if (line == null) {
+        return false;
+      }
+      JsonNode entry = JSON.readTree(line);
+      return entry.path("type").asString("").equals("error")
+          && entry.path("message").asString("").equals(FULL);
+    } catch (IOException | tools.jackson.core.JacksonException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Appends {@code event} of the prompt {@code execution}; its number. Once the transcript is full,
+   * nothing is appended and the number is the last entry's.
+   */
   public long append(String execution, TranscriptEvent event) {
     synchronized (lock) {
-      ObjectNode entry = JSON.createObjectNode();
-      entry.put("seq", last + 1);
-      entry.put("at", clock.instant().toString());
-      entry.put("execution", execution);
-      entry.put("type", event.type());
-      fields(event, entry);
-      try {
-        Files.writeString(
-            file,
-            JSON.writeValueAsString(entry) + "\n",
-            StandardCharsets.UTF_8,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot append to the transcript " + file, e);
+      if (full) {
+        return last;
       }
+      byte[] line = line(execution, event);
+      if (length + line.length > cap - FULL_ENTRY_ROOM) {
+        full = true;
+        line = line(execution, new TranscriptEvent.Failure(FULL));
+      }
+      write(line);
+      if (last % STRIDE == 0) {
+        index.add(length);
+      }
+      length += line.length;
       last++;
       lock.notifyAll();
       return last;
+    }
+  }
+
+  private byte[] line(String execution, TranscriptEvent event) {
+    ObjectNode entry = JSON.createObjectNode();
+    entry.put("seq", last + 1);
+    entry.put("at", clock.instant().toString());
+    entry.put("execution", execution);
+    entry.put("type", event.type());
+    fields(event, entry);
+    return (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Under the lock: appends {@code line} whole, or leaves the file as it was and throws. */
+  private void write(byte[] line) {
+    try (FileChannel channel =
+        FileChannel.open(
+            file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+      try {
+        ByteBuffer buffer = ByteBuffer.wrap(line);
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+      } catch (IOException e) {
+        // A full disk may have taken part of the line: cut it off, so the next entry starts clean.
+        channel.truncate(length);
+        throw e;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot append to the transcript " + file, e);
     }
   }
 
@@ -121,22 +253,40 @@ public final class TranscriptLog {
 
   /** Up to {@code max} entries after {@code cursor}, in order. */
   public List<JsonNode> after(long cursor, int max) {
-    List<JsonNode> entries = new ArrayList<>();
-    // Under the append lock and up to the entries counted: never a line half written.
+    long from = Math.max(0, cursor);
+    long count;
+    long start;
     synchronized (lock) {
-      long available = last - Math.max(0, cursor);
-      if (available <= 0 || !Files.isRegularFile(file)) {
-        return entries;
+      count = Math.min(max, last - from);
+      if (count <= 0) {
+        return List.of();
       }
-      try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
-        lines
-            .filter(l -> !l.isBlank())
-            .skip(Math.max(0, cursor))
-            .limit(Math.min(max, available))
-            .forEach(l -> entries.add(JSON.readTree(l)));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read the transcript " + file, e);
+      start = index.get((int) (from / STRIDE));
+    }
+    // Entries before the count are whole and never change: read without the lock, from the kept
+    // offset at or before the cursor.
+    long skip = from % STRIDE;
+    List<JsonNode> entries = new ArrayList<>();
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        var lines =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(
+                    java.nio.channels.Channels.newInputStream(channel.position(start)),
+                    StandardCharsets.UTF_8),
+                1 << 16)) {
+      String line;
+      while (entries.size() < count && (line = lines.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        entries.add(JSON.readTree(line));
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the transcript " + file, e);
     }
     return entries;
   }

@@ -80,7 +80,8 @@ final class AgentWorkload {
       plan =
           sandbox.agentPlan(
               planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds());
-      plan.giveToWorkload(PluginCopies.copy(launch.plugins(), paths.plugins()));
+      plan.giveToWorkload(
+          PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       ProviderEndpoint endpoint =
           new ProviderEndpoint(
               "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);

@@ -62,11 +62,18 @@ public record HostConfig(
 
   /**
    * The room beyond a session's disk cap kept for what the host itself writes into the runtime's
-   * state: the output log at its cap, four executions' logs at theirs and 16 MiB of slack. Where
-   * the host is root, a session that fills its cap cannot take it (see {@code StateDisks}).
+   * state: the output log at its cap (an agent session's, when that is larger), four executions'
+   * logs at theirs, an agent session's transcript at its cap and 16 MiB of slack. Where the host is
+   * root, a session that fills its cap cannot take it (see {@code StateDisks}). One reserve for
+   * every workload: the disk is made before the host knows which it will run, and an image's unused
+   * blocks cost the host nothing.
    */
   public long diskReserveBytes() {
-    return outputCapBytes + 4 * executionOutputCapBytes + (16L << 20);
+    // An agent session's log cap is never below a shell's.
+    return AgentWorkload.logCap(this)
+        + 4 * executionOutputCapBytes
+        + dev.berth.agent.agentcli.TranscriptLog.DEFAULT_CAP
+        + (16L << 20);
   }
 
   /** Defaults: bash, 64 MiB output, keep running for 15 minutes without the control plane. */

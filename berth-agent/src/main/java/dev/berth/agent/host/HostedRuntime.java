@@ -68,6 +68,10 @@ final class HostedRuntime {
   // An agent session's CLI and provider, from its provision: in memory only (AgentLaunch). A
   // runtime reloaded by a restarted host has none until its next provision brings it again.
   private volatile @Nullable AgentLaunch agentLaunch;
+  private final Object pluginRefresh = new Object();
+
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(HostedRuntime.class);
   private final Map<ExecutionId, OutputLog> executionLogs = new ConcurrentHashMap<>();
   // Replaced (never changed in place) under this object's monitor; read without it.
   private volatile RuntimeDescriptor descriptor;
@@ -324,35 +328,73 @@ final class HostedRuntime {
 
   /**
    * Replaces the session's plugin copies with the marketplace's plugins as they are now (see {@link
-   * PluginCopies#refresh}), while no prompt runs, waits or starts; the conversation is kept.
+   * PluginCopies}): staged first, then swapped in while the runner holds the session between
+   * prompts with no process of it left, then the old copies deleted. The conversation is kept. One
+   * refresh of a runtime at a time: they share its work area.
    *
    * @return the plugins refreshed; none for a session created without plugins
    * @throws HostRefusal as {@link #prompt} does, and 409 PROMPTS_RUNNING while a prompt runs or
-   *     waits
+   *     waits, or a process of the last one does not end
    */
   List<String> refreshPlugins() {
     Workload.Agent agent = admittedAgent();
     List<AgentLaunch.Plugin> plugins = agentLaunch == null ? List.of() : agentLaunch.plugins();
-    try {
-      return agent
-          .prompts()
-          .whileIdle(
-              () ->
-                  PluginCopies.refresh(
-                      plugins,
-                      dev.berth.agent.agentcli.AgentPaths.under(state(directory)).plugins(),
-                      name(),
-                      agent.plan()::giveToWorkload));
-    } catch (dev.berth.agent.agentcli.PromptRunner.BusyException busy) {
+    if (plugins.isEmpty()) {
+      return List.of();
+    }
+    Path state = state(directory);
+    synchronized (pluginRefresh) {
+      try (PluginCopies.Refresh refresh =
+          PluginCopies.prepare(
+              plugins,
+              dev.berth.agent.agentcli.AgentPaths.under(state).plugins(),
+              state.resolve(PluginCopies.WORK),
+              name(),
+              agent.plan()::giveToWorkload)) {
+        return agent
+            .prompts()
+            .whileIdle(
+                () -> {
+                  requireNoProcess(agent.plan());
+                  return refresh.swap();
+                });
+      } catch (dev.berth.agent.agentcli.PromptRunner.BusyException busy) {
+        throw new HostRefusal(
+            409,
+            "PROMPTS_RUNNING",
+            "runtime "
+                + name()
+                + " "
+                + busy.getMessage()
+                + ": its plugins are refreshed between prompts; retry once they have run (or cancel"
+                + " them)");
+      } catch (IllegalStateException closed) {
+        throw new HostRefusal(503, "STOPPED", "runtime " + name() + " was stopped: " + closed);
+      }
+    }
+  }
+
+  /**
+   * Between prompts no process of an agent session runs (each prompt's CLI runs in a PID namespace
+   * that ends with it); what a run left is killed here, and a session whose processes do not end is
+   * not written into.
+   */
+  private void requireNoProcess(LaunchPlan plan) {
+    if (plan.processes().isEmpty()) {
+      return;
+    }
+    LOG.warn("runtime {} still had processes between prompts; they are killed", name());
+    plan.killAll();
+    java.util.Set<Long> left = plan.processes();
+    if (!left.isEmpty()) {
       throw new HostRefusal(
           409,
           "PROMPTS_RUNNING",
           "runtime "
               + name()
-              + " "
-              + busy.getMessage()
-              + ": its plugins are refreshed between prompts; retry once they have run (or cancel"
-              + " them)");
+              + " still has processes of its last prompt ("
+              + left
+              + ") that did not end when killed; retry the refresh shortly");
     }
   }
 

@@ -21,8 +21,9 @@ import java.util.function.Consumer;
  * across snapshot and restore, whatever the marketplace becomes (nothing refreshes automatically);
  * and the sandbox shows the session nothing of the host's marketplace. A plugin already in the
  * folder is never copied again (a start that finds one missing copies it from the marketplace as it
- * is then). Only directories and regular files are copied: a symbolic link in a plugin would point
- * the session at a host path, so it is left out, as is anything else.
+ * is then, or warns when the marketplace no longer has it). Only directories and regular files are
+ * copied: a symbolic link in a plugin would point the session at a host path, so it is left out, as
+ * is anything else.
  *
  * <p>The folder is in the session's home, which the session writes: the node (root, maybe) follows
  * no link on the way to it. A {@code ~/.berth} or {@code ~/.berth/plugins} that is not a plain
@@ -30,27 +31,50 @@ import java.util.function.Consumer;
  * plugins, with a warning. No process of the session runs while the host starts it, so nothing
  * swaps a component between this check and the copy.
  *
- * <p>A refresh ({@link #refresh}, the public API's {@code POST /sessions/{id}/plugins/refresh})
- * replaces the copies with the marketplace's plugins as they are now, between prompts: an agent
- * session runs no process then (each prompt's CLI runs in its own PID namespace, which dies with
- * it, and the runner starts none while the refresh runs), so the same checks hold for it. It is all
- * or nothing: every new copy is made beside the folder first ({@code ~/.berth/plugins.staging}),
- * and only then are the copies swapped in, one rename each; the old copies go through {@code
- * ~/.berth/plugins.old} and are deleted without following a link (the session may have put any link
- * in them). The conversation is not touched: it lives in the CLI's own state.
+ * <h2>Refresh</h2>
+ *
+ * {@link #prepare} and {@link Refresh#swap} replace the copies with the marketplace's plugins as
+ * they are now (the public API's {@code POST /sessions/{id}/plugins/refresh}); the conversation is
+ * not touched, it lives in the CLI's own state.
+ *
+ * <ul>
+ *   <li>The new copies are made in the runtime's work area ({@value #WORK} in its state: the node's
+ *       own, outside the home, which the sandbox never shows, on the home's filesystem), with no
+ *       hold on the session. Nothing there is the session's to swap.
+ *   <li>The swap is renames only, two per plugin: the old copy into the work area, the new one into
+ *       the folder. It runs while the runner holds the session between prompts with no process of
+ *       it left (the caller checks), so the checks on {@code ~/.berth} still hold at the renames.
+ *   <li>All or nothing: a rename that fails puts back what the swap had moved. A crash between the
+ *       renames leaves each plugin whole in the folder or in the work area; the next start puts
+ *       back those it finds only there ({@link #copy}), and the work area is then deleted.
+ *   <li>The old copies are deleted after the hold, without following a link (the session may have
+ *       put any link in them): a copy of a million files holds no prompt up.
+ * </ul>
  */
 final class PluginCopies {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PluginCopies.class);
 
+  /** The work area of a refresh, in a runtime's state. */
+  static final String WORK = "plugin-refresh";
+
+  /** How the swap moves a directory; a test makes one fail. */
+  interface Move {
+    void move(Path from, Path to) throws IOException;
+
+    Move ATOMIC = (from, to) -> Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+  }
+
   private PluginCopies() {}
 
   /**
-   * Copies each plugin not yet in {@code folder} there, under its name.
+   * Copies each plugin not yet in {@code folder} there, under its name, after putting back what a
+   * refresh that a crash cut short left in {@code work}.
    *
    * @return the paths created, for the workload to own
    */
-  static List<Path> copy(List<AgentLaunch.Plugin> plugins, Path folder) {
+  static List<Path> copy(List<AgentLaunch.Plugin> plugins, Path folder, Path work) {
+    recover(folder, work);
     List<Path> created = new ArrayList<>();
     if (plugins.isEmpty()) {
       return created;
@@ -70,10 +94,18 @@ final class PluginCopies {
       if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
         continue;
       }
+      Path source = Path.of(plugin.path());
+      if (!Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
+        LOG.warn(
+            "the plugin {} is no longer in the marketplace ({}): the session starts without it",
+            plugin.name(),
+            source);
+        continue;
+      }
       try {
         Path staging = folder.resolve("." + plugin.name() + ".copying");
         Trees.delete(staging);
-        List<Path> copied = copyTree(Path.of(plugin.path()), staging);
+        List<Path> copied = copyTree(source, staging);
         Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
         for (Path each : copied) {
           created.add(target.resolve(staging.relativize(each)));
@@ -84,6 +116,207 @@ final class PluginCopies {
       }
     }
     return created;
+  }
+
+  /**
+   * Puts back each old copy a crash left in the work area whose plugin is missing from the folder,
+   * then deletes the work area. Only at a start: no process of the session runs.
+   */
+  private static void recover(Path folder, Path work) {
+    if (!Files.exists(work, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Path old = work.resolve("old");
+    try {
+      if (Files.isDirectory(old, LinkOption.NOFOLLOW_LINKS) && plainDirectoriesNow(folder)) {
+        try (var retired = Files.list(old)) {
+          for (Path copy : retired.toList()) {
+            Path target = folder.resolve(copy.getFileName().toString());
+            if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+              Files.move(copy, target, StandardCopyOption.ATOMIC_MOVE);
+              LOG.warn("a plugin refresh was cut short: {} is back as it was", target);
+            }
+          }
+        }
+      }
+      Trees.delete(work);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot recover the plugin refresh left in " + work, e);
+    }
+  }
+
+  /**
+   * Stages the marketplace's plugins as they are now in {@code work}, for {@link Refresh#swap}.
+   * Needs no hold on the session: the work area is the node's own.
+   *
+   * @param owner gives the paths made to the session's uid
+   * @throws HostRefusal 409 PLUGIN_UNAVAILABLE when a plugin is no longer in the marketplace
+   */
+  static Refresh prepare(
+      List<AgentLaunch.Plugin> plugins,
+      Path folder,
+      Path work,
+      String runtime,
+      Consumer<List<Path>> owner) {
+    List<String> missing =
+        plugins.stream()
+            .filter(p -> !Files.isDirectory(Path.of(p.path()), LinkOption.NOFOLLOW_LINKS))
+            .map(AgentLaunch.Plugin::name)
+            .toList();
+    if (!missing.isEmpty()) {
+      throw new HostRefusal(
+          409,
+          "PLUGIN_UNAVAILABLE",
+          "runtime "
+              + runtime
+              + " cannot refresh its plugins: "
+              + missing
+              + " is no longer in the marketplace (or is not a directory there); every copy is kept"
+              + " as it was. Put the plugin back in the marketplace, then refresh again");
+    }
+    Refresh refresh = new Refresh(plugins, folder, work, runtime, owner, Move.ATOMIC);
+    try {
+      // What is here is a refresh's that could not delete it; a crash's was recovered at start.
+      Trees.delete(work);
+      Files.createDirectories(refresh.staging);
+      Files.createDirectories(refresh.old);
+      for (AgentLaunch.Plugin plugin : plugins) {
+        owner.accept(copyTree(Path.of(plugin.path()), refresh.staging.resolve(plugin.name())));
+      }
+    } catch (IOException e) {
+      refresh.close();
+      throw new UncheckedIOException(
+          "cannot stage the plugins of runtime " + runtime + " in " + work + ": " + e, e);
+    }
+    return refresh;
+  }
+
+  /** A refresh with its copies staged; closing it deletes the work area. */
+  static final class Refresh implements AutoCloseable {
+    private final List<AgentLaunch.Plugin> plugins;
+    private final Path folder;
+    private final Path work;
+    private final Path staging;
+    private final Path old;
+    private final String runtime;
+    private final Consumer<List<Path>> owner;
+    private final Move move;
+
+    Refresh(
+        List<AgentLaunch.Plugin> plugins,
+        Path folder,
+        Path work,
+        String runtime,
+        Consumer<List<Path>> owner,
+        Move move) {
+      this.plugins = List.copyOf(plugins);
+      this.folder = folder;
+      this.work = work;
+      this.staging = work.resolve("staging");
+      this.old = work.resolve("old");
+      this.runtime = runtime;
+      this.owner = owner;
+      this.move = move;
+    }
+
+    /** The same refresh, its renames made by {@code other}. */
+    Refresh with(Move other) {
+      return new Refresh(plugins, folder, work, runtime, owner, other);
+    }
+
+    /**
+     * Swaps the staged copies in; only while no process of the session runs.
+     *
+     * @return the names refreshed, in order
+     * @throws HostRefusal 409 PLUGINS_FOLDER_UNSAFE when {@code ~/.berth} or its plugin folder is
+     *     not a plain directory; nothing is changed then
+     */
+    List<String> swap() {
+      Path parent = folder.getParent();
+      for (Path dir : parent == null ? List.of(folder) : List.of(parent, folder)) {
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
+            && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+          throw unsafe();
+        }
+      }
+      List<Path> created = new ArrayList<>();
+      List<Swapped> swapped = new ArrayList<>();
+      try {
+        plainDirectories(folder, created);
+        owner.accept(created);
+        for (AgentLaunch.Plugin plugin : plugins) {
+          swapped.add(swapIn(plugin.name()));
+        }
+      } catch (IOException | RuntimeException e) {
+        swapped.reversed().forEach(this::putBack);
+        throw new UncheckedIOException(
+            "cannot refresh the plugins of runtime "
+                + runtime
+                + ": "
+                + e
+                + "; every copy is as it was (retry the refresh)",
+            e instanceof IOException io ? io : new IOException(e));
+      }
+      return plugins.stream().map(AgentLaunch.Plugin::name).toList();
+    }
+
+    private record Swapped(String name, boolean hadCopy) {}
+
+    private Swapped swapIn(String name) throws IOException {
+      Path target = folder.resolve(name);
+      boolean had = Files.exists(target, LinkOption.NOFOLLOW_LINKS);
+      if (had) {
+        move.move(target, old.resolve(name));
+      }
+      try {
+        move.move(staging.resolve(name), target);
+      } catch (IOException e) {
+        if (had) {
+          move.move(old.resolve(name), target);
+        }
+        throw e;
+      }
+      return new Swapped(name, had);
+    }
+
+    private void putBack(Swapped swapped) {
+      Path target = folder.resolve(swapped.name());
+      try {
+        move.move(target, staging.resolve(swapped.name()));
+        if (swapped.hadCopy()) {
+          move.move(old.resolve(swapped.name()), target);
+        }
+      } catch (IOException e) {
+        LOG.error(
+            "a failed plugin refresh of runtime {} could not put back {} ({}); its old copy is in {}"
+                + " until the next start puts it back",
+            runtime,
+            target,
+            e.toString(),
+            old);
+      }
+    }
+
+    private HostRefusal unsafe() {
+      return new HostRefusal(
+          409,
+          "PLUGINS_FOLDER_UNSAFE",
+          "runtime "
+              + runtime
+              + ": ~/.berth or ~/.berth/plugins is not a plain directory (a link?), so the node"
+              + " writes no plugin through it; nothing was changed. Have the agent remove it"
+              + " (rm ~/.berth/plugins), then refresh again: the folder is made anew");
+    }
+
+    /** Deletes the work area with what the swap retired; a failure is only logged. */
+    @Override
+    public void close() {
+      try {
+        Trees.delete(work);
+      } catch (IOException e) {
+        LOG.warn("cannot delete the plugin refresh's work area {}: {}", work, e.toString());
+      }
+    }
   }
 
   /**
@@ -105,112 +338,11 @@ final class PluginCopies {
     return true;
   }
 
-  /**
-   * Replaces the copy of each of {@code plugins} in {@code folder} with the plugin as its
-   * marketplace directory holds it now; adds the copy of one the first start did not find.
-   *
-   * @param owner gives the paths made to the session's uid, before they are swapped in
-   * @return the names refreshed, in order
-   * @throws HostRefusal 409 PLUGINS_FOLDER_UNSAFE when {@code ~/.berth} or a folder in it is not a
-   *     plain directory, 409 PLUGIN_UNAVAILABLE when a plugin is no longer in the marketplace;
-   *     nothing is changed then
-   */
-  static List<String> refresh(
-      List<AgentLaunch.Plugin> plugins, Path folder, String runtime, Consumer<List<Path>> owner) {
-    if (plugins.isEmpty()) {
-      return List.of();
-    }
-    List<String> missing =
-        plugins.stream()
-            .filter(p -> !Files.isDirectory(Path.of(p.path()), LinkOption.NOFOLLOW_LINKS))
-            .map(AgentLaunch.Plugin::name)
-            .toList();
-    if (!missing.isEmpty()) {
-      throw new HostRefusal(
-          409,
-          "PLUGIN_UNAVAILABLE",
-          "runtime "
-              + runtime
-              + " cannot refresh its plugins: "
-              + missing
-              + " is no longer in the marketplace (or is not a directory there); its copy is kept"
-              + " as it was. Put the plugin back in the marketplace, then refresh again");
-    }
-    Path staging = sibling(folder, ".staging");
-    Path old = sibling(folder, ".old");
-    try {
-      List<Path> created = new ArrayList<>();
-      if (!plainDirectories(folder, created)
-          || !plainDirectory(staging, created)
-          || !plainDirectory(old, created)) {
-        throw unsafe(folder, runtime);
-      }
-      owner.accept(created);
-      // A refresh that a crash cut short left its copies here: they are not the session's.
-      clear(staging);
-      clear(old);
-      for (AgentLaunch.Plugin plugin : plugins) {
-        owner.accept(copyTree(Path.of(plugin.path()), staging.resolve(plugin.name())));
-      }
-      for (AgentLaunch.Plugin plugin : plugins) {
-        Path target = folder.resolve(plugin.name());
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-          Files.move(target, old.resolve(plugin.name()), StandardCopyOption.ATOMIC_MOVE);
-        }
-        Files.move(staging.resolve(plugin.name()), target, StandardCopyOption.ATOMIC_MOVE);
-      }
-      Trees.delete(staging);
-      Trees.delete(old);
-    } catch (IOException e) {
-      deleteQuietly(staging);
-      throw new UncheckedIOException(
-          "cannot refresh the plugins of runtime " + runtime + " in " + folder + ": " + e, e);
-    }
-    return plugins.stream().map(AgentLaunch.Plugin::name).toList();
-  }
-
-  private static HostRefusal unsafe(Path folder, String runtime) {
-    return new HostRefusal(
-        409,
-        "PLUGINS_FOLDER_UNSAFE",
-        "runtime "
-            + runtime
-            + ": "
-            + folder
-            + ", its parent or a folder beside it is not a plain directory (a link?), so the node"
-            + " writes no plugin through it; nothing was changed. Have the agent remove it"
-            + " (rm ~/.berth/plugins*), then refresh again: the folder is made anew");
-  }
-
-  private static void deleteQuietly(Path dir) {
-    try {
-      Trees.delete(dir);
-    } catch (IOException e) {
-      LOG.warn("cannot remove the plugin copies staged in {}: {}", dir, e.toString());
-    }
-  }
-
-  /** {@code ~/.berth/plugins} + {@code suffix}, beside the folder, on the same filesystem. */
-  private static Path sibling(Path folder, String suffix) {
-    return folder.resolveSibling(folder.getFileName() + suffix);
-  }
-
-  private static boolean plainDirectory(Path dir, List<Path> created) throws IOException {
-    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS);
-    }
-    Files.createDirectory(dir);
-    created.add(dir);
-    return true;
-  }
-
-  /** Deletes what is in {@code dir} (links as links), keeping {@code dir}. */
-  private static void clear(Path dir) throws IOException {
-    try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
-      for (Path entry : entries.toList()) {
-        Trees.delete(entry);
-      }
-    }
+  /** Whether {@code folder} and its parent are there, as plain directories. */
+  private static boolean plainDirectoriesNow(Path folder) {
+    Path parent = folder.getParent();
+    return Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)
+        && (parent == null || Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS));
   }
 
   private static List<Path> copyTree(Path from, Path to) throws IOException {

@@ -29,13 +29,13 @@ class PluginCopiesTest {
     Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
 
-    List<Path> created = PluginCopies.copy(plugins, folder);
+    List<Path> created = PluginCopies.copy(plugins, folder, work());
 
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
     assertThat(created)
         .contains(folder.getParent(), folder, folder.resolve("lint/.claude-plugin/plugin.json"));
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed in the marketplace");
-    assertThat(PluginCopies.copy(plugins, folder)).isEmpty();
+    assertThat(PluginCopies.copy(plugins, folder, work())).isEmpty();
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
     try (var left = Files.list(folder)) {
       assertThat(left.map(p -> p.getFileName().toString())).containsExactly("lint");
@@ -53,7 +53,8 @@ class PluginCopiesTest {
     List<Path> created =
         PluginCopies.copy(
             List.of(new AgentLaunch.Plugin("lint", source.toString())),
-            home.resolve(".berth/plugins"));
+            home.resolve(".berth/plugins"),
+            work());
 
     assertThat(created).isEmpty();
     try (var left = Files.list(host)) {
@@ -68,7 +69,7 @@ class PluginCopiesTest {
     Files.createSymbolicLink(source.resolve("leak"), dir.resolve("host-secret"));
     Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
 
-    PluginCopies.copy(List.of(new AgentLaunch.Plugin("lint", source.toString())), folder);
+    PluginCopies.copy(List.of(new AgentLaunch.Plugin("lint", source.toString())), folder, work());
 
     assertThat(folder.resolve("lint/leak")).doesNotExist();
     assertThat(Files.exists(folder.resolve("lint/leak"), LinkOption.NOFOLLOW_LINKS)).isFalse();
@@ -79,8 +80,16 @@ class PluginCopiesTest {
 
   private final List<Path> owned = new java.util.ArrayList<>();
 
+  /** The runtime's work area: beside the home, on its filesystem, as in a runtime's state. */
+  private Path work() {
+    return dir.resolve("state").resolve(PluginCopies.WORK);
+  }
+
   private List<String> refresh(List<AgentLaunch.Plugin> plugins, Path folder) {
-    return PluginCopies.refresh(plugins, folder, "r-1", owned::addAll);
+    try (PluginCopies.Refresh refresh =
+        PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll)) {
+      return refresh.swap();
+    }
   }
 
   private static List<String> names(Path dir) throws IOException {
@@ -89,13 +98,20 @@ class PluginCopiesTest {
     }
   }
 
+  private Path marketplacePluginNamed(String name) throws IOException {
+    Path plugin =
+        Files.createDirectories(dir.resolve("market").resolve(name).resolve(".claude-plugin"));
+    Files.writeString(plugin.resolve("plugin.json"), "{\"name\":\"" + name + "\"}");
+    return plugin.getParent();
+  }
+
   @Test
-  void aRefreshReplacesTheCopyWithThePluginAsTheMarketplaceHoldsItNowAndLeavesNothingBeside()
+  void aRefreshReplacesTheCopyWithThePluginAsTheMarketplaceHoldsItNowAndLeavesNothingBehind()
       throws IOException {
     Path source = marketplacePlugin();
     Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
-    PluginCopies.copy(plugins, folder);
+    PluginCopies.copy(plugins, folder, work());
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed in the marketplace");
     Files.writeString(source.resolve("skills/a/NEW.md"), "new");
     Files.writeString(folder.resolve("lint/skills/a/mine.txt"), "the session's own, in the copy");
@@ -105,36 +121,29 @@ class PluginCopiesTest {
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("changed in the marketplace");
     assertThat(names(folder.resolve("lint/skills/a"))).containsExactly("NEW.md", "SKILL.md");
     assertThat(names(folder)).containsExactly("lint");
-    assertThat(names(folder.getParent())).as("no staging left").containsExactly("plugins");
-    assertThat(owned).contains(folder.getParent().resolve("plugins.staging/lint/skills/a/NEW.md"));
+    assertThat(names(folder.getParent())).containsExactly("plugins");
+    assertThat(work()).doesNotExist();
+    assertThat(owned).contains(work().resolve("staging/lint/skills/a/NEW.md"));
   }
 
   @Test
-  void aRefreshAddsTheCopyOfAPluginTheFirstStartDidNotFindAndOfNoneWithoutPlugins()
-      throws IOException {
+  void aRefreshAddsTheCopyOfAPluginTheFirstStartDidNotFind() throws IOException {
     Path source = marketplacePlugin();
     Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
 
-    assertThat(refresh(List.of(), folder)).isEmpty();
-    assertThat(folder.getParent()).doesNotExist();
     assertThat(refresh(List.of(new AgentLaunch.Plugin("lint", source.toString())), folder))
         .containsExactly("lint");
+
     assertThat(folder.resolve("lint/.claude-plugin/plugin.json")).exists();
+    assertThat(owned).contains(folder.getParent(), folder);
   }
 
   @Test
   void aPluginGoneFromTheMarketplaceRefusesTheRefreshAndEveryCopyStaysAsItWas() throws IOException {
-    Path lint = marketplacePlugin();
-    Path format = Files.createDirectories(dir.resolve("market/format/.claude-plugin"));
-    Files.writeString(format.resolve("plugin.json"), "{}");
-    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
-    List<AgentLaunch.Plugin> plugins =
-        List.of(
-            new AgentLaunch.Plugin("lint", lint.toString()),
-            new AgentLaunch.Plugin("format", format.getParent().toString()));
-    PluginCopies.copy(plugins, folder);
-    Files.writeString(lint.resolve("skills/a/SKILL.md"), "changed");
-    dev.berth.agent.archive.Trees.delete(format.getParent());
+    Path format = dir.resolve("market/format");
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
+    dev.berth.agent.archive.Trees.delete(format);
 
     assertThatThrownBy(() -> refresh(plugins, folder))
         .isInstanceOfSatisfying(
@@ -143,27 +152,33 @@ class PluginCopiesTest {
 
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
     assertThat(names(folder)).containsExactly("format", "lint");
+    assertThat(work()).doesNotExist();
   }
 
   @Test
-  void aPluginFolderTheSessionLinkedToAHostDirectoryIsRefusedAndNothingIsWrittenThrough()
+  void aPluginFolderTheSessionLinkedToAHostDirectoryIsRefusedAndNothingIsWrittenAnywhere()
       throws IOException {
     Path source = marketplacePlugin();
     Path hostEtc = Files.createDirectories(dir.resolve("host-etc"));
     Files.writeString(hostEtc.resolve("passwd"), "root:x:0:0");
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
-    for (String linked : List.of("plugins", "plugins.staging", "plugins.old")) {
-      Path home = Files.createDirectories(dir.resolve("home-" + linked));
-      Files.createDirectories(home.resolve(".berth"));
-      Files.createSymbolicLink(home.resolve(".berth").resolve(linked), hostEtc);
+    for (String linked : List.of(".berth", ".berth/plugins")) {
+      Path home = Files.createDirectories(dir.resolve("home-" + linked.replace('/', '-')));
+      Files.createDirectories(home.resolve(linked).getParent());
+      Files.createSymbolicLink(home.resolve(linked), hostEtc);
+      List<String> before = names(home.resolve(linked).getParent());
 
       assertThatThrownBy(() -> refresh(plugins, home.resolve(".berth/plugins")))
           .as(linked)
           .isInstanceOfSatisfying(
-              HostRefusal.class, r -> assertThat(r.reason()).isEqualTo("PLUGINS_FOLDER_UNSAFE"));
+              HostRefusal.class, r -> assertThat(r.reason()).isEqualTo("PLUGINS_FOLDER_UNSAFE"))
+          .hasMessageContaining("~/.berth/plugins")
+          .hasMessageNotContaining(home.toString());
 
       assertThat(names(hostEtc)).as(linked).containsExactly("passwd");
       assertThat(hostEtc.resolve("passwd")).hasContent("root:x:0:0");
+      assertThat(names(home.resolve(linked).getParent())).as(linked).isEqualTo(before);
+      assertThat(work()).doesNotExist();
     }
   }
 
@@ -175,7 +190,7 @@ class PluginCopiesTest {
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
     Path victim = Files.createDirectories(dir.resolve("node-data"));
     Files.writeString(victim.resolve("admin.token"), "secret");
-    PluginCopies.copy(plugins, folder);
+    PluginCopies.copy(plugins, folder, work());
     // The copy's skills are a link to the node's data, and a second plugin's copy is one too.
     dev.berth.agent.archive.Trees.delete(folder.resolve("lint/skills"));
     Files.createSymbolicLink(folder.resolve("lint/skills"), victim);
@@ -194,25 +209,85 @@ class PluginCopiesTest {
     assertThat(folder.resolve("other/.claude-plugin/plugin.json")).exists();
   }
 
+  /** {@code lint} and {@code format}, copied into {@code folder}; then lint's skill changes. */
+  private List<AgentLaunch.Plugin> twoPluginsCopiedThenChanged(Path folder) throws IOException {
+    Path lint = marketplacePlugin();
+    Path format = marketplacePluginNamed("format");
+    Files.createDirectories(dir.resolve("home"));
+    List<AgentLaunch.Plugin> plugins =
+        List.of(
+            new AgentLaunch.Plugin("lint", lint.toString()),
+            new AgentLaunch.Plugin("format", format.toString()));
+    PluginCopies.copy(plugins, folder, work());
+    Files.writeString(lint.resolve("skills/a/SKILL.md"), "changed");
+    return plugins;
+  }
+
+  /** Renames as the swap makes them, the {@code failing}th (counted from 1) failing. */
+  private static PluginCopies.Move failingAt(int failing) {
+    int[] calls = {0};
+    return (from, to) -> {
+      if (++calls[0] == failing) {
+        throw new IOException("injected: rename " + calls[0] + " fails");
+      }
+      PluginCopies.Move.ATOMIC.move(from, to);
+    };
+  }
+
   @Test
-  void copiesARefreshCutShortLeftBehindAreClearedByTheNext() throws IOException {
+  void aRenameThatFailsMidwayPutsBackEveryCopyTheSwapHadMoved() throws IOException {
+    Path format = dir.resolve("market/format");
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
+    Files.writeString(format.resolve("NEW.md"), "new");
+    // Two renames a plugin (old copy out, new one in): the 3rd is format's first, the 4th its
+    // second.
+    for (int failing : new int[] {1, 2, 3, 4}) {
+      try (PluginCopies.Refresh refresh =
+          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll)) {
+        assertThatThrownBy(() -> refresh.with(failingAt(failing)).swap())
+            .as("rename %d fails", failing)
+            .hasMessageContaining("every copy is as it was");
+      }
+
+      assertThat(folder.resolve("lint/skills/a/SKILL.md")).as("%d", failing).hasContent("skill");
+      assertThat(folder.resolve("format/NEW.md")).as("%d", failing).doesNotExist();
+      assertThat(names(folder)).containsExactly("format", "lint");
+      assertThat(work()).doesNotExist();
+    }
+  }
+
+  @Test
+  void aStartAfterACrashBetweenTheRenamesPutsTheOldCopyBackAndDeletesTheWorkArea()
+      throws IOException {
     Path source = marketplacePlugin();
     Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
     List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
-    PluginCopies.copy(plugins, folder);
-    Files.createDirectories(folder.resolveSibling("plugins.staging/lint/half"));
-    Files.createDirectories(folder.resolveSibling("plugins.old/lint"));
+    PluginCopies.copy(plugins, folder, work());
+    Files.writeString(source.resolve("skills/a/SKILL.md"), "changed");
+    PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll);
+    // The node died after the swap's first rename: the old copy is in the work area only.
+    Files.move(folder.resolve("lint"), work().resolve("old/lint"));
+    // ... and the marketplace lost the plugin meanwhile: the start must not fail for it.
+    dev.berth.agent.archive.Trees.delete(source);
 
-    assertThat(refresh(plugins, folder)).containsExactly("lint");
+    assertThat(PluginCopies.copy(plugins, folder, work())).isEmpty();
 
-    assertThat(names(folder.getParent())).containsExactly("plugins");
-    assertThat(folder.resolve("lint/half")).doesNotExist();
+    assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
+    assertThat(work()).doesNotExist();
   }
 
-  private Path marketplacePluginNamed(String name) throws IOException {
-    Path plugin =
-        Files.createDirectories(dir.resolve("market").resolve(name).resolve(".claude-plugin"));
-    Files.writeString(plugin.resolve("plugin.json"), "{\"name\":\"" + name + "\"}");
-    return plugin.getParent();
+  @Test
+  void aFirstStartWithoutAPluginTheMarketplaceLostStartsWithTheOthers() throws IOException {
+    Path lint = marketplacePlugin();
+    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
+    List<AgentLaunch.Plugin> plugins =
+        List.of(
+            new AgentLaunch.Plugin("gone", dir.resolve("market/gone").toString()),
+            new AgentLaunch.Plugin("lint", lint.toString()));
+
+    PluginCopies.copy(plugins, folder, work());
+
+    assertThat(names(folder)).containsExactly("lint");
   }
 }

@@ -208,7 +208,8 @@ class OpenApiSpecTest {
             "Recover",
             "CreateExecution",
             "CreateToken",
-            "KeepAlive");
+            "KeepAlive",
+            "PluginRefresh");
   }
 
   @Test
