@@ -395,11 +395,14 @@ public final class PromptRunner implements AutoCloseable {
         } finally {
           lock.unlock();
         }
-        if (started != null) {
-          kill(started, entry.execution.id().value());
-          awaitExit(started);
+        try {
+          if (started != null) {
+            kill(started, entry.execution.id().value());
+            awaitExit(started);
+          }
+        } finally {
+          finish(entry, OptionalLong.empty(), Outcome.FAILED);
         }
-        finish(entry, OptionalLong.empty(), Outcome.FAILED);
       }
     }
   }
@@ -542,11 +545,20 @@ public final class PromptRunner implements AutoCloseable {
   }
 
   private void finish(Entry entry, OptionalLong code, Outcome outcome) {
-    setup
-        .transcript()
-        .append(
-            entry.execution.id().value(),
-            new TranscriptEvent.TurnFinished(outcome.wireName(), code));
+    // The entry first, so that a reader who sees the execution finished finds it; but a transcript
+    // that cannot be written (a full disk) must not keep the execution running for ever.
+    try {
+      setup
+          .transcript()
+          .append(
+              entry.execution.id().value(),
+              new TranscriptEvent.TurnFinished(outcome.wireName(), code));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "the end of prompt {} could not be written to the transcript: {}",
+          entry.execution.id().value(),
+          e.toString());
+    }
     lock.lock();
     try {
       Execution execution = entry.execution;
@@ -608,8 +620,12 @@ public final class PromptRunner implements AutoCloseable {
   }
 
   private static void kill(Process process, String tag) {
-    ProcessTree.snapshot(process.pid()).forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    // Through the process's own handle, never its pid: once it was reaped, the pid may be another
+    // process's.
+    if (process.isAlive()) {
+      process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
     ProcessTree.carrying(TAG_VARIABLE, tag).forEach(ProcessHandle::destroyForcibly);
   }
 

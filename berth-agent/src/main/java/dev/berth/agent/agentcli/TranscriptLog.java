@@ -2,7 +2,6 @@ package dev.berth.agent.agentcli;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,8 +34,9 @@ import tools.jackson.databind.node.ObjectNode;
  *
  * <p>Its size is capped ({@link #DEFAULT_CAP}, 256 MiB, as the session's byte log is): the entry
  * that would pass the cap is replaced by one {@code error} entry that says so ({@link #FULL}), and
- * later entries are not kept. The byte log still takes the output up to its own cap, and the host
- * keeps room on the session's disk for both (see {@code HostConfig#diskReserveBytes}).
+ * later entries are not kept. The byte log still takes the output up to its own cap; where the host
+ * is root, it keeps room on the session's disk for both (see {@code HostConfig#diskReserveBytes},
+ * at most the disk's cap).
  */
 public final class TranscriptLog {
 
@@ -47,6 +47,12 @@ public final class TranscriptLog {
 
   /** The most a session's transcript holds. */
   public static final long DEFAULT_CAP = 256L << 20;
+
+  /**
+   * The execution of the last entry of a full transcript: no prompt's (theirs are made by the node,
+   * {@code x-…}), so that no CLI event can pass for it.
+   */
+  static final String FULL_EXECUTION = "berth";
 
   /** The message of the last entry of a full transcript. */
   public static final String FULL =
@@ -83,11 +89,23 @@ public final class TranscriptLog {
 
   /** Opens the transcript in {@code state}, continuing its numbering. */
   public static TranscriptLog open(Path state, Clock clock) {
-    return open(state, clock, DEFAULT_CAP);
+    return open(state, clock, DEFAULT_CAP, true);
+  }
+
+  /**
+   * Opens the transcript of a runtime that runs nothing, to read it: a torn last entry is left as
+   * it is (the runtime's own next open cuts it off) and not read.
+   */
+  public static TranscriptLog read(Path state, Clock clock) {
+    return open(state, clock, DEFAULT_CAP, false);
   }
 
   /** As {@link #open(Path, Clock)} with another cap (tests fill a small one). */
   static TranscriptLog open(Path state, Clock clock, long cap) {
+    return open(state, clock, cap, true);
+  }
+
+  private static TranscriptLog open(Path state, Clock clock, long cap, boolean repair) {
     Path file = state.resolve(FILE);
     List<Long> index = new ArrayList<>();
     long entries = 0;
@@ -116,7 +134,7 @@ public final class TranscriptLog {
             blank = false;
           }
         }
-        if (offset > whole) {
+        if (offset > whole && repair) {
           LOG.warn(
               "the transcript {} ends in a torn entry ({} bytes, a crash while it was written):"
                   + " it is cut off, the {} entries before it are kept",
@@ -150,6 +168,7 @@ public final class TranscriptLog {
       }
       JsonNode entry = JSON.readTree(line);
       return entry.path("type").asString("").equals("error")
+          && entry.path("execution").asString("").equals(FULL_EXECUTION)
           && entry.path("message").asString("").equals(FULL);
     } catch (IOException | tools.jackson.core.JacksonException e) {
       return false;
@@ -166,11 +185,12 @@ public final class TranscriptLog {
         return last;
       }
       byte[] line = line(execution, event);
-      if (length + line.length > cap - FULL_ENTRY_ROOM) {
-        full = true;
-        line = line(execution, new TranscriptEvent.Failure(FULL));
+      boolean fills = length + line.length > cap - FULL_ENTRY_ROOM;
+      if (fills) {
+        line = line(FULL_EXECUTION, new TranscriptEvent.Failure(FULL));
       }
       write(line);
+      full = fills;
       if (last % STRIDE == 0) {
         index.add(length);
       }
@@ -191,22 +211,21 @@ public final class TranscriptLog {
     return (JSON.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Under the lock: appends {@code line} whole, or leaves the file as it was and throws. */
+  /**
+   * Under the lock: appends {@code line} whole, or leaves the file as it was and throws. Through a
+   * stream an interrupt does not close (the runner's thread is interrupted when its runtime stops,
+   * and the end of the prompt it ran is still written).
+   */
   private void write(byte[] line) {
-    try (FileChannel channel =
-        FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-      try {
-        ByteBuffer buffer = ByteBuffer.wrap(line);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-      } catch (IOException e) {
-        // A full disk may have taken part of the line: cut it off, so the next entry starts clean.
-        channel.truncate(length);
-        throw e;
-      }
+    try (var out = new java.io.FileOutputStream(file.toFile(), true)) {
+      out.write(line);
     } catch (IOException e) {
+      // A full disk may have taken part of the line: cut it off, so the next entry starts clean.
+      try (var cut = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+        cut.setLength(length);
+      } catch (IOException again) {
+        e.addSuppressed(again);
+      }
       throw new UncheckedIOException("cannot append to the transcript " + file, e);
     }
   }

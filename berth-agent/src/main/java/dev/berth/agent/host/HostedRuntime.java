@@ -385,7 +385,14 @@ final class HostedRuntime {
     }
     LOG.warn("runtime {} still had processes between prompts; they are killed", name());
     plan.killAll();
+    // A killed cgroup empties a moment later: wait for it rather than refuse what is dying.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
     java.util.Set<Long> left = plan.processes();
+    while (!left.isEmpty() && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(
+          java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20));
+      left = plan.processes();
+    }
     if (!left.isEmpty()) {
       throw new HostRefusal(
           409,
@@ -413,7 +420,7 @@ final class HostedRuntime {
     if (current instanceof Workload.Awaiting) {
       throw restoring("has no transcript yet");
     }
-    return dev.berth.agent.agentcli.TranscriptLog.open(state(directory), clock).after(cursor, max);
+    return dev.berth.agent.agentcli.TranscriptLog.read(state(directory), clock).after(cursor, max);
   }
 
   /** Waits up to {@code wait} for an entry after {@code cursor}; whether one came. */

@@ -119,8 +119,11 @@ final class PluginCopies {
   }
 
   /**
-   * Puts back each old copy a crash left in the work area whose plugin is missing from the folder,
-   * then deletes the work area. Only at a start: no process of the session runs.
+   * Undoes a refresh a crash cut short, then deletes the work area. A refresh that swapped every
+   * copy in renamed {@code old} to {@code retired} as its last step: its old copies only wait to be
+   * deleted. Otherwise each old copy goes back in place of what the folder holds under its name (a
+   * new copy, or nothing), so the session has the plugins it had before the refresh. Only at a
+   * start: no process of the session runs.
    */
   private static void recover(Path folder, Path work) {
     if (!Files.exists(work, LinkOption.NOFOLLOW_LINKS)) {
@@ -128,14 +131,15 @@ final class PluginCopies {
     }
     Path old = work.resolve("old");
     try {
-      if (Files.isDirectory(old, LinkOption.NOFOLLOW_LINKS) && plainDirectoriesNow(folder)) {
+      if (!Files.exists(work.resolve("retired"), LinkOption.NOFOLLOW_LINKS)
+          && Files.isDirectory(old, LinkOption.NOFOLLOW_LINKS)
+          && plainDirectoriesNow(folder)) {
         try (var retired = Files.list(old)) {
           for (Path copy : retired.toList()) {
             Path target = folder.resolve(copy.getFileName().toString());
-            if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-              Files.move(copy, target, StandardCopyOption.ATOMIC_MOVE);
-              LOG.warn("a plugin refresh was cut short: {} is back as it was", target);
-            }
+            Trees.delete(target);
+            Files.move(copy, target, StandardCopyOption.ATOMIC_MOVE);
+            LOG.warn("a plugin refresh was cut short: {} is back as it was before it", target);
           }
         }
       }
@@ -176,8 +180,10 @@ final class PluginCopies {
     }
     Refresh refresh = new Refresh(plugins, folder, work, runtime, owner, Move.ATOMIC);
     try {
-      // What is here is a refresh's that could not delete it; a crash's was recovered at start.
-      Trees.delete(work);
+      // A crash's work area was recovered at start. What an earlier refresh left here: its
+      // staging and retired copies go; old copies a failed put-back kept are put back by the swap.
+      Trees.delete(refresh.staging);
+      Trees.delete(work.resolve("retired"));
       Files.createDirectories(refresh.staging);
       Files.createDirectories(refresh.old);
       for (AgentLaunch.Plugin plugin : plugins) {
@@ -201,6 +207,7 @@ final class PluginCopies {
     private final String runtime;
     private final Consumer<List<Path>> owner;
     private final Move move;
+    private boolean keepOld;
 
     Refresh(
         List<AgentLaunch.Plugin> plugins,
@@ -244,9 +251,12 @@ final class PluginCopies {
       try {
         plainDirectories(folder, created);
         owner.accept(created);
+        putBackWhatAFailedRefreshKept();
         for (AgentLaunch.Plugin plugin : plugins) {
           swapped.add(swapIn(plugin.name()));
         }
+        // The mark that the swap is whole: a start after a crash from here on only deletes.
+        move.move(old, work.resolve("retired"));
       } catch (IOException | RuntimeException e) {
         swapped.reversed().forEach(this::putBack);
         throw new UncheckedIOException(
@@ -254,10 +264,24 @@ final class PluginCopies {
                 + runtime
                 + ": "
                 + e
-                + "; every copy is as it was (retry the refresh)",
+                + (keepOld
+                    ? "; a copy could not be put back, and is kept for the next refresh or start to"
+                        + " put back"
+                    : "; every copy is as it was (retry the refresh)"),
             e instanceof IOException io ? io : new IOException(e));
       }
       return plugins.stream().map(AgentLaunch.Plugin::name).toList();
+    }
+
+    /** Old copies a put-back could not restore go back now, in place of what stands there. */
+    private void putBackWhatAFailedRefreshKept() throws IOException {
+      try (var kept = Files.list(old)) {
+        for (Path copy : kept.toList()) {
+          Path target = folder.resolve(copy.getFileName().toString());
+          Trees.delete(target);
+          move.move(copy, target);
+        }
+      }
     }
 
     private record Swapped(String name, boolean hadCopy) {}
@@ -272,7 +296,12 @@ final class PluginCopies {
         move.move(staging.resolve(name), target);
       } catch (IOException e) {
         if (had) {
-          move.move(old.resolve(name), target);
+          try {
+            move.move(old.resolve(name), target);
+          } catch (IOException again) {
+            keepOld = true;
+            e.addSuppressed(again);
+          }
         }
         throw e;
       }
@@ -287,9 +316,10 @@ final class PluginCopies {
           move.move(old.resolve(swapped.name()), target);
         }
       } catch (IOException e) {
+        keepOld = true;
         LOG.error(
-            "a failed plugin refresh of runtime {} could not put back {} ({}); its old copy is in {}"
-                + " until the next start puts it back",
+            "a failed plugin refresh of runtime {} could not put back {} ({}); its old copy is kept"
+                + " in {} for the next refresh or start to put back",
             runtime,
             target,
             e.toString(),
@@ -308,11 +338,14 @@ final class PluginCopies {
               + " (rm ~/.berth/plugins), then refresh again: the folder is made anew");
     }
 
-    /** Deletes the work area with what the swap retired; a failure is only logged. */
+    /**
+     * Deletes the work area with what the swap retired (only the staging, when an old copy could
+     * not be put back); a failure is only logged.
+     */
     @Override
     public void close() {
       try {
-        Trees.delete(work);
+        Trees.delete(keepOld ? staging : work);
       } catch (IOException e) {
         LOG.warn("cannot delete the plugin refresh's work area {}: {}", work, e.toString());
       }

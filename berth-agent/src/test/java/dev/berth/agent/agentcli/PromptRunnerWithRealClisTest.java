@@ -290,6 +290,28 @@ class PromptRunnerWithRealClisTest {
   }
 
   @Test
+  void aPromptTheNodeCannotRecordIsLostAndTheNextRunsAsUsual() throws Exception {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        PromptRunner.Limits.defaults());
+    // A transcript the node cannot write (a directory where its file is: the test's full disk).
+    Path transcript = state.resolve(TranscriptLog.FILE);
+    Files.deleteIfExists(transcript);
+    Files.createDirectory(transcript);
+
+    // Its turn could not even be recorded as started: it never ran, so it ends LOST.
+    assertThat(finished(runner.submit(Turn.of("say hello"))).state())
+        .isEqualTo(ExecutionState.LOST);
+
+    Files.delete(transcript);
+    assertThat(finished(runner.submit(Turn.of("say hello again"))).state())
+        .as("the runner still runs prompts")
+        .isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(runner.busy()).isFalse();
+  }
+
+  @Test
   void twoCodexPromptsAreOneConversationThroughTheProxy() {
     start(new CodexAdapter(), ProviderProfile.Api.OPENAI, PromptRunner.Limits.defaults());
 

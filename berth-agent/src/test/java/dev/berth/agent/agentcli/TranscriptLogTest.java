@@ -102,6 +102,7 @@ class TranscriptLogTest {
     assertThat(seq).isEqualTo(all.size());
     assertThat(all.getLast().path("type").asString()).isEqualTo("error");
     assertThat(all.getLast().path("message").asString()).isEqualTo(TranscriptLog.FULL);
+    assertThat(all.getLast().path("execution").asString()).isEqualTo("berth");
     assertThat(all.subList(0, all.size() - 1))
         .allSatisfy(e -> assertThat(e.path("type").asString()).isEqualTo("assistant-text"));
     assertThat(Files.size(state.resolve(TranscriptLog.FILE))).isLessThanOrEqualTo(cap);
@@ -109,6 +110,29 @@ class TranscriptLogTest {
     TranscriptLog reopened = TranscriptLog.open(state, Clock.systemUTC(), cap);
     assertThat(reopened.append("e2", new TranscriptEvent.AssistantText("more"))).isEqualTo(seq);
     assertThat(reopened.size()).isEqualTo(seq);
+  }
+
+  @Test
+  void aPromptsErrorThatReadsLikeTheFullMarkerDoesNotFillTheTranscript() {
+    TranscriptLog log = TranscriptLog.open(state, Clock.systemUTC());
+    // A CLI's event is a prompt's: the session can make its CLI say anything.
+    log.append("x-1", new TranscriptEvent.Failure(TranscriptLog.FULL));
+
+    TranscriptLog reopened = TranscriptLog.open(state, Clock.systemUTC());
+
+    assertThat(reopened.append("x-2", new TranscriptEvent.AssistantText("kept"))).isEqualTo(2);
+  }
+
+  @Test
+  void aReadOfAStoppedRuntimesTranscriptLeavesATornEntryForItsOwnOpenToCut() throws Exception {
+    TranscriptLog log = TranscriptLog.open(state, Clock.systemUTC());
+    log.append("e1", new TranscriptEvent.AssistantText("one"));
+    Path file = state.resolve(TranscriptLog.FILE);
+    Files.writeString(file, "{\"seq\":2", StandardOpenOption.APPEND);
+    long size = Files.size(file);
+
+    assertThat(TranscriptLog.read(state, Clock.systemUTC()).after(0, 10)).hasSize(1);
+    assertThat(Files.size(file)).isEqualTo(size);
   }
 
   @Test

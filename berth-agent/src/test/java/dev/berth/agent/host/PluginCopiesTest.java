@@ -209,7 +209,10 @@ class PluginCopiesTest {
     assertThat(folder.resolve("other/.claude-plugin/plugin.json")).exists();
   }
 
-  /** {@code lint} and {@code format}, copied into {@code folder}; then lint's skill changes. */
+  /**
+   * {@code lint} and {@code format}, copied into {@code folder}; then lint's skill changes and
+   * format gains a file.
+   */
   private List<AgentLaunch.Plugin> twoPluginsCopiedThenChanged(Path folder) throws IOException {
     Path lint = marketplacePlugin();
     Path format = marketplacePluginNamed("format");
@@ -220,6 +223,7 @@ class PluginCopiesTest {
             new AgentLaunch.Plugin("format", format.toString()));
     PluginCopies.copy(plugins, folder, work());
     Files.writeString(lint.resolve("skills/a/SKILL.md"), "changed");
+    Files.writeString(format.resolve("NEW.md"), "new");
     return plugins;
   }
 
@@ -236,10 +240,8 @@ class PluginCopiesTest {
 
   @Test
   void aRenameThatFailsMidwayPutsBackEveryCopyTheSwapHadMoved() throws IOException {
-    Path format = dir.resolve("market/format");
     Path folder = dir.resolve("home/.berth/plugins");
     List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
-    Files.writeString(format.resolve("NEW.md"), "new");
     // Two renames a plugin (old copy out, new one in): the 3rd is format's first, the 4th its
     // second.
     for (int failing : new int[] {1, 2, 3, 4}) {
@@ -274,6 +276,38 @@ class PluginCopiesTest {
     assertThat(PluginCopies.copy(plugins, folder, work())).isEmpty();
 
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
+    assertThat(work()).doesNotExist();
+  }
+
+  @Test
+  void aStartAfterACrashMidwayPutsBackEveryOldCopyAlsoOfAPluginAlreadySwapped() throws IOException {
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
+    PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll);
+    // The node died after lint was swapped whole and format's old copy was moved out.
+    Files.move(folder.resolve("lint"), work().resolve("old/lint"));
+    Files.move(work().resolve("staging/lint"), folder.resolve("lint"));
+    Files.move(folder.resolve("format"), work().resolve("old/format"));
+
+    PluginCopies.copy(plugins, folder, work());
+
+    assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
+    assertThat(folder.resolve("format/NEW.md")).doesNotExist();
+    assertThat(names(folder)).containsExactly("format", "lint");
+    assertThat(work()).doesNotExist();
+  }
+
+  @Test
+  void aStartAfterACrashBehindAWholeSwapKeepsTheNewCopies() throws IOException {
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
+    // Swapped whole, then the node died before it deleted the old copies.
+    assertThat(PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll).swap())
+        .containsExactly("lint", "format");
+
+    PluginCopies.copy(plugins, folder, work());
+
+    assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("changed");
     assertThat(work()).doesNotExist();
   }
 
