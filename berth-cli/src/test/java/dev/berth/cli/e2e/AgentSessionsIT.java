@@ -414,7 +414,23 @@ class AgentSessionsIT {
 
   @Test
   void theTranscriptStreamCarriesEachEntryAndEndsWhenTheSessionIsDeleted() throws Exception {
-    String id = createAgent("follow");
+    followTheTranscriptUntil("follow", id -> api.delete("/sessions/" + id), List.of(200, 202, 204));
+  }
+
+  @Test
+  void theTranscriptStreamEndsWhenTheSessionIsSnapshotted() throws Exception {
+    followTheTranscriptUntil(
+        "follow-snapshot", id -> api.post("/sessions/" + id + "/snapshot", "{}"), List.of(200));
+  }
+
+  /**
+   * Follows a new session's transcript over a prompt, then has {@code end} take its runtime away:
+   * the stream must end, as a stream ends.
+   */
+  private static void followTheTranscriptUntil(
+      String name, java.util.function.Function<String, Api.Answer> end, List<Integer> ended)
+      throws Exception {
+    String id = createAgent(name);
     java.util.Queue<String> lines = new java.util.concurrent.ConcurrentLinkedQueue<>();
     java.util.concurrent.CompletableFuture<Integer> stream =
         api.follow("/sessions/" + id + "/transcript/stream?cursor=0", lines::add);
@@ -426,11 +442,11 @@ class AgentSessionsIT {
         .until(() -> lines.stream().anyMatch(l -> l.contains("\"type\":\"turn-finished\"")));
     assertThat(lines).anyMatch(l -> l.startsWith("event: entry"));
 
-    Api.Answer deleted = api.delete("/sessions/" + id);
-    assertThat(deleted.status()).as(deleted.body()).isIn(200, 202, 204);
+    Api.Answer answer = end.apply(id);
+    assertThat(answer.status()).as(answer.body()).isIn(ended);
 
     // The node ends the stream when the runtime goes, and the control plane's relay with it: a
-    // follower is not left waiting on keep-alives of a session that is no more.
+    // follower is not left waiting on keep-alives of a runtime that is no more.
     assertThat(stream.get(RUN.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200);
     // It ends as a stream ends, not with a problem written into the middle of it.
     assertThat(lines)
