@@ -701,10 +701,10 @@ export interface components {
             title: string;
             status: number;
             /**
-             * @description The stable machine reason; `INTERNAL` is an unexpected server error (500).
+             * @description The stable machine reason; `INTERNAL` is an unexpected server error (500). A refusal of the session's agent (its node) is passed on with the agent's own status and reason, from `NOT_AN_AGENT` on in this list (docs/agent-protocol.md).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */

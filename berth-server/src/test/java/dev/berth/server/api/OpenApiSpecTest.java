@@ -165,6 +165,40 @@ class OpenApiSpecTest {
   }
 
   /**
+   * The API passes an agent's refusal on with the agent's own reason ({@code
+   * AgentCommandFailedException}), so every reason the node answers with is one a client may see.
+   * The node's reasons are read from its sources, as the reference's are from docs/api.md.
+   */
+  @Test
+  void everyReasonTheNodeAnswersWithIsInTheProblemSchema() throws IOException {
+    Path agent =
+        Path.of(System.getProperty("basedir", "."))
+            .resolve("../berth-agent/src/main/java")
+            .normalize();
+    Pattern refusal = Pattern.compile("new (?:HostRefusal|Kind)\\(\\s*\\d+,\\s*\"([A-Z][A-Z_]+)\"");
+    Pattern named = Pattern.compile("\"((?:ARCHIVE|LEASE|CONTRACT)_[A-Z_]+)\"");
+    Set<String> node = new TreeSet<>();
+    try (var files = Files.walk(agent)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+        String source = Files.readString(file);
+        for (Pattern pattern : List.of(refusal, named)) {
+          Matcher reason = pattern.matcher(source);
+          while (reason.find()) {
+            node.add(reason.group(1));
+          }
+        }
+      }
+    }
+    assertThat(node).as("reasons read from the node's sources").contains("NOT_AN_AGENT");
+
+    Set<String> described = new TreeSet<>();
+    resolve("#/components/schemas/Problem/properties/reason/enum")
+        .values()
+        .forEach(v -> described.add(v.asString()));
+    assertThat(described).containsAll(node);
+  }
+
+  /**
    * Each JSON request body is a closed object whose properties are exactly the components of its
    * record in {@code dev.berth.server.api.body} (schema {@code X}, record {@code XBody}).
    */
