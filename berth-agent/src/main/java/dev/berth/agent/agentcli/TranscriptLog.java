@@ -156,12 +156,7 @@ public final class TranscriptLog {
 
   /** Whether the entry at {@code offset} is the one that ends a full transcript. */
   private static boolean isFullMarker(Path file, long offset) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-        var lines =
-            new java.io.BufferedReader(
-                new java.io.InputStreamReader(
-                    java.nio.channels.Channels.newInputStream(channel.position(offset)),
-                    StandardCharsets.UTF_8))) {
+    try (var lines = lines(file, offset)) {
       String line = lines.readLine();
       if (line == null) {
         return false;
@@ -286,13 +281,7 @@ public final class TranscriptLog {
     // offset at or before the cursor.
     long skip = from % STRIDE;
     List<JsonNode> entries = new ArrayList<>();
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-        var lines =
-            new java.io.BufferedReader(
-                new java.io.InputStreamReader(
-                    java.nio.channels.Channels.newInputStream(channel.position(start)),
-                    StandardCharsets.UTF_8),
-                1 << 16)) {
+    try (var lines = lines(file, start)) {
       String line;
       while (entries.size() < count && (line = lines.readLine()) != null) {
         if (line.isBlank()) {
@@ -308,6 +297,21 @@ public final class TranscriptLog {
       throw new UncheckedIOException("cannot read the transcript " + file, e);
     }
     return entries;
+  }
+
+  /** The file's lines from the byte {@code offset} on (the start of a line). */
+  private static java.io.BufferedReader lines(Path file, long offset) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    try {
+      return new java.io.BufferedReader(
+          new java.io.InputStreamReader(
+              java.nio.channels.Channels.newInputStream(channel.position(offset)),
+              StandardCharsets.UTF_8),
+          1 << 16);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
   }
 
   private static void fields(TranscriptEvent event, ObjectNode entry) {

@@ -162,6 +162,17 @@ final class PluginCopies {
       Path work,
       String runtime,
       Consumer<List<Path>> owner) {
+    return prepare(plugins, folder, work, runtime, owner, Move.ATOMIC);
+  }
+
+  /** As the other {@code prepare}, the swap's renames made by {@code move} (a test's fail). */
+  static Refresh prepare(
+      List<AgentLaunch.Plugin> plugins,
+      Path folder,
+      Path work,
+      String runtime,
+      Consumer<List<Path>> owner,
+      Move move) {
     List<String> missing =
         plugins.stream()
             .filter(p -> !Files.isDirectory(Path.of(p.path()), LinkOption.NOFOLLOW_LINKS))
@@ -178,7 +189,7 @@ final class PluginCopies {
               + " is no longer in the marketplace (or is not a directory there); every copy is kept"
               + " as it was. Put the plugin back in the marketplace, then refresh again");
     }
-    Refresh refresh = new Refresh(plugins, folder, work, runtime, owner, Move.ATOMIC);
+    Refresh refresh = new Refresh(plugins, folder, work, runtime, owner, move);
     try {
       // A crash's work area was recovered at start. What an earlier refresh left here: its
       // staging and retired copies go; old copies a failed put-back kept are put back by the swap.
@@ -226,11 +237,6 @@ final class PluginCopies {
       this.move = move;
     }
 
-    /** The same refresh, its renames made by {@code other}. */
-    Refresh with(Move other) {
-      return new Refresh(plugins, folder, work, runtime, owner, other);
-    }
-
     /**
      * Swaps the staged copies in; only while no process of the session runs.
      *
@@ -239,18 +245,18 @@ final class PluginCopies {
      *     not a plain directory; nothing is changed then
      */
     List<String> swap() {
-      Path parent = folder.getParent();
-      for (Path dir : parent == null ? List.of(folder) : List.of(parent, folder)) {
-        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
-            && !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      List<Path> created = new ArrayList<>();
+      try {
+        // It refuses before it creates anything: a missing ~/.berth has no plugin folder either.
+        if (!plainDirectories(folder, created)) {
           throw unsafe();
         }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the plugin folder " + folder + ": " + e, e);
       }
-      List<Path> created = new ArrayList<>();
+      owner.accept(created);
       List<Swapped> swapped = new ArrayList<>();
       try {
-        plainDirectories(folder, created);
-        owner.accept(created);
         putBackWhatAFailedRefreshKept();
         for (AgentLaunch.Plugin plugin : plugins) {
           swapped.add(swapIn(plugin.name()));

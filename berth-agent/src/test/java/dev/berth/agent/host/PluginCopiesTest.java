@@ -108,10 +108,9 @@ class PluginCopiesTest {
   @Test
   void aRefreshReplacesTheCopyWithThePluginAsTheMarketplaceHoldsItNowAndLeavesNothingBehind()
       throws IOException {
-    Path source = marketplacePlugin();
-    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
-    List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
-    PluginCopies.copy(plugins, folder, work());
+    Path source = dir.resolve("market/lint");
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = lintCopiedInto(folder);
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed in the marketplace");
     Files.writeString(source.resolve("skills/a/NEW.md"), "new");
     Files.writeString(folder.resolve("lint/skills/a/mine.txt"), "the session's own, in the copy");
@@ -185,12 +184,10 @@ class PluginCopiesTest {
   @Test
   void aCopyTheSessionTurnedIntoLinksIsReplacedWithoutTouchingWhatTheLinksPointAt()
       throws IOException {
-    Path source = marketplacePlugin();
-    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
-    List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = lintCopiedInto(folder);
     Path victim = Files.createDirectories(dir.resolve("node-data"));
     Files.writeString(victim.resolve("admin.token"), "secret");
-    PluginCopies.copy(plugins, folder, work());
     // The copy's skills are a link to the node's data, and a second plugin's copy is one too.
     dev.berth.agent.archive.Trees.delete(folder.resolve("lint/skills"));
     Files.createSymbolicLink(folder.resolve("lint/skills"), victim);
@@ -207,6 +204,15 @@ class PluginCopiesTest {
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
     assertThat(Files.isSymbolicLink(folder.resolve("other"))).isFalse();
     assertThat(folder.resolve("other/.claude-plugin/plugin.json")).exists();
+  }
+
+  /** {@code lint} of the marketplace, copied into {@code folder} as a first start does. */
+  private List<AgentLaunch.Plugin> lintCopiedInto(Path folder) throws IOException {
+    Path source = marketplacePlugin();
+    Files.createDirectories(dir.resolve("home"));
+    List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
+    PluginCopies.copy(plugins, folder, work());
+    return plugins;
   }
 
   /**
@@ -227,11 +233,12 @@ class PluginCopiesTest {
     return plugins;
   }
 
-  /** Renames as the swap makes them, the {@code failing}th (counted from 1) failing. */
-  private static PluginCopies.Move failingAt(int failing) {
+  /** Renames as the swap makes them, the {@code failing}th ones (counted from 1) failing. */
+  private static PluginCopies.Move failingAt(Integer... failing) {
+    List<Integer> fails = List.of(failing);
     int[] calls = {0};
     return (from, to) -> {
-      if (++calls[0] == failing) {
+      if (fails.contains(++calls[0])) {
         throw new IOException("injected: rename " + calls[0] + " fails");
       }
       PluginCopies.Move.ATOMIC.move(from, to);
@@ -246,8 +253,8 @@ class PluginCopiesTest {
     // second.
     for (int failing : new int[] {1, 2, 3, 4}) {
       try (PluginCopies.Refresh refresh =
-          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll)) {
-        assertThatThrownBy(() -> refresh.with(failingAt(failing)).swap())
+          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll, failingAt(failing))) {
+        assertThatThrownBy(refresh::swap)
             .as("rename %d fails", failing)
             .hasMessageContaining("every copy is as it was");
       }
@@ -260,12 +267,37 @@ class PluginCopiesTest {
   }
 
   @Test
+  void aCopyAFailedSwapCouldNotPutBackIsKeptForTheNextRefreshOrStartToPutBack() throws IOException {
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
+    // Lint's new copy cannot move in (rename 2), nor its old one back (rename 3).
+    for (boolean byRefresh : new boolean[] {true, false}) {
+      try (PluginCopies.Refresh refresh =
+          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll, failingAt(2, 3))) {
+        assertThatThrownBy(refresh::swap)
+            .hasMessageContaining("kept for the next refresh or start");
+      }
+      assertThat(work().resolve("old/lint/skills/a/SKILL.md")).hasContent("skill");
+      assertThat(folder.resolve("lint")).doesNotExist();
+
+      if (byRefresh) {
+        assertThat(refresh(plugins, folder)).containsExactly("lint", "format");
+        assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("changed");
+        Files.writeString(folder.resolve("lint/skills/a/SKILL.md"), "skill");
+      } else {
+        PluginCopies.copy(plugins, folder, work());
+        assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
+      }
+      assertThat(work()).doesNotExist();
+    }
+  }
+
+  @Test
   void aStartAfterACrashBetweenTheRenamesPutsTheOldCopyBackAndDeletesTheWorkArea()
       throws IOException {
-    Path source = marketplacePlugin();
-    Path folder = Files.createDirectories(dir.resolve("home")).resolve(".berth/plugins");
-    List<AgentLaunch.Plugin> plugins = List.of(new AgentLaunch.Plugin("lint", source.toString()));
-    PluginCopies.copy(plugins, folder, work());
+    Path source = dir.resolve("market/lint");
+    Path folder = dir.resolve("home/.berth/plugins");
+    List<AgentLaunch.Plugin> plugins = lintCopiedInto(folder);
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed");
     PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll);
     // The node died after the swap's first rename: the old copy is in the work area only.

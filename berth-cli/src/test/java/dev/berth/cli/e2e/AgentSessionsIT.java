@@ -197,13 +197,9 @@ class AgentSessionsIT {
 
   @Test
   void aSessionGetsExactlyThePluginsItWasCreatedWithForItsWholeLife() {
-    Api.Answer created =
-        api.post(
-            "/sessions",
-            "{\"name\":\"plug\",\"workloadType\":\"claude-code\",\"plugins\":[\"probe\"]}");
-    assertThat(created.status()).as(created.body()).isEqualTo(201);
-    String id = created.json().path("id").asString();
-    assertThat(created.json().path("plugins").toString()).isEqualTo("[\"probe\"]");
+    JsonNode created = createWithPlugin("plug", "probe");
+    String id = created.path("id").asString();
+    assertThat(created.path("plugins").toString()).isEqualTo("[\"probe\"]");
 
     String first = prompt(id, "hello with plugins").path("executionId").asString();
     assertThat(finished(id, first)).as(() -> api.text(id, 0)).isEqualTo("SUCCEEDED");
@@ -238,12 +234,7 @@ class AgentSessionsIT {
   @Test
   void aPluginRefreshGivesTheSessionTheMarketplacesPluginAsItIsNowAndKeepsItsConversation()
       throws Exception {
-    Api.Answer created =
-        api.post(
-            "/sessions",
-            "{\"name\":\"refresh\",\"workloadType\":\"claude-code\",\"plugins\":[\"tuned\"]}");
-    assertThat(created.status()).as(created.body()).isEqualTo(201);
-    String id = created.json().path("id").asString();
+    String id = createWithPlugin("refresh", "tuned").path("id").asString();
     String first = prompt(id, "hello, my name is Ada").path("executionId").asString();
     assertThat(finished(id, first)).as(() -> api.text(id, 0)).isEqualTo("SUCCEEDED");
     assertThat(provider.answersAsked().getLast().body()).contains(TUNED_BEFORE);
@@ -490,6 +481,20 @@ class AgentSessionsIT {
             .toAbsolutePath();
     assertThat(cli).as("the pinned %s CLI; bin/ensure-test-tools installs it", name).isExecutable();
     return cli;
+  }
+
+  /** A claude-code session created with the marketplace's {@code plugin}: the 201's body. */
+  private static JsonNode createWithPlugin(String name, String plugin) {
+    Api.Answer created =
+        api.post(
+            "/sessions",
+            "{\"name\":\""
+                + name
+                + "\",\"workloadType\":\"claude-code\",\"plugins\":[\""
+                + plugin
+                + "\"]}");
+    assertThat(created.status()).as(created.body()).isEqualTo(201);
+    return created.json();
   }
 
   private static String createAgent(String name) {
