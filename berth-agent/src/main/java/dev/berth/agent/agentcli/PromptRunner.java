@@ -229,8 +229,7 @@ public final class PromptRunner implements AutoCloseable {
     lock.lock();
     try {
       requireAdmitting();
-      long pending =
-          entries.values().stream().filter(e -> !e.execution.state().isFinished()).count();
+      long pending = pending();
       if (holding || pending > 0) {
         throw new BusyException(pending);
       }
@@ -249,6 +248,11 @@ public final class PromptRunner implements AutoCloseable {
         lock.unlock();
       }
     }
+  }
+
+  /** Under the lock: how many prompts run or wait. */
+  private long pending() {
+    return entries.values().stream().filter(e -> !e.execution.state().isFinished()).count();
   }
 
   /** Under the lock: neither closed nor draining for a checkpoint. */
@@ -278,7 +282,7 @@ public final class PromptRunner implements AutoCloseable {
   public boolean busy() {
     lock.lock();
     try {
-      return holding || entries.values().stream().anyMatch(e -> !e.execution.state().isFinished());
+      return holding || pending() > 0;
     } finally {
       lock.unlock();
     }
