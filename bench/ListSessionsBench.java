@@ -11,7 +11,7 @@ import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
-import dev.berth.server.store.sqlite.SqliteSessionStore;
+import dev.berth.server.store.sql.SqlSessionStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DriverManager;
@@ -28,7 +28,7 @@ public class ListSessionsBench {
   public static void main(String[] args) throws Exception {
     Path dir = Files.createTempDirectory("berth-bench-");
     Path db = dir.resolve("berth.db");
-    SqliteSessionStore store = SqliteSessionStore.open(db, Clock.systemUTC());
+    SqlSessionStore store = SqlSessionStore.openSqlite(db, Clock.systemUTC());
     Random random = new Random(7);
     long made = System.nanoTime();
     for (int i = 0; i < SESSIONS; i++) {
@@ -80,7 +80,7 @@ public class ListSessionsBench {
     new ProcessBuilder("rm", "-rf", dir.toString()).inheritIO().start().waitFor();
   }
 
-  private static int listAll(SqliteSessionStore store) {
+  private static int listAll(SqlSessionStore store) {
     SessionQuery query =
         SessionQuery.all(SessionQuery.MAX_LIMIT).withDeleted(SessionQuery.Deleted.EXCLUDED);
     int count = 0;

@@ -24,8 +24,8 @@ import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.session.UseCases;
-import dev.berth.server.store.sqlite.SqliteSessionStore;
-import dev.berth.server.store.sqlite.SqliteTenantDirectory;
+import dev.berth.server.store.sql.SqlSessionStore;
+import dev.berth.server.store.sql.SqlTenantDirectory;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import java.io.IOException;
@@ -119,11 +119,11 @@ public final class BerthServer implements AutoCloseable {
     DataDirectory.prepare(config.dataDir());
     lockDataDirectory();
     // The store opens first, so its schema migrations have run before anything is served.
-    SqliteSessionStore store =
-        SqliteSessionStore.open(config.dataDir().resolve(DataDirectory.DATABASE), clock);
+    SqlSessionStore store =
+        SqlSessionStore.openSqlite(config.dataDir().resolve(DataDirectory.DATABASE), clock);
     // Closed before the data-directory lock is released (resources close front to back).
     resources.add(0, store);
-    SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
     String installation = Installation.loadOrCreate(config.dataDir());
     LocalNode node =

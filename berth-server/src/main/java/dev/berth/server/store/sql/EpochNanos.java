@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import dev.berth.core.error.InvalidValueException;
 import java.time.Instant;

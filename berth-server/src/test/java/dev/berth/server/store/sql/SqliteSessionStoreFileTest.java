@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -60,7 +60,7 @@ class SqliteSessionStoreFileTest {
     Execution execution;
     Lease lease;
     AuditEvent event;
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       store.create(session);
       store.touch(session.id(), clock.instant().plusSeconds(3600));
       op =
@@ -90,7 +90,7 @@ class SqliteSessionStoreFileTest {
     }
     assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5", "6");
 
-    try (SqliteSessionStore reopened = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore reopened = SqlSessionStore.openSqlite(file(), clock)) {
       assertThat(appliedMigrations()).containsExactly("1", "2", "3", "4", "5", "6");
       assertThat(reopened.get(session.id()))
           .contains(session.touched(clock.instant().plusSeconds(3600)).withVersion(1));
@@ -104,8 +104,8 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void createsTheParentDirectoriesAndRunsTheFileInWalMode() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      assertThat(store.file()).isEqualTo(file().toAbsolutePath());
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      assertThat(store.describe()).isEqualTo("sqlite store " + file().toAbsolutePath());
       assertThat(Files.isRegularFile(file())).isTrue();
       try (Connection c = connect();
           Statement s = c.createStatement();
@@ -118,7 +118,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void theDatabaseItsWalAndShmFilesAndItsDirectoryArePrivateToTheServerUser() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       store.create(TestSessions.requested(clock.instant()));
 
       assertThat(mode(file().getParent())).isEqualTo("rwx------");
@@ -132,10 +132,10 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void aDatabaseFileLeftWiderByAnOlderVersionIsMadePrivateAtOpen() throws Exception {
-    SqliteSessionStore.open(file(), clock).close();
+    SqlSessionStore.openSqlite(file(), clock).close();
     Files.setPosixFilePermissions(file(), PosixFilePermissions.fromString("rw-r--r--"));
 
-    SqliteSessionStore.open(file(), clock).close();
+    SqlSessionStore.openSqlite(file(), clock).close();
 
     assertThat(mode(file())).isEqualTo("rw-------");
   }
@@ -146,7 +146,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void storesABodyOfFormatTwoWithTheIdsAsPlainStrings() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       Session s = store.create(TestSessions.requested(clock.instant()));
       assertThat(body(s.id()))
           .startsWith("{\"format\":3,")
@@ -159,7 +159,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void aCorruptSessionBodyFailsWithAnErrorNamingTheSession() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       SessionId id = store.create(TestSessions.requested(clock.instant())).id();
       setBody(id, "{\"format\":1,\"id\":");
       assertThatThrownBy(() -> store.get(id))
@@ -174,7 +174,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void anUnknownPhaseInAStoredBodyFailsWithAnErrorNamingTheSessionAndTheValue() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       SessionId id = store.create(TestSessions.requested(clock.instant())).id();
       setBody(id, body(id).replace("\"REQUESTED\"", "\"HIBERNATING\""));
       assertThatThrownBy(() -> store.get(id))
@@ -187,15 +187,15 @@ class SqliteSessionStoreFileTest {
   @Test
   void twoStoresSharingTheFileLetExactlyOneWriterWinEachRace() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
-    try (SqliteSessionStore a = SqliteSessionStore.open(file(), clock);
-        SqliteSessionStore b = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore a = SqlSessionStore.openSqlite(file(), clock);
+        SqlSessionStore b = SqlSessionStore.openSqlite(file(), clock)) {
       for (int round = 0; round < 10; round++) {
         Session s = a.create(TestSessions.requested(clock.instant()));
         CountDownLatch start = new CountDownLatch(1);
         List<Future<Boolean>> leases = new ArrayList<>();
         List<Future<Boolean>> writes = new ArrayList<>();
         for (int w = 0; w < 8; w++) {
-          SqliteSessionStore store = w % 2 == 0 ? a : b;
+          SqlSessionStore store = w % 2 == 0 ? a : b;
           String holder = "holder-" + w;
           leases.add(
               pool.submit(
@@ -237,7 +237,7 @@ class SqliteSessionStoreFileTest {
   @Test
   void theDeletedColumnMatchesWhatV6ReadsFromAStoredBodyToBackfillIt() throws Exception {
     Session session = TestSessions.everyField(clock.instant());
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       Session stored = store.create(session);
       store.compareAndSet(
           stored.withIntent(
@@ -258,7 +258,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void rejectsAPageTokenItDidNotIssue() {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
       assertThatThrownBy(() -> store.list(SessionQuery.all(10).after("not-a-token")))
           .isInstanceOf(InvalidValueException.class)
           .hasMessageContaining("not-a-token");
@@ -267,7 +267,7 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void closeIsIdempotentAndLaterCallsFailNamingTheFile() {
-    SqliteSessionStore store = SqliteSessionStore.open(file(), clock);
+    SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock);
     store.close();
     store.close();
     assertThatThrownBy(() -> store.get(TestSessions.newId()))

@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.VersionConflictException;
-import dev.berth.server.store.sqlite.VersionedRows.Column;
-import dev.berth.server.store.sqlite.VersionedRows.IfTaken;
+import dev.berth.server.store.sql.VersionedRows.Column;
+import dev.berth.server.store.sql.VersionedRows.IfTaken;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

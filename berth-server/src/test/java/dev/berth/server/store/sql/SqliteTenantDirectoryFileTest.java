@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -51,14 +51,14 @@ class SqliteTenantDirectoryFileTest {
   void tenantsAndTokensSurviveReopeningTheFileBesideTheSessions() {
     TokenRecord token = new TokenRecord(TokenDigest.of("t"), ACME, clock.instant());
     Session session = TestSessions.requested(ACME, clock.instant());
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
       directory.upsertTenant(acme());
       directory.addToken(token);
       store.create(session);
     }
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
       assertThat(directory.tenant(ACME)).contains(acme());
       assertThat(directory.findToken(TokenDigest.of("t"))).contains(token);
       assertThat(store.get(session.id())).isPresent();
@@ -67,8 +67,8 @@ class SqliteTenantDirectoryFileTest {
 
   @Test
   void storesOnlyTheDigestOfAToken() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
       directory.upsertTenant(acme());
       directory.addToken(
           new TokenRecord(TokenDigest.of("clear-secret-value"), ACME, clock.instant()));
@@ -83,12 +83,12 @@ class SqliteTenantDirectoryFileTest {
 
   @Test
   void aTenantRowWithAnUnknownWorkloadTypeNameIsReportedAsCorruptNotAbsent() throws Exception {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory.sharing(store).upsertTenant(acme());
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory.sharing(store).upsertTenant(acme());
     }
     sql("UPDATE tenants SET workload_types = 'shell Not-A-Type' WHERE id = 'acme'");
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
       assertThatThrownBy(() -> directory.tenant(ACME))
           .isInstanceOf(CorruptRecordException.class)
           .hasMessageContaining("tenant acme")
@@ -99,8 +99,8 @@ class SqliteTenantDirectoryFileTest {
 
   @Test
   void theSchemaRejectsAQuotaOutsideItsRange() {
-    try (SqliteSessionStore store = SqliteSessionStore.open(file(), clock)) {
-      SqliteTenantDirectory.sharing(store).upsertTenant(acme());
+    try (SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock)) {
+      SqlTenantDirectory.sharing(store).upsertTenant(acme());
     }
     assertThatThrownBy(() -> sql("UPDATE tenants SET max_sessions = 0 WHERE id = 'acme'"))
         .isInstanceOf(SQLException.class)
@@ -109,8 +109,8 @@ class SqliteTenantDirectoryFileTest {
 
   @Test
   void aClosedStoreClosesItsDirectoryToo() {
-    SqliteSessionStore store = SqliteSessionStore.open(file(), clock);
-    SqliteTenantDirectory directory = SqliteTenantDirectory.sharing(store);
+    SqlSessionStore store = SqlSessionStore.openSqlite(file(), clock);
+    SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
     store.close();
     assertThatThrownBy(directory::tenants)
         .isInstanceOf(IllegalStateException.class)

@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -8,24 +8,19 @@ import dev.berth.server.store.StoreAccessException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One SQLite file: its connection pool, its Flyway migrations and its two kinds of transaction.
  * Reads run as single autocommit statements on any pooled connection; writes are serialized by an
  * in-process lock and run in {@code BEGIN IMMEDIATE} transactions. See the implementation notes of
- * {@link SqliteSessionStore} for why. Thread-safe.
+ * {@link SqlSessionStore} for why. Thread-safe.
  *
  * <p>The file is private to the server's user (0600, in a directory created 0700). SQLite creates
  * its files with a mode of its own (0644 less the umask), except that it gives the {@code -wal} and
@@ -33,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * SQLite takes for a new database) with mode 0600 before SQLite opens it, and the three files are
  * set to 0600 once more after the open, in case one existed from before.
  */
-final class SqliteDatabase implements AutoCloseable {
+final class SqliteDatabase implements SqlDatabase {
 
   /** How long a write waits for another process's write lock before failing. */
   static final int BUSY_TIMEOUT_MILLIS = 10_000;
@@ -42,18 +37,6 @@ final class SqliteDatabase implements AutoCloseable {
   static final String MIGRATIONS = "classpath:db/migration/sqlite";
 
   private static final int POOL_SIZE = 4;
-
-  /** Work done on a connection. */
-  @FunctionalInterface
-  interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  /** Maps the current row of a result set. */
-  @FunctionalInterface
-  interface RowMapper<T> {
-    T map(ResultSet row) throws SQLException;
-  }
 
   private final Path file;
   private final HikariDataSource pool;
@@ -98,8 +81,18 @@ final class SqliteDatabase implements AutoCloseable {
     return file;
   }
 
-  /** Runs {@code work}, which only reads, on a pooled connection in autocommit mode. */
-  <T> T read(String what, SqlWork<T> work) {
+  @Override
+  public SqlDialect dialect() {
+    return SqlDialect.SQLITE;
+  }
+
+  @Override
+  public String describe() {
+    return "sqlite store " + file;
+  }
+
+  @Override
+  public <T> T read(String what, SqlWork<T> work) {
     requireOpen();
     try (Connection c = pool.getConnection()) {
       return work.run(c);
@@ -108,11 +101,9 @@ final class SqliteDatabase implements AutoCloseable {
     }
   }
 
-  /**
-   * Runs {@code work} in one {@code BEGIN IMMEDIATE} transaction, committed when it returns and
-   * rolled back when it throws (the exception then propagates unchanged).
-   */
-  <T> T write(String what, SqlWork<T> work) {
+  /** Runs {@code work} in one {@code BEGIN IMMEDIATE} transaction. */
+  @Override
+  public <T> T write(String what, SqlWork<T> work) {
     requireOpen();
     writer.lock();
     try (Connection c = pool.getConnection()) {
@@ -124,51 +115,10 @@ final class SqliteDatabase implements AutoCloseable {
     }
   }
 
-  /** Closes the pool; idempotent. Calls made afterwards fail with IllegalStateException. */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       pool.close();
-    }
-  }
-
-  static int update(Connection c, String sql, @Nullable Object... args) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, args)) {
-      return ps.executeUpdate();
-    }
-  }
-
-  static <T> Optional<T> queryOne(
-      Connection c, String sql, RowMapper<T> mapper, @Nullable Object... args) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, args);
-        ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? Optional.of(mapper.map(rs)) : Optional.empty();
-    }
-  }
-
-  static <T> List<T> queryList(
-      Connection c, String sql, RowMapper<T> mapper, @Nullable Object... args) throws SQLException {
-    try (PreparedStatement ps = prepare(c, sql, args);
-        ResultSet rs = ps.executeQuery()) {
-      List<T> rows = new ArrayList<>();
-      while (rs.next()) {
-        rows.add(mapper.map(rs));
-      }
-      return rows;
-    }
-  }
-
-  private static PreparedStatement prepare(Connection c, String sql, @Nullable Object... args)
-      throws SQLException {
-    PreparedStatement ps = c.prepareStatement(sql);
-    try {
-      for (int i = 0; i < args.length; i++) {
-        ps.setObject(i + 1, args[i]);
-      }
-      return ps;
-    } catch (SQLException e) {
-      ps.close();
-      throw e;
     }
   }
 

@@ -1,6 +1,6 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
 
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
@@ -8,8 +8,8 @@ import dev.berth.core.operation.OperationState;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.FencingToken;
 import dev.berth.server.store.StoreJson;
-import dev.berth.server.store.sqlite.VersionedRows.Column;
-import dev.berth.server.store.sqlite.VersionedRows.IfTaken;
+import dev.berth.server.store.sql.VersionedRows.Column;
+import dev.berth.server.store.sql.VersionedRows.IfTaken;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -34,10 +34,12 @@ final class OperationRows {
           .collect(Collectors.joining(", "));
 
   private final LeaseRows leases;
+  private final SqlDialect dialect;
   private final VersionedRows<Operation> rows;
 
-  OperationRows(SqliteDatabase db, StoreJson json, LeaseRows leases) {
+  OperationRows(SqlDatabase db, StoreJson json, LeaseRows leases) {
     this.leases = leases;
+    this.dialect = db.dialect();
     this.rows =
         new VersionedRows<>(
             db,
@@ -68,7 +70,7 @@ final class OperationRows {
   List<Operation> unfinished() {
     return rows.list(
         "list unfinished operations",
-        "state IN (" + UNFINISHED_STATES + ") ORDER BY created_at, rowid");
+        "state IN (" + UNFINISHED_STATES + ") ORDER BY created_at, " + dialect.insertionOrder());
   }
 
   Operation update(Operation next, long expectedVersion, FencingToken fence) {

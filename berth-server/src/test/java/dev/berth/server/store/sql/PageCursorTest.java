@@ -1,9 +1,9 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.berth.core.store.Page;
-import dev.berth.server.store.sqlite.PageCursor.Keyed;
+import dev.berth.server.store.sql.PageCursor.Keyed;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import dev.berth.server.store.StoreJson;
 import java.sql.ResultSet;

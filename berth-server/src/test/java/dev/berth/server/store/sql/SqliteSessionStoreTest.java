@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.store.SessionStoreContract;
@@ -15,11 +15,11 @@ class SqliteSessionStoreTest extends SessionStoreContract {
 
   @Override
   protected SessionStore newStore(MutableClock clock) {
-    return SqliteSessionStore.open(dir.resolve("berth.db"), clock);
+    return SqlSessionStore.openSqlite(dir.resolve("berth.db"), clock);
   }
 
   @Override
   protected void closeStore(SessionStore s) {
-    ((SqliteSessionStore) s).close();
+    ((SqlSessionStore) s).close();
   }
 }

@@ -1,9 +1,9 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.instant;
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
-import static dev.berth.server.store.sqlite.SqliteDatabase.update;
+import static dev.berth.server.store.sql.EpochNanos.instant;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
+import static dev.berth.server.store.sql.SqlDatabase.queryOne;
+import static dev.berth.server.store.sql.SqlDatabase.update;
 
 import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.session.SessionId;
@@ -29,10 +29,10 @@ import java.util.Optional;
  */
 final class LeaseRows implements SessionLeases {
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
   private final InstantSource clock;
 
-  LeaseRows(SqliteDatabase db, InstantSource clock) {
+  LeaseRows(SqlDatabase db, InstantSource clock) {
     this.db = db;
     this.clock = clock;
   }
@@ -43,25 +43,46 @@ final class LeaseRows implements SessionLeases {
         "acquire the lease of session " + session,
         c -> {
           Instant now = clock.instant();
-          Optional<LeaseRow> row = leaseRow(c, session);
-          boolean live = row.map(r -> r.isLiveAt(nanos(now))).orElse(false);
-          if (live && !row.get().holder().equals(holder)) {
+          Optional<LeaseRow> row = leaseRow(c, session, db.dialect().lockForUpdate());
+          if (row.isEmpty()) {
+            Lease first = new Lease(session, holder, new FencingToken(1), now.plus(ttl));
+            if (insertFirst(c, first)) {
+              return Optional.of(first);
+            }
+            // Another process's first lease of the session committed since the read (PostgreSQL:
+            // the insert waited for it); it is read again, locked, and judged like any other.
+            row = leaseRow(c, session, db.dialect().lockForUpdate());
+          }
+          LeaseRow r = row.orElseThrow();
+          boolean live = r.isLiveAt(nanos(now));
+          if (live && !r.holder().equals(holder)) {
             return Optional.empty();
           }
-          long token = live ? row.get().token() : row.map(LeaseRow::token).orElse(0L) + 1;
+          long token = live ? r.token() : r.token() + 1;
           Lease lease = new Lease(session, holder, new FencingToken(token), now.plus(ttl));
           update(
               c,
-              "INSERT INTO session_leases (session_id, holder, token, expires_at)"
-                  + " VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET"
-                  + " holder = excluded.holder, token = excluded.token,"
-                  + " expires_at = excluded.expires_at",
-              session.value(),
+              "UPDATE session_leases SET holder = ?, token = ?, expires_at = ?"
+                  + " WHERE session_id = ?",
               holder,
               token,
-              nanos(lease.expiresAt()));
+              nanos(lease.expiresAt()),
+              session.value());
           return Optional.of(lease);
         });
+  }
+
+  /** Stores the first lease of a session unless a row exists; whether it was stored. */
+  private static boolean insertFirst(Connection c, Lease first) throws SQLException {
+    return update(
+            c,
+            "INSERT INTO session_leases (session_id, holder, token, expires_at)"
+                + " VALUES (?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+            first.sessionId().value(),
+            first.holder(),
+            first.token().value(),
+            nanos(first.expiresAt()))
+        == 1;
   }
 
   @Override
@@ -71,7 +92,7 @@ final class LeaseRows implements SessionLeases {
         "renew the lease of session " + session,
         c -> {
           Instant now = clock.instant();
-          Optional<LeaseRow> row = leaseRow(c, session);
+          Optional<LeaseRow> row = leaseRow(c, session, db.dialect().lockForUpdate());
           boolean current =
               row.map(r -> r.isLiveAt(nanos(now)) && r.token() == lease.token().value())
                   .orElse(false);
@@ -110,7 +131,7 @@ final class LeaseRows implements SessionLeases {
     return db.read(
         "read the lease of session " + session,
         c ->
-            leaseRow(c, session)
+            leaseRow(c, session, "")
                 .filter(r -> r.isLiveAt(now))
                 .map(
                     r ->
@@ -128,16 +149,21 @@ final class LeaseRows implements SessionLeases {
    * @throws StaleFenceException when {@code fence} is not the highest token issued
    */
   void requireFence(Connection c, SessionId session, FencingToken fence) throws SQLException {
-    long current = leaseRow(c, session).map(LeaseRow::token).orElse(0L);
+    // Locked until the write commits, so that no takeover commits between this check and the
+    // write it guards (SQLite's writes are serialized anyway).
+    long current =
+        leaseRow(c, session, db.dialect().lockForShare()).map(LeaseRow::token).orElse(0L);
     if (fence.value() != current) {
       throw new StaleFenceException("session " + session, fence.value(), current);
     }
   }
 
-  private static Optional<LeaseRow> leaseRow(Connection c, SessionId session) throws SQLException {
+  /** The lease row of {@code session}, read with {@code lock} (a locking clause, or empty). */
+  private static Optional<LeaseRow> leaseRow(Connection c, SessionId session, String lock)
+      throws SQLException {
     return queryOne(
         c,
-        "SELECT holder, token, expires_at FROM session_leases WHERE session_id = ?",
+        "SELECT holder, token, expires_at FROM session_leases WHERE session_id = ?" + lock,
         rs -> new LeaseRow(rs.getString("holder"), rs.getLong("token"), rs.getLong("expires_at")),
         session.value());
   }

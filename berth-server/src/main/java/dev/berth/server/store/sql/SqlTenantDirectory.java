@@ -1,10 +1,10 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.instant;
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryList;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
-import static dev.berth.server.store.sqlite.SqliteDatabase.update;
+import static dev.berth.server.store.sql.EpochNanos.instant;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
+import static dev.berth.server.store.sql.SqlDatabase.queryList;
+import static dev.berth.server.store.sql.SqlDatabase.queryOne;
+import static dev.berth.server.store.sql.SqlDatabase.update;
 
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.InvalidValueException;
@@ -28,30 +28,30 @@ import java.util.stream.Collectors;
 
 /**
  * The embedded {@link TenantDirectory}: tables {@code tenants} and {@code api_tokens} in the SQLite
- * file of a {@link SqliteSessionStore}, sharing its connection pool and its write lock (see there
- * for the transaction model). The store owns the database: closing the store closes this directory
- * too, and this class has nothing to close.
+ * file of a {@link SqlSessionStore}, sharing its connection pool and its write lock (see there for
+ * the transaction model). The store owns the database: closing the store closes this directory too,
+ * and this class has nothing to close.
  *
  * <p>An upsert is one {@code INSERT ... ON CONFLICT DO UPDATE} that leaves {@code created_at}
  * alone, read back in the same transaction. A token names its tenant through a foreign key, so a
  * token for a missing tenant cannot be stored. A row that the domain rejects raises {@link
  * CorruptRecordException} naming the row.
  */
-public final class SqliteTenantDirectory implements TenantDirectory {
+public final class SqlTenantDirectory implements TenantDirectory {
 
   private static final String TENANT_COLUMNS =
       "id, workload_types, max_sessions, created_at, network";
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
 
-  private SqliteTenantDirectory(SqliteDatabase db) {
+  private SqlTenantDirectory(SqlDatabase db) {
     this.db = db;
   }
 
   /** The directory in the database file of {@code store}. */
-  public static SqliteTenantDirectory sharing(SqliteSessionStore store) {
+  public static SqlTenantDirectory sharing(SqlSessionStore store) {
     Objects.requireNonNull(store, "store");
-    return new SqliteTenantDirectory(store.database());
+    return new SqlTenantDirectory(store.database());
   }
 
   @Override
@@ -75,7 +75,7 @@ public final class SqliteTenantDirectory implements TenantDirectory {
           return queryOne(
                   c,
                   "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
-                  SqliteTenantDirectory::tenant,
+                  SqlTenantDirectory::tenant,
                   tenant.id().value())
               .orElseThrow();
         });
@@ -89,7 +89,7 @@ public final class SqliteTenantDirectory implements TenantDirectory {
             queryOne(
                 c,
                 "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
-                SqliteTenantDirectory::tenant,
+                SqlTenantDirectory::tenant,
                 id.value()));
   }
 
@@ -101,7 +101,7 @@ public final class SqliteTenantDirectory implements TenantDirectory {
             queryList(
                 c,
                 "SELECT " + TENANT_COLUMNS + " FROM tenants ORDER BY id",
-                SqliteTenantDirectory::tenant));
+                SqlTenantDirectory::tenant));
   }
 
   @Override
@@ -138,7 +138,7 @@ public final class SqliteTenantDirectory implements TenantDirectory {
             queryOne(
                 c,
                 "SELECT digest, tenant, created_at FROM api_tokens WHERE digest = ?",
-                SqliteTenantDirectory::token,
+                SqlTenantDirectory::token,
                 digest.hex()));
   }
 

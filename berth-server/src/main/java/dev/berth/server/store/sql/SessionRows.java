@@ -1,8 +1,8 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.instant;
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
-import static dev.berth.server.store.sqlite.SqliteDatabase.update;
+import static dev.berth.server.store.sql.EpochNanos.instant;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
+import static dev.berth.server.store.sql.SqlDatabase.update;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -14,9 +14,9 @@ import dev.berth.core.store.FencingToken;
 import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.server.store.StoreJson;
-import dev.berth.server.store.sqlite.RecordBody.Versioned;
-import dev.berth.server.store.sqlite.VersionedRows.Column;
-import dev.berth.server.store.sqlite.VersionedRows.IfTaken;
+import dev.berth.server.store.sql.RecordBody.Versioned;
+import dev.berth.server.store.sql.VersionedRows.Column;
+import dev.berth.server.store.sql.VersionedRows.IfTaken;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -49,7 +49,7 @@ final class SessionRows {
 
   private static final String COLUMNS = "id, version, last_access, body, created_at";
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
   private final LeaseRows leases;
   private final RecordBody<Session> body;
   private final VersionedRows<Session> rows;
@@ -57,7 +57,7 @@ final class SessionRows {
 
   private record Parsed(long version, Session session) {}
 
-  SessionRows(SqliteDatabase db, StoreJson json, LeaseRows leases) {
+  SessionRows(SqlDatabase db, StoreJson json, LeaseRows leases) {
     this.db = db;
     this.leases = leases;
     this.body = new RecordBody<>(json::writeSession, json::readSession, Session::withVersion);
@@ -119,7 +119,9 @@ final class SessionRows {
         c ->
             update(
                     c,
-                    "UPDATE sessions SET last_access = max(last_access, ?) WHERE id = ?",
+                    "UPDATE sessions SET last_access = "
+                        + db.dialect().greatest()
+                        + "(last_access, ?) WHERE id = ?",
                     nanos,
                     id.value())
                 == 1);

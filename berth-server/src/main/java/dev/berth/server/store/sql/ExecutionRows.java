@@ -1,14 +1,14 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
 
 import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.session.SessionId;
 import dev.berth.server.store.StoreJson;
-import dev.berth.server.store.sqlite.VersionedRows.Column;
-import dev.berth.server.store.sqlite.VersionedRows.IfTaken;
-import dev.berth.server.store.sqlite.VersionedRows.Precondition;
+import dev.berth.server.store.sql.VersionedRows.Column;
+import dev.berth.server.store.sql.VersionedRows.IfTaken;
+import dev.berth.server.store.sql.VersionedRows.Precondition;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,7 +22,7 @@ final class ExecutionRows {
 
   private final VersionedRows<Execution> rows;
 
-  ExecutionRows(SqliteDatabase db, StoreJson json) {
+  ExecutionRows(SqlDatabase db, StoreJson json) {
     this.rows =
         new VersionedRows<>(
             db,

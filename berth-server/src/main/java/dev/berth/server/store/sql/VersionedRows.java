@@ -1,14 +1,14 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryList;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
+import static dev.berth.server.store.sql.SqlDatabase.queryList;
+import static dev.berth.server.store.sql.SqlDatabase.queryOne;
 
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.VersionConflictException;
 import dev.berth.server.store.StoreJson;
-import dev.berth.server.store.sqlite.RecordBody.Versioned;
-import dev.berth.server.store.sqlite.SqliteDatabase.RowMapper;
+import dev.berth.server.store.sql.RecordBody.Versioned;
+import dev.berth.server.store.sql.SqlDatabase.RowMapper;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import java.util.Optional;
  *
  * <p>A record write is {@code UPDATE ... WHERE id = ? AND version = ?}; when no row changed, a read
  * in the same transaction tells {@link NotFoundException} from {@link VersionConflictException}.
- * Every create and update is one {@link SqliteDatabase#write}, whose {@code BEGIN IMMEDIATE} makes
+ * Every create and update is one {@link SqlDatabase#write}, whose {@code BEGIN IMMEDIATE} makes
  * that read, and any {@link Precondition} such as a fence check, part of one serialized
  * transaction; a failed write rolls back and changes nothing. Bodies are encoded before the
  * transaction begins, so that no write holds the write lock while JSON is written. Reads are single
@@ -39,18 +39,25 @@ final class VersionedRows<T> {
    * A column beside {@code id}, {@code version} and {@code body}: its value and how an update
    * assigns it.
    */
-  record Column(String name, Object value, String assignment) {
+  record Column(String name, Object value, boolean neverBackwards) {
     static Column of(String name, Object value) {
-      return new Column(name, value, name + " = ?");
+      return new Column(name, value, false);
     }
 
     /** A column that an update never moves backwards (it keeps the greater value). */
     static Column atLeast(String name, long value) {
-      return new Column(name, value, name + " = max(" + name + ", ?)");
+      return new Column(name, value, true);
+    }
+
+    /** How an update assigns the column, in {@code dialect}. */
+    String assignment(SqlDialect dialect) {
+      return neverBackwards
+          ? name + " = " + dialect.greatest() + "(" + name + ", ?)"
+          : name + " = ?";
     }
   }
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
   private final String table;
   private final String kind;
   private final RecordBody<T> body;
@@ -62,7 +69,7 @@ final class VersionedRows<T> {
    *
    * @param kind names a record in messages ({@code "operation"})
    */
-  VersionedRows(SqliteDatabase db, String table, String kind, RecordBody<T> body) {
+  VersionedRows(SqlDatabase db, String table, String kind, RecordBody<T> body) {
     this(db, table, kind, body, "id, version, body", body::read);
   }
 
@@ -71,7 +78,7 @@ final class VersionedRows<T> {
    * @param reader maps a row of {@code selected} to its record
    */
   VersionedRows(
-      SqliteDatabase db,
+      SqlDatabase db,
       String table,
       String kind,
       RecordBody<T> body,
@@ -119,7 +126,7 @@ final class VersionedRows<T> {
   List<T> ofSession(String session) {
     return list(
         "list " + table + " of session " + session,
-        "session_id = ? ORDER BY created_at, rowid",
+        "session_id = ? ORDER BY created_at, " + db.dialect().insertionOrder(),
         session);
   }
 
@@ -169,7 +176,7 @@ final class VersionedRows<T> {
             + ") VALUES ("
             + String.join(", ", Collections.nCopies(names.size(), "?"))
             + ") ON CONFLICT (id) DO NOTHING";
-    return SqliteDatabase.update(c, sql, args.toArray()) == 1;
+    return SqlDatabase.update(c, sql, args.toArray()) == 1;
   }
 
   /** What a write checks in its transaction before its compare-and-swap, such as a fence. */
@@ -217,7 +224,7 @@ final class VersionedRows<T> {
     StringBuilder sql = new StringBuilder("UPDATE " + table + " SET version = ?, body = ?");
     List<Object> args = new ArrayList<>(List.of(expectedVersion + 1, stored.body()));
     for (Column col : columns) {
-      sql.append(", ").append(col.assignment());
+      sql.append(", ").append(col.assignment(db.dialect()));
       args.add(col.value());
     }
     sql.append(" WHERE id = ? AND version = ? RETURNING ").append(returning);

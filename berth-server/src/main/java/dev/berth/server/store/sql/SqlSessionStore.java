@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
@@ -25,8 +25,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The embedded {@link SessionStore} and {@link SessionLeases}: one SQLite file, for a single
- * control plane (or a few processes on one host sharing the file).
+ * The {@link SessionStore} and {@link SessionLeases} over SQL: the embedded default in one SQLite
+ * file, for a single control plane (or a few processes on one host sharing the file), or a
+ * PostgreSQL database shared by any number of control-plane replicas. The tables and their SQL are
+ * the same for both; {@link SqlDialect} holds the few differences and says why each is safe.
  *
  * <h2>Implementation notes</h2>
  *
@@ -36,11 +38,12 @@ import java.util.Optional;
  * class only delegates, so that the ports' methods are read in one place and the SQL of one table
  * in another. Every method is one transaction (or one autocommit read) run by the table class; a
  * fenced write checks the lease through {@link LeaseRows} inside the write's transaction. Pooling,
- * transactions and migrations are in {@link SqliteDatabase}, the page token in {@link PageCursor},
- * the body format in {@link StoreJson} and the instant columns in {@link EpochNanos}.
+ * transactions and migrations are in {@link SqliteDatabase} and {@link PostgresDatabase}, the page
+ * token in {@link PageCursor}, the body format in {@link StoreJson} and the instant columns in
+ * {@link EpochNanos}.
  *
- * <p><b>Concurrency.</b> SQLite allows one writer at a time per file. Every write (including {@link
- * #touch}, lease changes and audit appends) takes an in-process {@link
+ * <p><b>Concurrency, SQLite.</b> SQLite allows one writer at a time per file. Every write
+ * (including {@link #touch}, lease changes and audit appends) takes an in-process {@link
  * java.util.concurrent.locks.ReentrantLock} and then runs in a {@code BEGIN IMMEDIATE} transaction,
  * which takes SQLite's write lock up front. The in-process lock hands the write lock from thread to
  * thread without SQLite's busy handler, which waits by sleeping with back-off and is neither fair
@@ -52,20 +55,25 @@ import java.util.Optional;
  * SQLITE_BUSY}. Reads are single autocommit statements on a small HikariCP pool; in WAL mode they
  * never wait for the writer and see the last committed state.
  *
+ * <p><b>Concurrency, PostgreSQL.</b> Writes run concurrently in READ COMMITTED transactions ({@link
+ * PostgresDatabase}); a write locks the rows it depends on but does not change (the lease a fenced
+ * write checks) until it commits, and the audit appends of one session are serialized, as {@link
+ * SqlDialect} explains.
+ *
  * <p><b>Failure modes.</b> A body that cannot be decoded raises {@link CorruptRecordException}
  * naming the record; an unusable database raises {@link StoreAccessException}; a call after {@link
  * #close()} raises {@link IllegalStateException}.
  */
-public final class SqliteSessionStore implements SessionStore, SessionLeases, AutoCloseable {
+public final class SqlSessionStore implements SessionStore, SessionLeases, AutoCloseable {
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
   private final LeaseRows leases;
   private final SessionRows sessions;
   private final OperationRows operations;
   private final ExecutionRows executions;
   private final AuditRows audit;
 
-  private SqliteSessionStore(SqliteDatabase db, InstantSource clock) {
+  private SqlSessionStore(SqlDatabase db, InstantSource clock) {
     StoreJson json = new StoreJson();
     this.db = db;
     this.leases = new LeaseRows(db, clock);
@@ -76,25 +84,38 @@ public final class SqliteSessionStore implements SessionStore, SessionLeases, Au
   }
 
   /**
-   * Opens the store in {@code dbFile}, creating the file and its parent directories when missing
-   * and migrating the schema to the newest version.
+   * Opens the embedded store in the SQLite file {@code dbFile}, creating the file and its parent
+   * directories when missing and migrating the schema to the newest version.
    *
    * @param clock judges lease expiry
    * @throws StoreAccessException when the file cannot be created, opened or migrated
    */
-  public static SqliteSessionStore open(Path dbFile, InstantSource clock) {
+  public static SqlSessionStore openSqlite(Path dbFile, InstantSource clock) {
     Objects.requireNonNull(dbFile, "dbFile");
     Objects.requireNonNull(clock, "clock");
-    return new SqliteSessionStore(SqliteDatabase.open(dbFile), clock);
+    return new SqlSessionStore(SqliteDatabase.open(dbFile), clock);
   }
 
-  /** The database file, as an absolute path. */
-  public Path file() {
-    return db.file();
+  /**
+   * Opens the store in the PostgreSQL database at {@code location}, migrating its schema to the
+   * newest version. Any number of processes may share it.
+   *
+   * @param clock judges lease expiry; the processes sharing the database must agree on the time
+   * @throws StoreAccessException when the database cannot be reached or migrated
+   */
+  public static SqlSessionStore openPostgres(PostgresLocation location, InstantSource clock) {
+    Objects.requireNonNull(location, "location");
+    Objects.requireNonNull(clock, "clock");
+    return new SqlSessionStore(PostgresDatabase.open(location), clock);
   }
 
-  /** The database, shared with {@link SqliteTenantDirectory}; this store owns and closes it. */
-  SqliteDatabase database() {
+  /** Names the database in messages, without credentials. */
+  public String describe() {
+    return db.describe();
+  }
+
+  /** The database, shared with {@link SqlTenantDirectory}; this store owns and closes it. */
+  SqlDatabase database() {
     return db;
   }
 

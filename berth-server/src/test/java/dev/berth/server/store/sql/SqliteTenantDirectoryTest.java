@@ -1,4 +1,4 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TenantDirectoryContract;
@@ -13,13 +13,14 @@ import org.junit.jupiter.api.io.TempDir;
 class SqliteTenantDirectoryTest extends TenantDirectoryContract {
   @TempDir Path dir;
 
-  private SqliteSessionStore store;
+  private SqlSessionStore store;
 
   @Override
   protected TenantDirectory newDirectory() {
     store =
-        SqliteSessionStore.open(dir.resolve("berth.db"), MutableClock.at("2026-11-29T10:00:00Z"));
-    return SqliteTenantDirectory.sharing(store);
+        SqlSessionStore.openSqlite(
+            dir.resolve("berth.db"), MutableClock.at("2026-11-29T10:00:00Z"));
+    return SqlTenantDirectory.sharing(store);
   }
 
   @Override

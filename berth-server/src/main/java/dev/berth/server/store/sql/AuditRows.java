@@ -1,9 +1,9 @@
-package dev.berth.server.store.sqlite;
+package dev.berth.server.store.sql;
 
-import static dev.berth.server.store.sqlite.EpochNanos.instant;
-import static dev.berth.server.store.sqlite.EpochNanos.nanos;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryList;
-import static dev.berth.server.store.sqlite.SqliteDatabase.queryOne;
+import static dev.berth.server.store.sql.EpochNanos.instant;
+import static dev.berth.server.store.sql.EpochNanos.nanos;
+import static dev.berth.server.store.sql.SqlDatabase.queryList;
+import static dev.berth.server.store.sql.SqlDatabase.queryOne;
 
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
@@ -19,9 +19,9 @@ import java.util.Optional;
  */
 final class AuditRows {
 
-  private final SqliteDatabase db;
+  private final SqlDatabase db;
 
-  AuditRows(SqliteDatabase db) {
+  AuditRows(SqlDatabase db) {
     this.db = db;
   }
 
@@ -30,18 +30,20 @@ final class AuditRows {
     long seq =
         db.write(
             "append an audit event",
-            c ->
-                queryOne(
-                        c,
-                        "INSERT INTO audit_events (session_id, at, actor, type, detail)"
-                            + " VALUES (?, ?, ?, ?, ?) RETURNING seq",
-                        rs -> rs.getLong(1),
-                        event.sessionId().map(SessionId::value).orElse(null),
-                        at,
-                        event.actor(),
-                        event.type(),
-                        event.detail())
-                    .orElseThrow());
+            c -> {
+              db.dialect().serializeAppends(c, event.sessionId().map(SessionId::value).orElse(""));
+              return queryOne(
+                      c,
+                      "INSERT INTO audit_events (session_id, at, actor, type, detail)"
+                          + " VALUES (?, ?, ?, ?, ?) RETURNING seq",
+                      rs -> rs.getLong(1),
+                      event.sessionId().map(SessionId::value).orElse(null),
+                      at,
+                      event.actor(),
+                      event.type(),
+                      event.detail())
+                  .orElseThrow();
+            });
     return event.withSequence(seq);
   }
 

@@ -1,0 +1,197 @@
+package dev.berth.server.store.sql;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.berth.server.store.StoreAccessException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+
+/**
+ * A PostgreSQL database shared by any number of control-plane processes: its connection pool, its
+ * Flyway migrations (from {@code db/migration/postgres}) and its transactions.
+ *
+ * <p>Writes run in READ COMMITTED transactions, PostgreSQL's default, concurrently; {@link
+ * SqlDialect} says what the tables' SQL does so that this is as safe as SQLite's one writer at a
+ * time. A transaction PostgreSQL aborted to break a deadlock, or for a serialization failure, is
+ * run again from the start (a few times): it changed nothing, and its work reads again whatever it
+ * depends on. Migrations are safe to run from several processes starting at once: Flyway holds a
+ * PostgreSQL advisory lock while it migrates.
+ */
+final class PostgresDatabase implements SqlDatabase {
+
+  /** The Flyway location of the schema. */
+  static final String MIGRATIONS = "classpath:db/migration/postgres";
+
+  private static final int POOL_SIZE = 8;
+  private static final int ATTEMPTS = 5;
+
+  /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
+  private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
+
+  private final PostgresLocation location;
+  private final HikariDataSource pool;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private PostgresDatabase(PostgresLocation location, HikariDataSource pool) {
+    this.location = location;
+    this.pool = pool;
+  }
+
+  /**
+   * Connects to the database at {@code location} and migrates it to the newest schema.
+   *
+   * @throws StoreAccessException when it cannot be reached or migrated
+   */
+  static PostgresDatabase open(PostgresLocation location) {
+    HikariDataSource pool;
+    try {
+      pool = new HikariDataSource(poolConfig(location));
+    } catch (RuntimeException e) {
+      throw new StoreAccessException(
+          "postgres store "
+              + location
+              + " could not be reached: "
+              + rootMessage(e)
+              + "; check the host, port, database, user and password, and that the server"
+              + " accepts connections from here",
+          e);
+    }
+    try {
+      migrate(pool, location);
+      return new PostgresDatabase(location, pool);
+    } catch (RuntimeException e) {
+      pool.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public SqlDialect dialect() {
+    return SqlDialect.POSTGRES;
+  }
+
+  @Override
+  public String describe() {
+    return "postgres store " + location;
+  }
+
+  @Override
+  public <T> T read(String what, SqlWork<T> work) {
+    requireOpen();
+    try (Connection c = pool.getConnection()) {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw failure(what, e);
+    }
+  }
+
+  @Override
+  public <T> T write(String what, SqlWork<T> work) {
+    requireOpen();
+    for (int attempt = 1; ; attempt++) {
+      try (Connection c = pool.getConnection()) {
+        return inTransaction(c, work);
+      } catch (SQLException e) {
+        if (attempt == ATTEMPTS || !RETRYABLE.contains(e.getSQLState())) {
+          throw failure(what, e);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      pool.close();
+    }
+  }
+
+  private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+    c.setAutoCommit(false);
+    try {
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (Throwable t) {
+      rollback(c, t);
+      throw t;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  private static void rollback(Connection c, Throwable cause) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException(describe() + " is closed; open it again");
+    }
+  }
+
+  private StoreAccessException failure(String what, SQLException e) {
+    return new StoreAccessException(
+        describe()
+            + " could not "
+            + what
+            + ": "
+            + e.getMessage()
+            + "; check that the server is up and that user "
+            + location.user()
+            + " may read and write the database",
+        e);
+  }
+
+  private static HikariConfig poolConfig(PostgresLocation location) {
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("berth-postgres");
+    config.setJdbcUrl(location.jdbcUrl());
+    config.setUsername(location.user());
+    location.password().ifPresent(config::setPassword);
+    config.setMaximumPoolSize(POOL_SIZE);
+    config.setMinimumIdle(1);
+    config.setAutoCommit(true);
+    // A store that cannot be reached fails the start within seconds, not Hikari's 30.
+    config.setConnectionTimeout(10_000);
+    config.setInitializationFailTimeout(10_000);
+    return config;
+  }
+
+  private static void migrate(HikariDataSource pool, PostgresLocation location) {
+    try {
+      Flyway.configure()
+          .dataSource(pool)
+          .locations(MIGRATIONS)
+          .failOnMissingLocations(true)
+          .load()
+          .migrate();
+    } catch (FlywayException e) {
+      throw new StoreAccessException(
+          "postgres store "
+              + location
+              + " could not be migrated to the current schema: "
+              + e.getMessage()
+              + "; check that user "
+              + location.user()
+              + " may create tables in the database",
+          e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null) {
+      root = root.getCause();
+    }
+    return String.valueOf(root.getMessage());
+  }
+}

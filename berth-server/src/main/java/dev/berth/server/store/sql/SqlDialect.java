@@ -1,0 +1,71 @@
+package dev.berth.server.store.sql;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Where the tables' SQL differs between the two engines, and why.
+ *
+ * <p><b>SQLite</b> runs one write transaction at a time per file ({@code BEGIN IMMEDIATE}, see
+ * {@link SqliteDatabase}): whatever a write reads is already serialized with every other write, so
+ * it needs no row locks, and an {@code AUTOINCREMENT} key is assigned in commit order.
+ *
+ * <p><b>PostgreSQL</b> runs many write transactions at once under READ COMMITTED (see {@link
+ * PostgresDatabase}). A compare-and-swap {@code UPDATE ... WHERE version = ?} is still safe: a
+ * second writer waits for the first one's row lock and then finds the version moved. But a write
+ * that first reads something it depends on, such as the lease a fenced write checks, must lock what
+ * it read until it commits ({@code FOR SHARE}, {@code FOR UPDATE}), or a takeover could commit
+ * between the check and the write. And a sequence hands out numbers in the order transactions ask,
+ * not the order they commit, so appends of one session's audit log take a lock for that session
+ * first: a reader that resumes after the last sequence it saw then never misses one committed later
+ * with a smaller number.
+ */
+public enum SqlDialect {
+  SQLITE,
+  POSTGRES;
+
+  /** The function of two arguments that answers the greater ({@code max} is an aggregate in PG). */
+  String greatest() {
+    return switch (this) {
+      case SQLITE -> "max";
+      case POSTGRES -> "GREATEST";
+    };
+  }
+
+  /** The column that orders a table's rows by insertion (SQLite's implicit rowid). */
+  String insertionOrder() {
+    return switch (this) {
+      case SQLITE -> "rowid";
+      case POSTGRES -> "seq";
+    };
+  }
+
+  /** Appended to a SELECT whose rows a write reads and depends on, but does not change. */
+  String lockForShare() {
+    return switch (this) {
+      case SQLITE -> "";
+      case POSTGRES -> " FOR SHARE";
+    };
+  }
+
+  /** Appended to a SELECT whose rows a write reads and then changes. */
+  String lockForUpdate() {
+    return switch (this) {
+      case SQLITE -> "";
+      case POSTGRES -> " FOR UPDATE";
+    };
+  }
+
+  /**
+   * Serializes the audit appends of {@code key} (a session id, or empty for installation-wide
+   * events) until the calling transaction ends.
+   */
+  void serializeAppends(Connection c, String key) throws SQLException {
+    switch (this) {
+      case SQLITE -> {}
+      case POSTGRES ->
+          SqlDatabase.queryOne(
+              c, "SELECT pg_advisory_xact_lock(hashtext(?))", rs -> true, "berth-audit:" + key);
+    }
+  }
+}
