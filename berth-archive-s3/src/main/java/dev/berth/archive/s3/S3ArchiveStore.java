@@ -6,6 +6,7 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.archive.ArchiveUpload;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.SessionId;
 import java.io.InputStream;
@@ -47,6 +48,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
   private final ArchiveKeys keys;
   private final String owner;
   private final InstantSource clock;
+  private final Failpoints failpoints;
   private final int partSize;
   private final Duration staleAfter;
   private final @Nullable S3Client owned;
@@ -67,7 +69,21 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
    */
   public S3ArchiveStore(
       S3Client client, S3ArchiveSettings settings, String owner, InstantSource clock) {
-    this(client, settings, owner, clock, false);
+    this(client, settings, owner, clock, Failpoints.NONE, false);
+  }
+
+  /**
+   * As {@link #S3ArchiveStore(S3Client, S3ArchiveSettings, String, InstantSource)}, with crash
+   * points for tests: {@code archive.commit.completed} (the data object is whole, its marker not
+   * written) and {@code archive.delete.unmarked} (the marker is gone, the data object not).
+   */
+  public S3ArchiveStore(
+      S3Client client,
+      S3ArchiveSettings settings,
+      String owner,
+      InstantSource clock,
+      Failpoints failpoints) {
+    this(client, settings, owner, clock, failpoints, false);
   }
 
   private S3ArchiveStore(
@@ -75,6 +91,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
       S3ArchiveSettings settings,
       String owner,
       InstantSource clock,
+      Failpoints failpoints,
       boolean ownsClient) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(owner, "owner");
@@ -89,6 +106,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
     this.keys = new ArchiveKeys(settings.bucket(), settings.prefix());
     this.owner = owner;
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.failpoints = Objects.requireNonNull(failpoints, "failpoints");
     this.partSize = settings.partSizeBytes();
     this.staleAfter = settings.staleAfter();
     this.owned = ownsClient ? client : null;
@@ -99,7 +117,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
   public static S3ArchiveStore open(S3ArchiveSettings settings, String owner, InstantSource clock) {
     S3Client client = S3Clients.create(settings);
     try {
-      return new S3ArchiveStore(client, settings, owner, clock, true);
+      return new S3ArchiveStore(client, settings, owner, clock, Failpoints.NONE, true);
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -180,6 +198,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
     Optional<Marker> marker = marker(session, generation).filter(m -> m.describes(archive));
     if (marker.isPresent()) {
       bucket.delete(keys.marker(session, generation));
+      failpoints.reach("archive.delete.unmarked");
       bucket.delete(keys.folder(session) + marker.get().data());
     }
   }
@@ -240,6 +259,10 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
 
   InstantSource clock() {
     return clock;
+  }
+
+  Failpoints failpoints() {
+    return failpoints;
   }
 
   /** An upload ended (committed, refused or aborted): a sweep may judge its objects again. */

@@ -103,6 +103,7 @@ final class S3Upload implements ArchiveUpload {
     }
     bucket.completeUpload(dataKey, uploadId, parts);
     completed = true;
+    store.failpoints().reach("archive.commit.completed");
     buffer = new byte[0];
     ArchiveRef ref =
         new ArchiveRef(
