@@ -116,8 +116,14 @@ final class S3Upload implements ArchiveUpload {
     markerSent = true;
     if (!bucket.putIfAbsent(
         store.keys().marker(session, generation), new Marker(dataName, ref).write(session))) {
-      bucket.delete(dataKey);
-      completed = false;
+      try {
+        bucket.delete(dataKey);
+        completed = false;
+      } catch (UncheckedIOException e) {
+        // The refusal is the answer; the data object, which no marker names, is a leftover.
+        LOG.warn(
+            "cannot remove the data object of the refused {}; a later sweep will", subject(), e);
+      }
       throw store.alreadyExists(session, generation);
     }
     state = State.COMMITTED;
