@@ -1,0 +1,84 @@
+package dev.berth.archive.s3;
+
+import com.adobe.testing.s3mock.S3MockApplication;
+import dev.berth.archive.s3.S3ArchiveSettings.StaticCredentials;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A real S3-compatible server (Adobe's S3Mock) in the test JVM, on free ports and a temporary
+ * directory: started by the first test that asks, shared by the rest, stopped when the JVM exits.
+ */
+final class S3TestServer {
+  static final String BUCKET = "berth-test";
+
+  private static S3TestServer running;
+
+  private final S3MockApplication app;
+  private final S3Client client;
+
+  private S3TestServer(S3MockApplication app) {
+    this.app = app;
+    this.client = S3Clients.create(settings("any/"));
+  }
+
+  static synchronized S3TestServer get() {
+    if (running == null) {
+      Path root;
+      try {
+        root = Files.createTempDirectory("s3mock");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      S3MockApplication app =
+          S3MockApplication.start(
+              // start() removes entries from the map it is given: it must be mutable.
+              new HashMap<>(
+                  Map.of(
+                      S3MockApplication.PROP_HTTP_PORT,
+                      S3MockApplication.RANDOM_PORT,
+                      S3MockApplication.PROP_HTTPS_PORT,
+                      S3MockApplication.RANDOM_PORT,
+                      S3MockApplication.PROP_INITIAL_BUCKETS,
+                      BUCKET,
+                      S3MockApplication.PROP_ROOT_DIRECTORY,
+                      root.toString(),
+                      S3MockApplication.PROP_SILENT,
+                      true)));
+      running = new S3TestServer(app);
+      Runtime.getRuntime().addShutdownHook(new Thread(app::stop, "s3mock-stop"));
+    }
+    return running;
+  }
+
+  // S3Mock 4 marks its port getters for removal (5.x, on Spring Boot 4, replaces them); they are
+  // the one way to learn the free port it took.
+  @SuppressWarnings("removal")
+  URI endpoint() {
+    return URI.create("http://127.0.0.1:" + app.getHttpPort());
+  }
+
+  /** Settings on the test bucket under {@code prefix}, as the URI of a server flag gives them. */
+  S3ArchiveSettings settings(String prefix) {
+    return S3ArchiveUri.parse(
+            "s3://" + BUCKET + "/" + prefix + "?region=us-east-1&endpoint=" + endpoint())
+        .withStaticCredentials(new StaticCredentials("test-key", "test-secret"));
+  }
+
+  /** A prefix no other test uses. */
+  static String freshPrefix() {
+    return "t-" + UUID.randomUUID() + "/";
+  }
+
+  /** A client of the test server, for the tests to look into the bucket. */
+  S3Client client() {
+    return client;
+  }
+}
