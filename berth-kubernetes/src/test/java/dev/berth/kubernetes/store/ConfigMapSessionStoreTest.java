@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * The ConfigMap store passes the store contract. The API server is simulated: each test runs
  * against a fresh fabric8 mock server in CRUD mode ({@link MockApiServer}), which keeps objects in
  * memory and answers a write under a stale resourceVersion, or a create of a taken name, with 409
- * Conflict as a real API server does ({@link MockApiServerTest} shows it).
+ * Conflict as a real API server does ({@link ConfigMapMockApiServerTest} shows it).
  */
 class ConfigMapSessionStoreTest extends SessionStoreContract {
   private MockApiServer server;
