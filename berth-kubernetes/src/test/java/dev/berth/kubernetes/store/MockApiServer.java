@@ -1,0 +1,46 @@
+package dev.berth.kubernetes.store;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.util.HashMap;
+
+/**
+ * A simulated API server for tests: fabric8's mock server in CRUD mode (objects kept in memory,
+ * resourceVersions checked), over plain HTTP on a free loopback port, with a client for it.
+ */
+final class MockApiServer implements AutoCloseable {
+  static final String NAMESPACE = "berth";
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+
+  private MockApiServer(KubernetesMockServer server) {
+    this.server = server;
+    this.client = server.createClient();
+  }
+
+  static MockApiServer start() {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            new KubernetesCrudDispatcher(),
+            false);
+    server.init();
+    return new MockApiServer(server);
+  }
+
+  KubernetesClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}
