@@ -14,6 +14,7 @@ import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionRequest;
+import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.PluginName;
 import dev.berth.core.session.RuntimeRef;

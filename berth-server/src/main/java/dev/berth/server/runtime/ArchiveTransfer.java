@@ -4,6 +4,7 @@ import dev.berth.core.agent.CommandContext;
 import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.archive.ArchiveUpload;
 import dev.berth.core.error.AgentUnreachableException;
+import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;

@@ -2,6 +2,7 @@ package dev.berth.server.runtime.local;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
 import dev.berth.core.runtime.Runtime;
@@ -11,7 +12,6 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
-import dev.berth.server.runtime.AgentEndpoints;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.berth.server.runtime;
+package dev.berth.core.runtime;
 
 import dev.berth.core.session.RuntimeRef;
 
