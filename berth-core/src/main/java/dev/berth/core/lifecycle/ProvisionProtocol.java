@@ -27,7 +27,9 @@ import java.util.Set;
  *
  * <p>Failure modes: a crash between recording the runtime and creating it is repaired by creating
  * it again (creation is idempotent by name); a runtime that disappears while starting fails the
- * session with RUNTIME_HEALTH; lost contact waits, starting nothing else.
+ * session with RUNTIME_HEALTH; one that exists but will not run (or is still not running at the
+ * operation's deadline) fails the session with the runtime's own reason and keeps its reservation
+ * until its removal is confirmed; lost contact waits, starting nothing else.
  */
 final class ProvisionProtocol {
   private final ReconcilePass pass;
@@ -72,11 +74,46 @@ final class ProvisionProtocol {
                   s.phase() == Phase.RESUMING));
     }
     return switch (ports.runtime().observe(ref)) {
-      case RuntimeObservation.Starting st -> Next.WAITING;
+      case RuntimeObservation.Starting st -> awaitStart(s, op, st);
       case RuntimeObservation.Unknown u -> pass.unreachable(s, u.detail());
       case RuntimeObservation.Gone g -> startFailed(s, op, g.detail());
+      case RuntimeObservation.Failed f -> cannotStart(s, op, f.reason(), f.detail());
       case RuntimeObservation.Running r -> becomeReady(s, op, r);
     };
+  }
+
+  /**
+   * A start waits until the operation's deadline, and no longer: a pod that no node has room for,
+   * or whose image pull keeps backing off, fails with that reason (the last one seen) rather than
+   * provisioning for ever; one that simply took too long fails with DEADLINE_EXCEEDED.
+   */
+  private Next awaitStart(Session s, Operation op, RuntimeObservation.Starting starting) {
+    if (pass.now().isBefore(op.deadline())) {
+      return Next.WAITING;
+    }
+    return cannotStart(
+        s,
+        op,
+        starting.stalledBy().orElse(FailureReason.DEADLINE_EXCEEDED),
+        "not running by the start deadline " + op.deadline() + ": " + starting.detail());
+  }
+
+  /**
+   * The runtime exists but will not run. The session fails and keeps its runtime, whose removal
+   * (when the session is deleted) is confirmed before the reservation is released: a pod that may
+   * still start must go on counting against the quota.
+   */
+  private Next cannotStart(Session s, Operation op, FailureReason reason, String detail) {
+    String message =
+        "runtime "
+            + s.runtime().orElseThrow().name()
+            + " cannot start: "
+            + detail
+            + "; delete the session (or recover it) once the cause is fixed";
+    Session failing =
+        s.withCondition(
+            ConditionType.RUNTIME_READY, ConditionStatus.FALSE, reason.name(), detail, pass.now());
+    return pass.fail(s, failing, op, new Failure(reason, message));
   }
 
   private Next becomeReady(Session s, Operation op, RuntimeObservation.Running running) {

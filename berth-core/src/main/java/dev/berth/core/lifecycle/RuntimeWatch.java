@@ -42,8 +42,34 @@ final class RuntimeWatch {
       case RuntimeObservation.Starting st -> Next.WAITING;
       case RuntimeObservation.Unknown u -> pass.unreachable(s, u.detail());
       case RuntimeObservation.Gone g -> runtimeLost(s, g.detail());
+      case RuntimeObservation.Failed f -> runtimeFailed(s, f);
       case RuntimeObservation.Running r -> observeAgent(s, r);
     };
+  }
+
+  /**
+   * The runtime still exists but its agent stopped for a reason the runtime names (killed for
+   * memory, evicted, crash-looping). Like an exited workload it is reported, not replaced behind
+   * the user's back: the session fails with that reason and keeps its runtime until deleted or
+   * recovered, so the reservation stays until the removal is confirmed.
+   */
+  private Next runtimeFailed(Session s, RuntimeObservation.Failed failed) {
+    String why =
+        "runtime "
+            + s.runtime().orElseThrow().name()
+            + " stopped: "
+            + failed.detail()
+            + "; recover the session from its last archive, or delete it";
+    pass.save(
+        s,
+        s.withCondition(
+                ConditionType.RUNTIME_READY,
+                ConditionStatus.FALSE,
+                failed.reason().name(),
+                failed.detail(),
+                pass.now())
+            .fail(new Failure(failed.reason(), why)));
+    return Next.CONVERGED;
   }
 
   private Next observeAgent(Session s, RuntimeObservation.Running running) {

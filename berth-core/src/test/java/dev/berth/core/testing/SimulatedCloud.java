@@ -18,6 +18,7 @@ import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.DesiredState;
+import dev.berth.core.session.FailureReason;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
@@ -67,6 +68,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     final WorkloadType workload;
     State state;
     boolean workloadRunning = true;
+    Optional<RuntimeObservation.Failed> failed = Optional.empty();
 
     Sim(
         RuntimeRef ref,
@@ -97,6 +99,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private final Set<SessionId> partitioned = new HashSet<>();
   private final InMemoryArchiveStore archives;
   private boolean startInstantly = true;
+  private Optional<FailureReason> startsStalledBy = Optional.empty();
   private boolean dieOnStart;
   private boolean removalStuck;
   private boolean removalSlow;
@@ -121,6 +124,25 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
    */
   public synchronized void dieOnStart(boolean die) {
     dieOnStart = die;
+  }
+
+  /**
+   * New runtimes that are still starting say why they are not running yet (no node has room, the
+   * image pull backs off), a failure that may still resolve on its own.
+   */
+  public synchronized void startsStalledBy(FailureReason reason) {
+    startsStalledBy = Optional.of(reason);
+  }
+
+  /**
+   * The runtime still exists but will not run (its agent was killed for memory, its image name is
+   * invalid): it is observed Failed with {@code reason} until it is removed.
+   */
+  public synchronized void fail(String name, FailureReason reason, String detail) {
+    Sim sim = runtimes.get(name);
+    if (sim != null) {
+      sim.failed = Optional.of(new RuntimeObservation.Failed(reason, detail));
+    }
   }
 
   public synchronized void finishStarting() {
@@ -244,8 +266,11 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     if (sim == null) {
       return new RuntimeObservation.Gone("runtime " + runtime.name() + " does not exist");
     }
+    if (sim.failed.isPresent() && sim.state != State.GONE) {
+      return sim.failed.get();
+    }
     return switch (sim.state) {
-      case STARTING -> new RuntimeObservation.Starting("starting");
+      case STARTING -> new RuntimeObservation.Starting("starting", startsStalledBy);
       case RUNNING -> new RuntimeObservation.Running(Optional.of("sim://" + runtime.name()));
       case GONE -> new RuntimeObservation.Gone("runtime " + runtime.name() + " is gone");
     };

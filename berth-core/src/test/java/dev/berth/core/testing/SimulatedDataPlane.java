@@ -326,6 +326,8 @@ public final class SimulatedDataPlane implements DataPlane {
           throw new AgentUnreachableException(runtime.name(), unknown.detail());
       case RuntimeObservation.Starting starting ->
           throw new AgentUnreachableException(runtime.name(), "still starting");
+      case RuntimeObservation.Failed failed ->
+          throw new AgentUnreachableException(runtime.name(), "failed: " + failed.detail());
     };
   }
 
