@@ -35,8 +35,9 @@ import java.util.function.Supplier;
  *
  * <p>Counting and creating are two steps, so two creates of one tenant racing each other could both
  * see room for one more. {@link #admit} closes that gap within this process by running the count,
- * the checks and the create under a per-tenant lock; several processes sharing one store can still
- * exceed a quota by the number of racing creates. Thread-safe.
+ * the checks and the create under a per-tenant lock, and between the processes sharing one store by
+ * its {@link AdmissionLock} (taken inside the process's own, so that a process queues its own
+ * creates before it asks the store). Thread-safe.
  */
 public final class Admission {
 
@@ -45,8 +46,20 @@ public final class Admission {
   private final TenantDirectory directory;
   private final ConcurrentMap<TenantId, ReentrantLock> createLocks = new ConcurrentHashMap<>();
 
+  private final AdmissionLock acrossProcesses;
+
+  /** Admission for the only process using its store. */
   public Admission(TenantDirectory directory) {
+    this(directory, AdmissionLock.SOLE_PROCESS);
+  }
+
+  /**
+   * @param acrossProcesses excludes the other processes sharing the store while a tenant's create
+   *     is counted and made
+   */
+  public Admission(TenantDirectory directory, AdmissionLock acrossProcesses) {
     this.directory = Objects.requireNonNull(directory, "directory");
+    this.acrossProcesses = Objects.requireNonNull(acrossProcesses, "acrossProcesses");
   }
 
   /**
@@ -170,8 +183,12 @@ public final class Admission {
     ReentrantLock lock = createLocks.computeIfAbsent(target, t -> new ReentrantLock());
     lock.lock();
     try {
-      checkQuota(limited.get(), heldBy(store, target, excluded));
-      return create.get();
+      return acrossProcesses.holding(
+          target,
+          () -> {
+            checkQuota(limited.get(), heldBy(store, target, excluded));
+            return create.get();
+          });
     } finally {
       lock.unlock();
     }

@@ -32,13 +32,25 @@ final class PostgresDatabase implements SqlDatabase {
   /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
   private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
 
+  /**
+   * Connections that hold an {@link #exclusively} lock while its work runs on {@link #pool}: apart,
+   * so that holders waiting for work connections can never take the last of them.
+   */
+  private static final int LOCK_POOL_SIZE = 2;
+
+  /** How long {@link #exclusively} waits for another process's holder. */
+  private static final String LOCK_TIMEOUT = "10s";
+
   private final PostgresLocation location;
   private final HikariDataSource pool;
+  private final HikariDataSource lockPool;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private PostgresDatabase(PostgresLocation location, HikariDataSource pool) {
+  private PostgresDatabase(
+      PostgresLocation location, HikariDataSource pool, HikariDataSource lockPool) {
     this.location = location;
     this.pool = pool;
+    this.lockPool = lockPool;
   }
 
   /**
@@ -49,7 +61,7 @@ final class PostgresDatabase implements SqlDatabase {
   static PostgresDatabase open(PostgresLocation location) {
     HikariDataSource pool;
     try {
-      pool = new HikariDataSource(poolConfig(location));
+      pool = new HikariDataSource(poolConfig(location, "berth-postgres", POOL_SIZE));
     } catch (RuntimeException e) {
       throw new StoreAccessException(
           "postgres store "
@@ -62,7 +74,10 @@ final class PostgresDatabase implements SqlDatabase {
     }
     try {
       migrate(pool, location);
-      return new PostgresDatabase(location, pool);
+      return new PostgresDatabase(
+          location,
+          pool,
+          new HikariDataSource(poolConfig(location, "berth-locks", LOCK_POOL_SIZE)));
     } catch (RuntimeException e) {
       pool.close();
       throw e;
@@ -103,9 +118,45 @@ final class PostgresDatabase implements SqlDatabase {
     }
   }
 
+  /**
+   * A transaction-scoped advisory lock on {@code key}, held on a connection of its own while the
+   * work runs on others: committing releases it, and so does a broken connection (PostgreSQL ends
+   * the transaction), so a process that dies holding it blocks no one. The two-key form keeps these
+   * locks apart from the single-key ones the audit appends take.
+   */
+  @Override
+  public <T> T exclusively(String what, String key, java.util.function.Supplier<T> work) {
+    requireOpen();
+    try (Connection c = lockPool.getConnection()) {
+      return inTransaction(
+          c,
+          held -> {
+            SqlDatabase.update(held, "SET LOCAL lock_timeout = '" + LOCK_TIMEOUT + "'");
+            SqlDatabase.queryOne(
+                held, "SELECT pg_advisory_xact_lock(1, hashtext(?))", rs -> true, key);
+            return work.get();
+          });
+    } catch (SQLException e) {
+      if ("55P03".equals(e.getSQLState())) {
+        throw new StoreAccessException(
+            describe()
+                + " could not "
+                + what
+                + ": another control plane held the lock on "
+                + key
+                + " for longer than "
+                + LOCK_TIMEOUT
+                + "; try again",
+            e);
+      }
+      throw failure(what, e);
+    }
+  }
+
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      lockPool.close();
       pool.close();
     }
   }
@@ -120,7 +171,19 @@ final class PostgresDatabase implements SqlDatabase {
       rollback(c, t);
       throw t;
     } finally {
+      resetAutoCommit(c);
+    }
+  }
+
+  /**
+   * Resetting a broken connection throws too; the work's own exception, if any, is the one that
+   * says what went wrong, so this one never replaces it (the pool discards the connection).
+   */
+  private static void resetAutoCommit(Connection c) {
+    try {
       c.setAutoCommit(true);
+    } catch (SQLException ignored) {
+      // the pool evicts a broken connection on its own
     }
   }
 
@@ -151,13 +214,13 @@ final class PostgresDatabase implements SqlDatabase {
         e);
   }
 
-  private static HikariConfig poolConfig(PostgresLocation location) {
+  private static HikariConfig poolConfig(PostgresLocation location, String name, int size) {
     HikariConfig config = new HikariConfig();
-    config.setPoolName("berth-postgres");
+    config.setPoolName(name);
     config.setJdbcUrl(location.jdbcUrl());
     config.setUsername(location.user());
     location.password().ifPresent(config::setPassword);
-    config.setMaximumPoolSize(POOL_SIZE);
+    config.setMaximumPoolSize(size);
     config.setMinimumIdle(1);
     config.setAutoCommit(true);
     // A store that cannot be reached fails the start within seconds, not Hikari's 30.

@@ -42,6 +42,13 @@ public interface SqlDatabase extends AutoCloseable {
   /** Runs {@code work} in one transaction. */
   <T> T write(String what, SqlWork<T> work);
 
+  /**
+   * Runs {@code work} (which uses the database through other calls) while no other process sharing
+   * the database runs work under the same {@code key}; what {@code work} committed is visible to
+   * the next holder. An embedded database has one process, so it only runs the work.
+   */
+  <T> T exclusively(String what, String key, java.util.function.Supplier<T> work);
+
   /** Closes the pool; idempotent. Calls made afterwards fail with IllegalStateException. */
   @Override
   void close();

@@ -109,6 +109,25 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
     return new SqlSessionStore(PostgresDatabase.open(location), clock);
   }
 
+  /**
+   * The installation's id kept in the database: the one the first process to ask stored, or {@code
+   * minted} when none was. Processes starting at once agree (the insert of one of them wins).
+   */
+  public String installation(java.util.function.Supplier<String> minted) {
+    String candidate = Objects.requireNonNull(minted.get(), "minted");
+    return db.write(
+        "read or record the installation id",
+        c -> {
+          SqlDatabase.update(
+              c,
+              "INSERT INTO installation(singleton, id) VALUES (1, ?) ON CONFLICT DO NOTHING",
+              candidate);
+          return SqlDatabase.queryOne(
+                  c, "SELECT id FROM installation WHERE singleton = 1", rs -> rs.getString(1))
+              .orElseThrow();
+        });
+  }
+
   /** Names the database in messages, without credentials. */
   public String describe() {
     return db.describe();

@@ -115,6 +115,13 @@ final class SqliteDatabase implements SqlDatabase {
     }
   }
 
+  /** One process per file (the server's data-directory lock): nothing to exclude. */
+  @Override
+  public <T> T exclusively(String what, String key, java.util.function.Supplier<T> work) {
+    requireOpen();
+    return work.get();
+  }
+
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
