@@ -1,7 +1,9 @@
 package dev.berth.cli;
 
 import dev.berth.client.BerthClientException;
+import dev.berth.core.error.BerthException;
 import dev.berth.protocol.files.NotPrivateException;
+import dev.berth.server.store.StoreAccessException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Objects;
@@ -40,6 +42,11 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
       case UncheckedIOException e ->
           "berth: " + Escape.text(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       case NotPrivateException e -> "berth: " + Escape.text(e.getMessage());
+      // The server's own refusals at start (a bad --store, a store it cannot reach) say what to
+      // do already; the exception's class name would only be noise.
+      case BerthException e -> "berth: " + Escape.text(e.getMessage());
+      case StoreAccessException e ->
+          "berth: " + Escape.text(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       default -> "berth: unexpected error: " + Escape.text(failure.toString());
     };
   }

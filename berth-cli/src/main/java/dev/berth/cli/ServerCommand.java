@@ -4,8 +4,10 @@ import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.core.idle.IdleSettings;
+import dev.berth.server.ArchiveChoice;
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
+import dev.berth.server.StoreChoice;
 import dev.berth.server.runtime.local.LocalNode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -176,6 +178,47 @@ final class ServerCommand implements Callable<Integer> {
               + " (\"plugins\" at create). Read at start (docs/agents.md).")
   private @Nullable Path pluginsDir;
 
+  @Option(
+      names = "--store",
+      paramLabel = "STORE",
+      defaultValue = "sqlite",
+      description =
+          "Where the records live: sqlite (the data directory's berth.db, one server) or a"
+              + " PostgreSQL URL postgres://USER@HOST[:PORT]/DB that several replicas share (the"
+              + " password from PGPASSWORD; a shared store needs BERTH_ADMIN_TOKEN and an s3://"
+              + " --archive) (default: ${DEFAULT-VALUE}).")
+  private String store;
+
+  @Option(
+      names = "--archive",
+      paramLabel = "ARCHIVE",
+      defaultValue = "filesystem",
+      description =
+          "Where suspended sessions' archives go: filesystem (the data directory) or"
+              + " s3://BUCKET[/PREFIX][?endpoint=URL&region=NAME&pathStyle=true] (credentials"
+              + " from the AWS SDK's default chain, e.g. AWS_ACCESS_KEY_ID and"
+              + " AWS_SECRET_ACCESS_KEY) (default: ${DEFAULT-VALUE}).")
+  private String archive;
+
+  @Option(
+      names = "--replica",
+      paramLabel = "NAME",
+      description =
+          "This replica's name among those sharing a store (default: the host name and a digest"
+              + " of the data directory).")
+  private @Nullable String replica;
+
+  private ServerConfig.Backends backends() {
+    try {
+      return new ServerConfig.Backends(
+          StoreChoice.parse(store, System.getenv()),
+          ArchiveChoice.parse(archive),
+          Optional.ofNullable(replica));
+    } catch (RuntimeException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
   private ServerConfig.Agents agents() {
     java.util.Map<String, Path> clis = new java.util.LinkedHashMap<>();
     for (String entry : agentClis) {
@@ -208,7 +251,8 @@ final class ServerCommand implements Callable<Integer> {
                                 System.getenv(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
                 .withLifecycle(lifecycle())
                 .withIsolation(isolation())
-                .withAgents(agents()));
+                .withAgents(agents())
+                .withBackends(backends()));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -224,7 +268,10 @@ final class ServerCommand implements Callable<Integer> {
     out.println("Berth server listening on " + base);
     out.println("Open the web UI (this URL logs you in as the administrator):");
     out.println("  " + base + "/login?token=" + server.adminToken());
-    out.println("The admin token is also in " + dataDir.resolve("admin.token"));
+    out.println(
+        System.getenv("BERTH_ADMIN_TOKEN") != null
+            ? "The admin token is the one BERTH_ADMIN_TOKEN holds"
+            : "The admin token is also in " + dataDir.resolve("admin.token"));
     server.isolationTable().forEach(out::println);
     out.flush();
     stopped.await();

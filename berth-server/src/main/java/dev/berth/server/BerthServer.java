@@ -1,5 +1,6 @@
 package dev.berth.server;
 
+import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
@@ -11,7 +12,6 @@ import dev.berth.core.tenant.Tenant;
 import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
-import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
@@ -119,13 +119,14 @@ public final class BerthServer implements AutoCloseable {
     DataDirectory.prepare(config.dataDir());
     lockDataDirectory();
     // The store opens first, so its schema migrations have run before anything is served.
-    SqlSessionStore store =
-        SqlSessionStore.openSqlite(config.dataDir().resolve(DataDirectory.DATABASE), clock);
+    ServerBackends backends = ServerBackends.open(config, clock);
+    SqlSessionStore store = backends.store();
     // Closed before the data-directory lock is released (resources close front to back).
     resources.add(0, store);
-    SqlTenantDirectory directory = SqlTenantDirectory.sharing(store);
+    resources.add(0, backends.localRuntimeClaim());
+    SqlTenantDirectory directory = backends.directory();
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
-    String installation = Installation.loadOrCreate(config.dataDir());
+    String installation = backends.installation();
     LocalNode node =
         new LocalNode(
             config.dataDir().resolve(DataDirectory.NODE),
@@ -153,12 +154,14 @@ public final class BerthServer implements AutoCloseable {
                     .map(Tenant::network)
                     .orElse(NetworkAccess.EGRESS),
             spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()));
-    FilesystemArchiveStore archives =
-        new FilesystemArchiveStore(config.dataDir().resolve("archives"), clock, failpoints);
+    ArchiveStore archives = ServerBackends.openArchives(config, clock, failpoints);
+    if (archives instanceof AutoCloseable closeable) {
+      resources.add(0, closeable);
+    }
     ServerConfig.Lifecycle lifecycle = config.lifecycle();
     RestoreProgress restores = new RestoreProgress(clock);
     LifecycleSettings settings =
-        LifecycleSettings.defaults("berth-server@" + installation, installation)
+        LifecycleSettings.defaults(backends.holder(), installation)
             .withRecoveryWindow(lifecycle.recoveryWindow());
     AgentWireDataPlane dataPlane = new AgentWireDataPlane(runtime, archives, restores);
     Reconciler reconciler =
@@ -169,7 +172,7 @@ public final class BerthServer implements AutoCloseable {
         new ReconcileLoop(
             reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
     resources.add(0, loop);
-    Admission admission = new Admission(directory);
+    Admission admission = new Admission(directory, backends.admissionLock());
     SessionIntents intents = new SessionIntents(store, clock, settings);
     UseCases sessions =
         UseCases.wire(

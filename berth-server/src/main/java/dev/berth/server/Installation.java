@@ -25,13 +25,18 @@ final class Installation {
 
   private Installation() {}
 
+  /** A new installation id, {@code berth-} and 16 random hex digits. */
+  static String mint() {
+    byte[] random = new byte[8];
+    new SecureRandom().nextBytes(random);
+    return "berth-" + HexFormat.of().formatHex(random);
+  }
+
   static String loadOrCreate(Path dataDir) {
     Path file = dataDir.resolve(FILE);
     try {
       if (!Files.exists(file)) {
-        byte[] random = new byte[8];
-        new SecureRandom().nextBytes(random);
-        byte[] id = ("berth-" + HexFormat.of().formatHex(random)).getBytes(StandardCharsets.UTF_8);
+        byte[] id = mint().getBytes(StandardCharsets.UTF_8);
         try (FileChannel channel =
             PrivateFiles.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
           ByteBuffer bytes = ByteBuffer.wrap(id);

@@ -30,7 +30,8 @@ public record ServerConfig(
     String failpoints,
     Lifecycle lifecycle,
     Isolation isolation,
-    Agents agents) {
+    Agents agents,
+    Backends backends) {
 
   public static final int MAX_PORT = 65_535;
 
@@ -43,6 +44,7 @@ public record ServerConfig(
     Objects.requireNonNull(lifecycle, "lifecycle must not be null");
     Objects.requireNonNull(isolation, "isolation must not be null");
     Objects.requireNonNull(agents, "agents must not be null");
+    Objects.requireNonNull(backends, "backends must not be null");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank, got '" + host + "'");
     }
@@ -63,38 +65,130 @@ public record ServerConfig(
         "",
         Lifecycle.defaults(),
         Isolation.defaults(),
-        Agents.none());
+        Agents.none(),
+        Backends.defaults());
   }
 
   public ServerConfig withAdminToken(Optional<String> token) {
     return new ServerConfig(
-        host, port, dataDir, token, nodeCommand, failpoints, lifecycle, isolation, agents);
+        host,
+        port,
+        dataDir,
+        token,
+        nodeCommand,
+        failpoints,
+        lifecycle,
+        isolation,
+        agents,
+        backends);
   }
 
   public ServerConfig withFailpoints(String names) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, names, lifecycle, isolation, agents);
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        names,
+        lifecycle,
+        isolation,
+        agents,
+        backends);
   }
 
   /** The command that runs the local node; see {@link LocalNode#javaLaunchCommand(List)}. */
   public ServerConfig withNodeCommand(List<String> command) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, command, failpoints, lifecycle, isolation, agents);
+        host,
+        port,
+        dataDir,
+        adminToken,
+        command,
+        failpoints,
+        lifecycle,
+        isolation,
+        agents,
+        backends);
   }
 
   public ServerConfig withLifecycle(Lifecycle settings) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, failpoints, settings, isolation, agents);
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        failpoints,
+        settings,
+        isolation,
+        agents,
+        backends);
   }
 
   public ServerConfig withIsolation(Isolation settings) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, settings, agents);
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        failpoints,
+        lifecycle,
+        settings,
+        agents,
+        backends);
   }
 
   public ServerConfig withAgents(Agents settings) {
     return new ServerConfig(
-        host, port, dataDir, adminToken, nodeCommand, failpoints, lifecycle, isolation, settings);
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        failpoints,
+        lifecycle,
+        isolation,
+        settings,
+        backends);
+  }
+
+  public ServerConfig withBackends(Backends settings) {
+    return new ServerConfig(
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        failpoints,
+        lifecycle,
+        isolation,
+        agents,
+        settings);
+  }
+
+  /**
+   * Where the records and the archives live, and this replica's name among those sharing them.
+   *
+   * @param store {@code --store}
+   * @param archive {@code --archive}
+   * @param replica {@code --replica}: this control plane's name as a lease holder; by default the
+   *     host name and the data directory, so that a restarted replica takes its leases back at once
+   *     and two on one machine never pass for each other
+   */
+  public record Backends(StoreChoice store, ArchiveChoice archive, Optional<String> replica) {
+    public Backends {
+      Objects.requireNonNull(store, "store must not be null");
+      Objects.requireNonNull(archive, "archive must not be null");
+      Objects.requireNonNull(replica, "replica must not be null");
+    }
+
+    /** SQLite and archives in the data directory, one server. */
+    public static Backends defaults() {
+      return new Backends(
+          new StoreChoice.Sqlite(), new ArchiveChoice.Filesystem(), Optional.empty());
+    }
   }
 
   /**

@@ -13,11 +13,13 @@ import java.util.UUID;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A real S3-compatible server (Adobe's S3Mock) in the test JVM, on free ports and a temporary
- * directory: started by the first test that asks, shared by the rest, stopped when the JVM exits.
+ * A real S3-compatible server (Adobe's S3Mock) in the test JVM, on free ports and a directory under
+ * the module's {@code target/}: started by the first test that asks, shared by the rest, stopped
+ * when the JVM exits. Other modules' tests (a server archiving to S3) use it through the test jar.
  */
-final class S3TestServer {
-  static final String BUCKET = "berth-test";
+public final class S3TestServer {
+  public static final String BUCKET = "berth-test";
+  private static final Path WORK = Path.of("target", "s3mock").toAbsolutePath();
 
   private static S3TestServer running;
 
@@ -29,11 +31,12 @@ final class S3TestServer {
     this.client = S3Clients.create(settings("any/"));
   }
 
-  static synchronized S3TestServer get() {
+  public static synchronized S3TestServer get() {
     if (running == null) {
       Path root;
       try {
-        root = Files.createTempDirectory("s3mock");
+        Files.createDirectories(WORK);
+        root = Files.createTempDirectory(WORK, "root-");
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -61,24 +64,28 @@ final class S3TestServer {
   // S3Mock 4 marks its port getters for removal (5.x, on Spring Boot 4, replaces them); they are
   // the one way to learn the free port it took.
   @SuppressWarnings("removal")
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + app.getHttpPort());
   }
 
   /** Settings on the test bucket under {@code prefix}, as the URI of a server flag gives them. */
-  S3ArchiveSettings settings(String prefix) {
-    return S3ArchiveUri.parse(
-            "s3://" + BUCKET + "/" + prefix + "?region=us-east-1&endpoint=" + endpoint())
+  public S3ArchiveSettings settings(String prefix) {
+    return S3ArchiveUri.parse(archiveUrl(prefix))
         .withStaticCredentials(new StaticCredentials("test-key", "test-secret"));
   }
 
+  /** The {@code --archive} value of the test bucket under {@code prefix} (keys come apart). */
+  public String archiveUrl(String prefix) {
+    return "s3://" + BUCKET + "/" + prefix + "?region=us-east-1&endpoint=" + endpoint();
+  }
+
   /** A prefix no other test uses. */
-  static String freshPrefix() {
+  public static String freshPrefix() {
     return "t-" + UUID.randomUUID() + "/";
   }
 
   /** A client of the test server, for the tests to look into the bucket. */
-  S3Client client() {
+  public S3Client client() {
     return client;
   }
 }

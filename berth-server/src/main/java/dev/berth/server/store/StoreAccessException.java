@@ -11,4 +11,9 @@ public final class StoreAccessException extends RuntimeException {
   public StoreAccessException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /** A refusal of the store itself, with no lower-level failure behind it. */
+  public StoreAccessException(String message) {
+    super(message);
+  }
 }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.berth.server.store.StoreAccessException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -150,6 +151,49 @@ final class PostgresDatabase implements SqlDatabase {
             e);
       }
       throw failure(what, e);
+    }
+  }
+
+  /**
+   * A session-level advisory lock on a connection of its own, outside the pools: PostgreSQL keeps
+   * it while that connection lives, and drops it when the holder closes it or dies (its socket is
+   * closed), so a killed process never leaves a claim behind. The key space (2, …) is apart from
+   * {@link #exclusively}'s.
+   */
+  @Override
+  public AutoCloseable claim(String key, String refusal) {
+    requireOpen();
+    Connection held;
+    try {
+      held =
+          DriverManager.getConnection(
+              location.jdbcUrl(), location.user(), location.password().orElse(null));
+    } catch (SQLException e) {
+      throw failure("claim " + key, e);
+    }
+    try {
+      boolean claimed =
+          SqlDatabase.queryOne(
+                  held, "SELECT pg_try_advisory_lock(2, hashtext(?))", rs -> rs.getBoolean(1), key)
+              .orElse(false);
+      if (!claimed) {
+        throw new StoreAccessException(describe() + ": " + refusal);
+      }
+      return held;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(held, e);
+      if (e instanceof RuntimeException r) {
+        throw r;
+      }
+      throw failure("claim " + key, (SQLException) e);
+    }
+  }
+
+  private static void closeQuietly(Connection c, Throwable cause) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
     }
   }
 

@@ -49,6 +49,17 @@ public interface SqlDatabase extends AutoCloseable {
    */
   <T> T exclusively(String what, String key, java.util.function.Supplier<T> work);
 
+  /**
+   * Claims {@code key} for this process until the returned handle is closed or the process ends, or
+   * refuses at once when another process sharing the database holds it: for what only one process
+   * at a time may do on a shared database, however long it runs. An embedded database has one
+   * process (its file is locked), so it claims nothing.
+   *
+   * @param refusal what the refusal says: who holds the claim, and what to do instead
+   * @throws StoreAccessException with {@code refusal} when another process holds {@code key}
+   */
+  AutoCloseable claim(String key, String refusal);
+
   /** Closes the pool; idempotent. Calls made afterwards fail with IllegalStateException. */
   @Override
   void close();

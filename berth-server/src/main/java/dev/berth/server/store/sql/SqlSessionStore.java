@@ -138,6 +138,14 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
     return db;
   }
 
+  /**
+   * Claims {@code key} on the store's database for this process, as {@link SqlDatabase#claim} does:
+   * held until the handle is closed or the process ends.
+   */
+  public AutoCloseable claim(String key, String refusal) {
+    return db.claim(key, refusal);
+  }
+
   /** Closes the connection pool; idempotent. */
   @Override
   public void close() {

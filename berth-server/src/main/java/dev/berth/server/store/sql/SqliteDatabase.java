@@ -123,6 +123,12 @@ final class SqliteDatabase implements SqlDatabase {
   }
 
   @Override
+  public AutoCloseable claim(String key, String refusal) {
+    requireOpen();
+    return () -> {};
+  }
+
+  @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       pool.close();

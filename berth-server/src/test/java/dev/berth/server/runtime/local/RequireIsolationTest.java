@@ -89,7 +89,8 @@ class RequireIsolationTest {
         "",
         defaults.lifecycle(),
         new ServerConfig.Isolation(List.of(), required),
-        ServerConfig.Agents.none());
+        ServerConfig.Agents.none(),
+        ServerConfig.Backends.defaults());
   }
 
   private HttpResponse<String> create(BerthServer server) throws Exception {

