@@ -15,6 +15,7 @@ import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
 import dev.berth.server.runtime.RestoreProgress;
@@ -164,9 +165,21 @@ public final class BerthServer implements AutoCloseable {
         LifecycleSettings.defaults(backends.holder(), installation)
             .withRecoveryWindow(lifecycle.recoveryWindow());
     AgentWireDataPlane dataPlane = new AgentWireDataPlane(runtime, archives, restores);
+    // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
+    // another replica sharing the store would take the session over mid-operation.
+    LeaseRenewer renewer = new LeaseRenewer(store.leases());
+    resources.add(0, renewer);
     Reconciler reconciler =
         new Reconciler(
-            store, runtime, dataPlane, archives, clock, settings, new RecoveryMode(), failpoints);
+            store,
+            runtime,
+            dataPlane,
+            archives,
+            clock,
+            settings,
+            new RecoveryMode(),
+            failpoints,
+            renewer);
     SessionSignals signals = new SessionSignals(store);
     loop =
         new ReconcileLoop(

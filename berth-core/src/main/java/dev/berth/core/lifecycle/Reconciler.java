@@ -6,6 +6,7 @@ import dev.berth.core.runtime.Runtime;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.Lease;
+import dev.berth.core.store.LeaseKeeper;
 import dev.berth.core.store.SessionStore;
 import java.time.InstantSource;
 import java.util.Optional;
@@ -55,6 +56,7 @@ public final class Reconciler {
 
   private final LifecyclePorts ports;
   private final RecoveryMode recovery;
+  private final LeaseKeeper keeper;
 
   public Reconciler(
       SessionStore store,
@@ -65,8 +67,26 @@ public final class Reconciler {
       LifecycleSettings settings,
       RecoveryMode recovery,
       Failpoints failpoints) {
+    this(store, runtime, agent, archives, clock, settings, recovery, failpoints, LeaseKeeper.NONE);
+  }
+
+  /**
+   * @param keeper keeps the session lease alive while a pass runs (a pass may wait minutes on a
+   *     drain or an upload); {@link LeaseKeeper#NONE} where passes are always short
+   */
+  public Reconciler(
+      SessionStore store,
+      Runtime runtime,
+      AgentClient agent,
+      ArchiveStore archives,
+      InstantSource clock,
+      LifecycleSettings settings,
+      RecoveryMode recovery,
+      Failpoints failpoints,
+      LeaseKeeper keeper) {
     this.ports = new LifecyclePorts(store, runtime, agent, archives, clock, settings, failpoints);
     this.recovery = recovery;
+    this.keeper = keeper;
   }
 
   /**
@@ -85,12 +105,19 @@ public final class Reconciler {
       return ReconcileResult.LEASE_BUSY;
     }
     ReconcileResult result;
+    LeaseKeeper.Kept kept = keeper.keep(taken.get(), ports.settings().leaseTtl());
     try {
       result = run(new ReconcilePass(ports, id, taken.get()));
     } catch (RuntimeException e) {
+      kept.close();
       store.leases().release(taken.get());
       throw e;
+    } catch (Error crash) {
+      // A crash stops the renewals and leaves the lease to expire, as a dead process would.
+      kept.close();
+      throw crash;
     }
+    kept.close();
     store.leases().release(taken.get());
     return result;
   }
