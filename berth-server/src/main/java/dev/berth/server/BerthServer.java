@@ -23,8 +23,10 @@ import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.session.IdleReaper;
+import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.session.UseCases;
+import dev.berth.server.store.sql.SqlDuties;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
 import io.javalin.Javalin;
@@ -64,6 +66,10 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private final ServerConfig config;
+
+  /** The idle scan: one replica at a time does it for every session of the store. */
+  static final String IDLE_SCAN_DUTY = "idle-scan";
+
   private final List<AutoCloseable> resources = new ArrayList<>();
   private State state = State.NEW;
   private final Clock clock;
@@ -246,7 +252,13 @@ public final class BerthServer implements AutoCloseable {
     resources.add(0, app::stop);
     loop.start();
     if (lifecycle.suspendEnabled()) {
-      idleReaper.start(lifecycle.idleScan());
+      idleReaper.start(
+          lifecycle.idleScan(),
+          new ReplicaDuty(
+              SqlDuties.sharing(store, clock),
+              IDLE_SCAN_DUTY,
+              backends.holder(),
+              lifecycle.idleScan()));
     }
   }
 

@@ -74,11 +74,17 @@ public final class IdleReaper implements AutoCloseable {
     this.clock = clock;
   }
 
-  /** Scans every {@code interval} until closed. */
-  public void start(Duration interval) {
+  /**
+   * Scans every {@code interval} until closed, in the turns {@code duty} gives this replica: with
+   * several replicas on one store, one at a time probes the agents and decides.
+   */
+  public void start(Duration interval, ReplicaDuty duty) {
     var unused =
         timer.scheduleWithFixedDelay(
-            this::scanQuietly, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+            () -> duty.perform(this::scanQuietly),
+            interval.toMillis(),
+            interval.toMillis(),
+            TimeUnit.MILLISECONDS);
   }
 
   /** One pass over every ready session. */
