@@ -49,8 +49,11 @@ import java.util.concurrent.TimeoutException;
  * berth.dev/installation}), not from a read per call: a control plane observes every session on
  * every pass. What the informer cannot vouch for is Unknown, never Gone: before its first list, and
  * while its watch is down (the API server is unreachable), since a pod it does not hold then may
- * well exist. A pod this adapter created that the watch has not delivered yet is read directly,
- * because right after {@link #provision} the runtime must not be observed Gone.
+ * well exist. The watch also lags the API server by a moment, and two cases cannot wait for it: a
+ * pod provisioned here that the watch has not delivered yet (right after {@link #provision} the
+ * runtime must not be observed Gone), and a pod the cache still holds while it is being deleted or
+ * after its removal was confirmed (right after a confirmed removal it must not be observed as
+ * existing). Those are read directly, until the watch catches up.
  *
  * <p>Removal deletes the pod (in the background: the kubelet stops its agent within the pod's grace
  * period) and its token Secret, and is Confirmed only once the API server answers that the pod does
@@ -70,6 +73,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
 
   /** Pods provisioned here that the informer has not delivered yet: read directly meanwhile. */
   private final Set<String> unseen = ConcurrentHashMap.newKeySet();
+
+  /** Pods whose removal was confirmed while the informer still held them: read directly too. */
+  private final Set<String> removed = ConcurrentHashMap.newKeySet();
 
   private KubernetesRuntime(
       KubernetesClient client,
@@ -152,6 +158,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   @Override
   public void provision(RuntimeSpec spec) {
     String name = spec.runtime().name();
+    removed.remove(name);
     unseen.add(name);
     Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name));
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
@@ -178,7 +185,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     boolean provisionedUnseen = unseen.contains(runtime.name());
     Pod cached = informer.getStore().getByKey(key(runtime.name()));
     if (cached != null) {
-      return observe(cached);
+      boolean deleting =
+          cached.getMetadata().getDeletionTimestamp() != null || removed.contains(runtime.name());
+      return deleting ? read(runtime.name()) : observe(cached);
     }
     if (provisionedUnseen) {
       return read(runtime.name());
@@ -187,7 +196,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
         "no pod " + template.namespace() + "/" + runtime.name() + " exists");
   }
 
-  /** A pod provisioned here and not delivered by the watch yet: asked for directly. */
+  /** A pod the informer cannot vouch for yet (see the class comment): asked for directly. */
   private RuntimeObservation read(String name) {
     try {
       Pod pod = pods().withName(name).get();
@@ -216,6 +225,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
       }
       secrets().withName(RuntimePods.secretName(name)).delete();
       unseen.remove(name);
+      if (informer.getStore().getByKey(key(name)) != null) {
+        removed.add(name);
+      }
       return new RemovalResult.Confirmed();
     } catch (KubernetesClientException e) {
       return new RemovalResult.Unconfirmed(
@@ -367,7 +379,10 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     return all.inNamespace(template.namespace());
   }
 
-  /** Drops a pod from {@link #unseen} once the informer holds it (or saw it go). */
+  /**
+   * Drops a pod from {@link #unseen} once the informer holds it (or saw it go), and from {@link
+   * #removed} once it saw it go.
+   */
   private final class Seen implements ResourceEventHandler<Pod> {
     @Override
     public void onAdd(Pod pod) {
@@ -382,6 +397,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     @Override
     public void onDelete(Pod pod, boolean finalStateUnknown) {
       unseen.remove(pod.getMetadata().getName());
+      removed.remove(pod.getMetadata().getName());
     }
   }
 }
