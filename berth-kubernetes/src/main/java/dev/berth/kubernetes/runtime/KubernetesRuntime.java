@@ -14,7 +14,7 @@ import dev.berth.core.session.SessionId;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
@@ -41,9 +41,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The {@code kubernetes} runtime: one pod per session incarnation, named after the runtime ( {@code
+ * The {@code kubernetes} runtime: one pod per session incarnation, named after the runtime ({@code
  * berth-<session>-<incarnation>}) in the template's namespace, labelled with its ownership labels,
- * next to a Secret holding its agent's token (see {@link AgentTokens}).
+ * next to a Secret holding its agent's token (see {@link AgentTokens}) and, when configured, a
+ * NetworkPolicy confining it (see {@link NetworkPolicyTemplate}).
  *
  * <p>Observation comes from one informer on the installation's pods (label {@code
  * berth.dev/installation}), not from a read per call: a control plane observes every session on
@@ -64,6 +65,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   public static final String KIND = "kubernetes";
 
   private final KubernetesClient client;
+  private final KubernetesRuntimeSettings settings;
   private final String installation;
   private final PodTemplate template;
   private final AgentTokens tokens;
@@ -77,17 +79,13 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   /** Pods whose removal was confirmed while the informer still held them: read directly too. */
   private final Set<String> removed = ConcurrentHashMap.newKeySet();
 
-  private KubernetesRuntime(
-      KubernetesClient client,
-      String installation,
-      PodTemplate template,
-      AgentTokens tokens,
-      PodAddress address) {
+  private KubernetesRuntime(KubernetesClient client, KubernetesRuntimeSettings settings) {
     this.client = client;
-    this.installation = installation;
-    this.template = template;
-    this.tokens = tokens;
-    this.address = address;
+    this.settings = settings;
+    this.installation = settings.installation();
+    this.template = settings.pod();
+    this.tokens = settings.tokens();
+    this.address = settings.address();
     this.informer =
         pods().withLabel(OwnershipLabels.INSTALLATION, installation).runnableInformer(0);
     informer.addEventHandler(new Seen());
@@ -97,33 +95,13 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   }
 
   /**
-   * Starts the runtime of {@code installation}: its informer begins listing at once, and {@link
-   * #observe} answers Unknown until it has (see {@link #awaitSynced}). Agents are reached at their
-   * pod's IP and the template's agent port.
+   * Starts the runtime: its informer begins listing at once, and {@link #observe} answers Unknown
+   * until it has (see {@link #awaitSynced}). {@link #close} stops it.
    */
   public static KubernetesRuntime start(
-      KubernetesClient client, String installation, PodTemplate template, AgentTokens tokens) {
-    return start(client, installation, template, tokens, PodAddress.podIp(template.agentPort()));
-  }
-
-  /**
-   * As {@link #start(KubernetesClient, String, PodTemplate, AgentTokens)}, agents at {@code
-   * address}.
-   */
-  public static KubernetesRuntime start(
-      KubernetesClient client,
-      String installation,
-      PodTemplate template,
-      AgentTokens tokens,
-      PodAddress address) {
-    Objects.requireNonNull(client, "client");
-    Objects.requireNonNull(template, "template");
-    Objects.requireNonNull(tokens, "tokens");
-    Objects.requireNonNull(address, "address");
-    if (installation.isBlank()) {
-      throw new IllegalArgumentException("the installation id of a Kubernetes runtime is blank");
-    }
-    return new KubernetesRuntime(client, installation, template, tokens, address);
+      KubernetesClient client, KubernetesRuntimeSettings settings) {
+    return new KubernetesRuntime(
+        Objects.requireNonNull(client, "client"), Objects.requireNonNull(settings, "settings"));
   }
 
   /** Waits up to {@code timeout} for the informer's first list; false when it has not come. */
@@ -150,10 +128,11 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   }
 
   /**
-   * Creates the token Secret, then the pod; either already existing counts as created, so that
-   * concurrent or repeated provisions of one spec make one pod. The Secret comes first because a
-   * pod whose Secret is missing would report {@code CreateContainerConfigError}; it is then given
-   * the pod as its owner, so that it goes with the pod even when nobody removes it.
+   * Creates the token Secret and the NetworkPolicy (when configured), then the pod; each already
+   * existing counts as created, so that concurrent or repeated provisions of one spec make one pod.
+   * The pod comes last: a pod whose Secret is missing would report {@code
+   * CreateContainerConfigError}, and one without its policy would run unconfined for a moment. Both
+   * are then given the pod as their owner, so that they go with it even when nobody removes them.
    */
   @Override
   public void provision(RuntimeSpec spec) {
@@ -162,13 +141,31 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     unseen.add(name);
     Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name));
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
+    Optional<NetworkPolicy> policy =
+        settings
+            .networkPolicy()
+            .map(
+                t ->
+                    SessionNetworkPolicies.policy(
+                        spec,
+                        template,
+                        t,
+                        settings.networkAccess().apply(spec.labels().session())));
+    policy.ifPresent(p -> call("create", name, () -> createIfAbsent(policies(), p)));
     Optional<Pod> created =
         call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template)));
     Optional<Pod> pod =
         created.or(
             () -> call("read", name, () -> Optional.ofNullable(pods().withName(name).get())));
-    pod.filter(p -> p.getMetadata().getUid() != null)
-        .ifPresent(p -> call("own", RuntimePods.secretName(name), () -> ownSecret(name, p)));
+    Optional<Pod> owner = pod.filter(p -> p.getMetadata().getUid() != null);
+    owner.ifPresent(
+        p -> {
+          String secretName = RuntimePods.secretName(name);
+          call("own", secretName, () -> own(secrets().withName(secretName), p));
+          if (policy.isPresent()) {
+            call("own", name, () -> own(policies().withName(name), p));
+          }
+        });
   }
 
   @Override
@@ -224,6 +221,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
         return new RemovalResult.InProgress("pod " + name + " is terminating");
       }
       secrets().withName(RuntimePods.secretName(name)).delete();
+      if (settings.networkPolicy().isPresent()) {
+        policies().withName(name).delete();
+      }
       unseen.remove(name);
       if (informer.getStore().getByKey(key(name)) != null) {
         removed.add(name);
@@ -329,18 +329,11 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
    * A merge patch, not an edit under the resourceVersion read: concurrent provisions of one spec
    * all write the same owner, and none of them should fail because another wrote it first.
    */
-  private Secret ownSecret(String name, Pod pod) {
-    Secret owner =
-        new SecretBuilder()
-            .withNewMetadata()
-            .withOwnerReferences(RuntimePods.ownedBy(pod))
-            .endMetadata()
-            .build();
-    return secrets()
-        .withName(RuntimePods.secretName(name))
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            client.getKubernetesSerialization().asJson(owner));
+  private <T> T own(Resource<T> object, Pod pod) {
+    Map<String, Object> patch =
+        Map.of("metadata", Map.of("ownerReferences", List.of(RuntimePods.ownedBy(pod))));
+    return object.patch(
+        PatchContext.of(PatchType.JSON_MERGE), client.getKubernetesSerialization().asJson(patch));
   }
 
   private <R> R call(String action, String what, java.util.function.Supplier<R> request) {
@@ -372,6 +365,10 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
 
   private NonNamespaceOperation<Pod, PodList, PodResource> pods() {
     return client.pods().inNamespace(template.namespace());
+  }
+
+  private NonNamespaceOperation<NetworkPolicy, ?, Resource<NetworkPolicy>> policies() {
+    return client.network().v1().networkPolicies().inNamespace(template.namespace());
   }
 
   private NonNamespaceOperation<Secret, ?, Resource<Secret>> secrets() {

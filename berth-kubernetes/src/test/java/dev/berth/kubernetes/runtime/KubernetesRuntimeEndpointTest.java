@@ -13,7 +13,10 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -95,31 +98,56 @@ class KubernetesRuntimeEndpointTest {
   }
 
   @Test
-  void theTokenSecretIsOwnedByThePodSoItGoesWithIt() {
-    Secret secret =
-        cluster
-            .client()
-            .secrets()
-            .inNamespace(SimulatedCluster.NAMESPACE)
-            .withName(RuntimePods.secretName(spec.runtime().name()))
-            .get();
-    String podUid =
-        cluster
-            .client()
-            .pods()
-            .inNamespace(SimulatedCluster.NAMESPACE)
-            .withName(spec.runtime().name())
-            .get()
-            .getMetadata()
-            .getUid();
+  void theTokenSecretAndTheNetworkPolicyAreOwnedByThePodSoTheyGoWithIt() {
+    String podUid = pod().get().getMetadata().getUid();
 
-    assertThat(secret.getMetadata().getOwnerReferences())
+    assertThat(secret().get().getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(owner -> assertThat(owner.getUid()).isEqualTo(podUid));
+    assertThat(policy().get().getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(
             owner -> {
               assertThat(owner.getKind()).isEqualTo("Pod");
               assertThat(owner.getUid()).isEqualTo(podUid);
             });
+  }
+
+  @Test
+  void aConfirmedRemovalLeavesNeitherPodNorSecretNorNetworkPolicy() {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> runtime.remove(spec.runtime()), r -> r instanceof RemovalResult.Confirmed);
+
+    assertThat(pod().get()).isNull();
+    assertThat(secret().get()).isNull();
+    assertThat(policy().get()).isNull();
+  }
+
+  private Resource<Pod> pod() {
+    return cluster
+        .client()
+        .pods()
+        .inNamespace(SimulatedCluster.NAMESPACE)
+        .withName(spec.runtime().name());
+  }
+
+  private Resource<Secret> secret() {
+    return cluster
+        .client()
+        .secrets()
+        .inNamespace(SimulatedCluster.NAMESPACE)
+        .withName(RuntimePods.secretName(spec.runtime().name()));
+  }
+
+  private Resource<NetworkPolicy> policy() {
+    return cluster
+        .client()
+        .network()
+        .v1()
+        .networkPolicies()
+        .inNamespace(SimulatedCluster.NAMESPACE)
+        .withName(spec.runtime().name());
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.berth.kubernetes.runtime;
 
+import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.kubernetes.store.MockApiServer;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +40,11 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
           PodTemplate.Resources.defaults(),
           Optional.empty(),
           Optional.of("1Gi"));
+  static final NetworkPolicyTemplate POLICY =
+      new NetworkPolicyTemplate(
+          Map.of("app.kubernetes.io/name", "berth"),
+          Optional.empty(),
+          List.of("169.254.169.254/32"));
   static final AgentTokens TOKENS =
       new AgentTokens("a test key of at least thirty-two bytes".getBytes(StandardCharsets.UTF_8));
 
@@ -126,16 +133,22 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
 
   /** A runtime of {@code installation} through the cuttable proxy, its informer synced. */
   KubernetesRuntime runtime(String installation) throws InterruptedException {
-    return synced(
-        KubernetesRuntime.start(
-            running().proxied(), installation, TEMPLATE, TOKENS, KubeletSimulator.ADDRESS));
+    return synced(KubernetesRuntime.start(running().proxied(), settings(installation)));
   }
 
   /** A runtime of {@code installation} on a direct connection, which {@link #cut} leaves alone. */
   KubernetesRuntime directRuntime(String installation) throws InterruptedException {
-    return synced(
-        KubernetesRuntime.start(
-            running().direct(), installation, TEMPLATE, TOKENS, KubeletSimulator.ADDRESS));
+    return synced(KubernetesRuntime.start(running().direct(), settings(installation)));
+  }
+
+  /**
+   * Agents at the simulator's addresses; a NetworkPolicy for every pod (the mock API server stores
+   * it, nothing enforces it), sessions of a tenant without network getting no egress.
+   */
+  static KubernetesRuntimeSettings settings(String installation) {
+    return KubernetesRuntimeSettings.of(installation, TEMPLATE, TOKENS)
+        .withAddress(KubeletSimulator.ADDRESS)
+        .withNetworkPolicy(POLICY, session -> NetworkAccess.EGRESS);
   }
 
   private KubernetesRuntime synced(KubernetesRuntime runtime) throws InterruptedException {
