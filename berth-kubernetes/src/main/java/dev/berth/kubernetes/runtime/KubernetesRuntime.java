@@ -133,6 +133,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
    * The pod comes last: a pod whose Secret is missing would report {@code
    * CreateContainerConfigError}, and one without its policy would run unconfined for a moment. Both
    * are then given the pod as their owner, so that they go with it even when nobody removes them.
+   *
+   * <p>The pod runs a shell session whatever the spec's workload, and starts it at once even when
+   * the spec awaits a restore: {@code berth agent} has options for neither yet.
    */
   @Override
   public void provision(RuntimeSpec spec) {
@@ -235,11 +238,11 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
               + template.namespace()
               + "/"
               + name
-              + " (HTTP "
+              + " or its token Secret or NetworkPolicy (HTTP "
               + e.getCode()
               + ": "
               + e.getMessage()
-              + "); it may still run");
+              + "); the pod may still run, and removal is asked again on the next pass");
     }
   }
 
@@ -352,8 +355,8 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
               + ": "
               + e.getMessage()
               + "); check that the API server is reachable and that the control plane's service"
-              + " account may get, list, watch, create, patch and delete pods and secrets in"
-              + " namespace "
+              + " account may get, list, watch, create, patch and delete pods, secrets and"
+              + " networkpolicies in namespace "
               + template.namespace(),
           e);
     }
