@@ -136,6 +136,16 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
     return synced(KubernetesRuntime.start(running().proxied(), settings(installation)));
   }
 
+  /** A runtime of {@code installation} through the proxy, not waiting for its informer. */
+  KubernetesRuntime unsyncedRuntime(String installation) {
+    KubernetesRuntime runtime =
+        KubernetesRuntime.start(running().proxied(), settings(installation));
+    synchronized (runtimes) {
+      runtimes.add(runtime);
+    }
+    return runtime;
+  }
+
   /** A runtime of {@code installation} on a direct connection, which {@link #cut} leaves alone. */
   KubernetesRuntime directRuntime(String installation) throws InterruptedException {
     return synced(KubernetesRuntime.start(running().direct(), settings(installation)));
