@@ -9,10 +9,11 @@ import java.util.HashMap;
 
 /**
  * A simulated API server for tests: fabric8's mock server in CRUD mode (objects kept in memory,
- * resourceVersions checked), over plain HTTP on a free loopback port, with a client for it.
+ * resourceVersions checked, finalizers honoured), over plain HTTP on a free loopback port, with a
+ * client for it.
  */
-final class MockApiServer implements AutoCloseable {
-  static final String NAMESPACE = "berth";
+public final class MockApiServer implements AutoCloseable {
+  public static final String NAMESPACE = "berth";
 
   private final KubernetesMockServer server;
   private final KubernetesClient client;
@@ -22,7 +23,7 @@ final class MockApiServer implements AutoCloseable {
     this.client = server.createClient();
   }
 
-  static MockApiServer start() {
+  public static MockApiServer start() {
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
@@ -34,8 +35,13 @@ final class MockApiServer implements AutoCloseable {
     return new MockApiServer(server);
   }
 
-  KubernetesClient client() {
+  public KubernetesClient client() {
     return client;
+  }
+
+  /** The loopback port it listens on, for clients configured otherwise than {@link #client}. */
+  public int port() {
+    return server.getPort();
   }
 
   @Override

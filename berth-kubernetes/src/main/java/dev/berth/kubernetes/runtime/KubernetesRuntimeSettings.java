@@ -1,0 +1,64 @@
+package dev.berth.kubernetes.runtime;
+
+import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.NetworkAccess;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * How a {@link KubernetesRuntime} makes and reaches its pods.
+ *
+ * @param installation the installation whose pods these are (label {@code berth.dev/installation})
+ * @param pod what every session pod shares
+ * @param tokens the agents' tokens
+ * @param address where a pod's agent answers; {@link PodAddress#podIp} in a cluster
+ * @param networkPolicy the NetworkPolicy each pod gets; empty for none (a cluster that does not
+ *     enforce them, or one whose namespace policy already confines sessions)
+ * @param networkAccess the most network a session may have (its tenant's grant); only the
+ *     NetworkPolicy enforces it, so without one every session gets the namespace's network
+ */
+public record KubernetesRuntimeSettings(
+    String installation,
+    PodTemplate pod,
+    AgentTokens tokens,
+    PodAddress address,
+    Optional<NetworkPolicyTemplate> networkPolicy,
+    Function<SessionId, NetworkAccess> networkAccess) {
+
+  public KubernetesRuntimeSettings {
+    Objects.requireNonNull(installation, "installation");
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(tokens, "tokens");
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(networkPolicy, "networkPolicy");
+    Objects.requireNonNull(networkAccess, "networkAccess");
+    if (installation.isBlank()) {
+      throw new IllegalArgumentException("the installation id of a Kubernetes runtime is blank");
+    }
+  }
+
+  /** Agents at their pod IP and the template's port, no NetworkPolicy. */
+  public static KubernetesRuntimeSettings of(
+      String installation, PodTemplate pod, AgentTokens tokens) {
+    return new KubernetesRuntimeSettings(
+        installation,
+        pod,
+        tokens,
+        PodAddress.podIp(pod.agentPort()),
+        Optional.empty(),
+        session -> NetworkAccess.EGRESS);
+  }
+
+  public KubernetesRuntimeSettings withAddress(PodAddress at) {
+    return new KubernetesRuntimeSettings(
+        installation, pod, tokens, at, networkPolicy, networkAccess);
+  }
+
+  /** These settings, each pod confined by {@code policy} as {@code access} says. */
+  public KubernetesRuntimeSettings withNetworkPolicy(
+      NetworkPolicyTemplate policy, Function<SessionId, NetworkAccess> access) {
+    return new KubernetesRuntimeSettings(
+        installation, pod, tokens, address, Optional.of(policy), access);
+  }
+}

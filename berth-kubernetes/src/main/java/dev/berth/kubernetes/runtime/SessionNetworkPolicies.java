@@ -1,0 +1,103 @@
+package dev.berth.kubernetes.runtime;
+
+import dev.berth.core.runtime.OwnershipLabels;
+import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.tenant.NetworkAccess;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The NetworkPolicy of one runtime, named after it and selecting its pod alone (by session,
+ * incarnation and installation). It is created before the pod, so that no session ever runs
+ * unconfined, and owned by the pod once that exists, so that it goes with the pod.
+ */
+final class SessionNetworkPolicies {
+
+  private SessionNetworkPolicies() {}
+
+  static NetworkPolicy policy(
+      RuntimeSpec spec, PodTemplate pod, NetworkPolicyTemplate template, NetworkAccess access) {
+    Map<String, String> labels = spec.labels().asMap();
+    LabelSelector self =
+        new LabelSelectorBuilder()
+            .addToMatchLabels(OwnershipLabels.INSTALLATION, spec.labels().installation())
+            .addToMatchLabels(OwnershipLabels.SESSION, spec.labels().session().value())
+            .addToMatchLabels(
+                OwnershipLabels.INCARNATION, Long.toString(spec.runtime().incarnation()))
+            .build();
+    return new NetworkPolicyBuilder()
+        .withNewMetadata()
+        .withName(spec.runtime().name())
+        .withNamespace(pod.namespace())
+        .withLabels(labels)
+        .endMetadata()
+        .withNewSpec()
+        .withPodSelector(self)
+        .withPolicyTypes("Ingress", "Egress")
+        .addNewIngress()
+        .withFrom(controlPlane(template))
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(pod.agentPort()))
+        .endPort()
+        .endIngress()
+        .withEgress(egress(template, access))
+        .endSpec()
+        .build();
+  }
+
+  private static NetworkPolicyPeer controlPlane(NetworkPolicyTemplate template) {
+    NetworkPolicyPeerBuilder peer =
+        new NetworkPolicyPeerBuilder()
+            .withPodSelector(
+                new LabelSelectorBuilder().withMatchLabels(template.controlPlanePods()).build());
+    template
+        .controlPlaneNamespace()
+        .ifPresent(
+            ns ->
+                peer.withNamespaceSelector(
+                    new LabelSelectorBuilder()
+                        .addToMatchLabels("kubernetes.io/metadata.name", ns)
+                        .build()));
+    return peer.build();
+  }
+
+  /**
+   * No rule at all denies every egress, DNS included: a session without network resolves nothing.
+   */
+  private static List<NetworkPolicyEgressRule> egress(
+      NetworkPolicyTemplate template, NetworkAccess access) {
+    return switch (access) {
+      case NONE -> List.of();
+      case EGRESS ->
+          List.of(
+              new NetworkPolicyEgressRuleBuilder()
+                  .addNewTo()
+                  .withNewIpBlock()
+                  .withCidr("0.0.0.0/0")
+                  .withExcept(template.egressExcept())
+                  .endIpBlock()
+                  .endTo()
+                  .build(),
+              new NetworkPolicyEgressRuleBuilder()
+                  .addNewPort()
+                  .withProtocol("UDP")
+                  .withPort(new IntOrString(53))
+                  .endPort()
+                  .addNewPort()
+                  .withProtocol("TCP")
+                  .withPort(new IntOrString(53))
+                  .endPort()
+                  .build());
+    };
+  }
+}

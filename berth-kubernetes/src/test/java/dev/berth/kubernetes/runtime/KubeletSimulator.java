@@ -1,0 +1,494 @@
+package dev.berth.kubernetes.runtime;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A kubelet (and scheduler) for fabric8's mock API server, which stores pods but runs nothing. It
+ * watches the namespace's pods and, for each new one, does what a node would:
+ *
+ * <ul>
+ *   <li>runs the pod's agent as a real local process ({@link SimulatedPodAgent}, from the test
+ *       classpath) with the pod's container arguments and its {@code BERTH_AGENT_TOKEN} read from
+ *       the Secret the pod's env refers to. Two arguments are rewritten, and only these: {@code
+ *       --state-dir} to a directory of the pod's own under the simulator's root (a pod's emptyDir),
+ *       and {@code --listen} to {@code 127.0.0.1:0}, because every simulated pod shares the
+ *       loopback address and so needs a port of its own. That port goes into the pod's annotation
+ *       {@value #PORT_ANNOTATION}, which {@link #ADDRESS} reads where a cluster would use the pod
+ *       IP and the template's port;
+ *   <li>then writes the status a kubelet writes for a started pod: phase Running, pod IP {@code
+ *       127.0.0.1}, the agent container running and ready;
+ *   <li>holds a finalizer of its own on the pod, so that a deletion is graceful as on a node: the
+ *       pod stays, terminating, until the simulator has stopped its process and released it.
+ * </ul>
+ *
+ * Failures are staged per pod: {@link #plan} makes a pod fail instead of starting (never scheduled,
+ * image pull backing off, invalid image name, configuration error), {@link #inject} makes a running
+ * pod's agent fail (killed for memory, crash-looping, evicted, its node lost). Each writes the
+ * status a real kubelet (or scheduler, or node controller) reports in that case; where the agent
+ * dies, its process is killed first.
+ */
+final class KubeletSimulator implements AutoCloseable {
+  static final String PORT_ANNOTATION = "sim.berth.dev/agent-port";
+  static final String FINALIZER = "sim.berth.dev/kubelet";
+  static final String POD_IP = "127.0.0.1";
+
+  /** The agent's address as the simulator publishes it: the pod IP, and its port annotation. */
+  static final PodAddress ADDRESS =
+      pod -> {
+        String port = pod.getMetadata().getAnnotations().get(PORT_ANNOTATION);
+        return PodAddress.podIp(1)
+            .of(pod)
+            .filter(ip -> port != null)
+            .map(ip -> new PodAddress.Address(ip.host(), Integer.parseInt(port)));
+      };
+
+  /** What can go wrong with a pod, and the status the cluster then reports. */
+  enum Fault {
+    NEVER_SCHEDULED(true),
+    IMAGE_PULL_BACKOFF(true),
+    INVALID_IMAGE(true),
+    CONFIG_ERROR(true),
+    OOM_KILLED(false),
+    CRASH_LOOP(false),
+    EVICTED(false),
+    NODE_LOST(false);
+
+    private final boolean beforeStart;
+
+    Fault(boolean beforeStart) {
+      this.beforeStart = beforeStart;
+    }
+
+    boolean beforeStart() {
+      return beforeStart;
+    }
+  }
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final Path root;
+  private final Map<String, Fault> planned = new ConcurrentHashMap<>();
+  private final Map<String, SimulatedPod> pods = new ConcurrentHashMap<>();
+  private final ExecutorService work = Executors.newCachedThreadPool();
+  private final Watch watch;
+
+  private KubeletSimulator(KubernetesClient client, String namespace, Path root) {
+    this.client = client;
+    this.namespace = namespace;
+    this.root = root;
+    this.watch = client.pods().inNamespace(namespace).watch(new Events());
+  }
+
+  /** Starts simulating the nodes of {@code namespace}; pods' state directories go under root. */
+  static KubeletSimulator start(KubernetesClient client, String namespace, Path root) {
+    return new KubeletSimulator(client, namespace, root);
+  }
+
+  /** The pod {@code podName}, once created, fails with {@code fault} instead of starting. */
+  void plan(String podName, Fault fault) {
+    if (!fault.beforeStart()) {
+      throw new IllegalArgumentException(fault + " happens to a running pod: inject it");
+    }
+    planned.put(podName, fault);
+  }
+
+  /** The running pod {@code podName}'s agent fails with {@code fault}. */
+  void inject(String podName, Fault fault) {
+    if (fault.beforeStart()) {
+      throw new IllegalArgumentException(fault + " happens before the start: plan it");
+    }
+    SimulatedPod pod = pods.get(podName);
+    if (pod == null) {
+      throw new IllegalStateException("no simulated pod " + podName);
+    }
+    pod.fail(fault);
+  }
+
+  /** How many simulated pods' agents run now. */
+  long agentsRunning() {
+    return pods.values().stream().filter(SimulatedPod::alive).count();
+  }
+
+  @Override
+  public void close() {
+    watch.close();
+    pods.values().forEach(SimulatedPod::kill);
+    work.shutdownNow();
+    NodeCleanup.unmountUnder(root);
+  }
+
+  private PodResource pod(String name) {
+    return client.pods().inNamespace(namespace).withName(name);
+  }
+
+  private final class Events implements Watcher<Pod> {
+    @Override
+    public void eventReceived(Action action, Pod pod) {
+      String name = pod.getMetadata().getName();
+      switch (action) {
+        case ADDED, MODIFIED -> {
+          SimulatedPod simulated = pods.computeIfAbsent(name, SimulatedPod::new);
+          if (pod.getMetadata().getDeletionTimestamp() != null) {
+            work.execute(simulated::terminate);
+          } else {
+            work.execute(simulated::start);
+          }
+        }
+        case DELETED -> {
+          SimulatedPod gone = pods.remove(name);
+          if (gone != null) {
+            work.execute(gone::kill);
+          }
+        }
+        case BOOKMARK, ERROR -> {}
+      }
+    }
+
+    @Override
+    public void onClose(WatcherException cause) {
+      throw new IllegalStateException("the kubelet simulator lost its watch", cause);
+    }
+  }
+
+  /** One pod on the simulated node; its methods run one at a time, as a kubelet's pod worker. */
+  private final class SimulatedPod {
+    private final String name;
+    private boolean started;
+    private boolean terminating;
+    private @Nullable Process agent;
+
+    SimulatedPod(String name) {
+      this.name = name;
+    }
+
+    synchronized void start() {
+      if (started || terminating) {
+        return;
+      }
+      started = true;
+      try {
+        editMetadata(m -> m.getFinalizers().add(FINALIZER));
+        Fault fault = planned.remove(name);
+        if (fault != null) {
+          status(failed(fault));
+          return;
+        }
+        Pod pod = pod(name).get();
+        if (pod == null) {
+          return;
+        }
+        Process process = launch(pod);
+        agent = process;
+        int port = port(process);
+        editMetadata(m -> m.getAnnotations().put(PORT_ANNOTATION, Integer.toString(port)));
+        status(runningStatus());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        kill();
+      }
+    }
+
+    synchronized void fail(Fault fault) {
+      kill();
+      status(failed(fault));
+    }
+
+    synchronized void terminate() {
+      if (terminating) {
+        return;
+      }
+      terminating = true;
+      stop();
+      try {
+        editMetadata(m -> m.getFinalizers().remove(FINALIZER));
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+      }
+    }
+
+    synchronized boolean alive() {
+      return agent != null && agent.isAlive();
+    }
+
+    /** SIGTERM, as a kubelet stops a container, then SIGKILL after a grace period. */
+    private void stop() {
+      Process process = agent;
+      if (process == null) {
+        return;
+      }
+      process.destroy();
+      try {
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+          kill();
+        }
+        NodeCleanup.unmountUnder(root.resolve(name));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        kill();
+      }
+    }
+
+    /** SIGKILL to the agent and everything it started: the node's view when it dies. */
+    void kill() {
+      Process process = agent;
+      if (process != null) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        process.onExit().join();
+        NodeCleanup.unmountUnder(root.resolve(name));
+      }
+    }
+
+    private void editMetadata(Consumer<ObjectMeta> change) {
+      pod(name)
+          .edit(
+              p -> {
+                change.accept(p.getMetadata());
+                return p;
+              });
+    }
+
+    private void status(PodStatus status) {
+      pod(name).editStatus(p -> new PodBuilder(p).withStatus(status).build());
+    }
+
+    private Process launch(Pod pod) {
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(
+          List.of(
+              "-XX:TieredStopAtLevel=1",
+              "-XX:+UseSerialGC",
+              "-Xmx256m",
+              "--enable-native-access=ALL-UNNAMED",
+              "-cp",
+              System.getProperty("java.class.path"),
+              SimulatedPodAgent.class.getName()));
+      command.addAll(rewritten(pod.getSpec().getContainers().getFirst().getArgs()));
+      ProcessBuilder builder = new ProcessBuilder(command);
+      builder.environment().put(RuntimePods.TOKEN_VARIABLE, token(pod));
+      try {
+        Files.createDirectories(root.resolve(name));
+        builder.redirectError(root.resolve(name + ".log").toFile());
+        return builder.start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not start the agent of pod " + name, e);
+      }
+    }
+
+    private List<String> rewritten(List<String> args) {
+      List<String> out = new ArrayList<>(args);
+      out.set(out.indexOf("--state-dir") + 1, root.resolve(name).toString());
+      out.set(out.indexOf("--listen") + 1, POD_IP + ":0");
+      return out;
+    }
+
+    /** The token the pod's env takes from its Secret, as the kubelet resolves it. */
+    private String token(Pod pod) {
+      EnvVar env =
+          pod.getSpec().getContainers().getFirst().getEnv().stream()
+              .filter(e -> e.getName().equals(RuntimePods.TOKEN_VARIABLE))
+              .findFirst()
+              .orElseThrow();
+      SecretKeySelector ref = env.getValueFrom().getSecretKeyRef();
+      Secret secret = client.secrets().inNamespace(namespace).withName(ref.getName()).get();
+      if (secret == null) {
+        throw new IllegalStateException("pod " + name + " refers to a missing Secret");
+      }
+      return Optional.ofNullable(secret.getData())
+          .map(d -> d.get(ref.getKey()))
+          .map(v -> new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8))
+          .orElseGet(() -> secret.getStringData().get(ref.getKey()));
+    }
+
+    private int port(Process process) {
+      BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      String line =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return out.readLine();
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  },
+                  work)
+              .orTimeout(60, TimeUnit.SECONDS)
+              .join();
+      if (line == null || !line.startsWith(SimulatedPodAgent.LISTENING)) {
+        throw new IllegalStateException(
+            "the agent of pod " + name + " did not start; see " + root.resolve(name + ".log"));
+      }
+      work.execute(
+          () -> {
+            try {
+              out.transferTo(Writer.nullWriter());
+            } catch (IOException e) {
+              // The agent is gone: nothing more to read.
+            }
+          });
+      return Integer.parseInt(line.substring(SimulatedPodAgent.LISTENING.length()).trim());
+    }
+  }
+
+  private static PodStatus runningStatus() {
+    return new PodStatusBuilder()
+        .withPhase("Running")
+        .withPodIP(POD_IP)
+        .withHostIP(POD_IP)
+        .addNewCondition()
+        .withType("PodScheduled")
+        .withStatus("True")
+        .endCondition()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .endCondition()
+        .withContainerStatuses(
+            agent()
+                .withReady(true)
+                .withNewState()
+                .withNewRunning()
+                .withStartedAt(Instant.now().toString())
+                .endRunning()
+                .endState()
+                .build())
+        .build();
+  }
+
+  private static PodStatus failed(Fault fault) {
+    return switch (fault) {
+      case NEVER_SCHEDULED ->
+          new PodStatusBuilder()
+              .withPhase("Pending")
+              .addNewCondition()
+              .withType("PodScheduled")
+              .withStatus("False")
+              .withReason("Unschedulable")
+              .withMessage("0/3 nodes are available: 3 Insufficient memory.")
+              .endCondition()
+              .build();
+      case IMAGE_PULL_BACKOFF ->
+          pending(waiting("ImagePullBackOff", "Back-off pulling image \"berth:test\""));
+      case INVALID_IMAGE ->
+          pending(waiting("InvalidImageName", "couldn't parse image name \"berth:test\""));
+      case CONFIG_ERROR ->
+          pending(waiting("CreateContainerConfigError", "secret \"berth-token\" not found"));
+      case OOM_KILLED ->
+          runningPhase(
+              agent()
+                  .withNewState()
+                  .withNewTerminated()
+                  .withReason("OOMKilled")
+                  .withExitCode(137)
+                  .endTerminated()
+                  .endState()
+                  .build());
+      case CRASH_LOOP ->
+          runningPhase(
+              new ContainerStatusBuilder(
+                      waiting("CrashLoopBackOff", "back-off 2m40s restarting failed container"))
+                  .withRestartCount(5)
+                  .withNewLastState()
+                  .withNewTerminated()
+                  .withReason("Error")
+                  .withExitCode(1)
+                  .endTerminated()
+                  .endLastState()
+                  .build());
+      case EVICTED ->
+          new PodStatusBuilder()
+              .withPhase("Failed")
+              .withReason("Evicted")
+              .withMessage("The node was low on resource: memory.")
+              .build();
+      case NODE_LOST ->
+          new PodStatusBuilder()
+              .withPhase("Unknown")
+              .withReason("NodeLost")
+              .withMessage("Node sim-node which was running pod is unresponsive")
+              .build();
+    };
+  }
+
+  private static PodStatus pending(ContainerStatus agent) {
+    return new PodStatusBuilder()
+        .withPhase("Pending")
+        .addNewCondition()
+        .withType("PodScheduled")
+        .withStatus("True")
+        .endCondition()
+        .withContainerStatuses(agent)
+        .build();
+  }
+
+  private static PodStatus runningPhase(ContainerStatus agent) {
+    return new PodStatusBuilder()
+        .withPhase("Running")
+        .withPodIP(POD_IP)
+        .withContainerStatuses(agent)
+        .build();
+  }
+
+  private static ContainerStatus waiting(String reason, String message) {
+    return agent()
+        .withReady(false)
+        .withNewState()
+        .withNewWaiting()
+        .withReason(reason)
+        .withMessage(message)
+        .endWaiting()
+        .endState()
+        .build();
+  }
+
+  private static ContainerStatusBuilder agent() {
+    return new ContainerStatusBuilder()
+        .withName(RuntimePods.CONTAINER)
+        .withImage("berth:test")
+        .withReady(false)
+        .withRestartCount(0);
+  }
+}

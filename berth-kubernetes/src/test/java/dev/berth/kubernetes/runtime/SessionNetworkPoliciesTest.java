@@ -1,0 +1,95 @@
+package dev.berth.kubernetes.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.berth.core.runtime.OwnershipLabels;
+import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.session.RuntimeRef;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.NetworkAccess;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The NetworkPolicy of one runtime: its pod alone, reached by the control plane alone. */
+class SessionNetworkPoliciesTest {
+  private static final SessionId SESSION = new SessionId("cd".repeat(16));
+  private static final RuntimeSpec SPEC =
+      new RuntimeSpec(
+          RuntimeRef.planned("kubernetes", SESSION, 2),
+          WorkloadType.SHELL,
+          new OwnershipLabels("inst-1", SESSION, 2));
+  private static final NetworkPolicyTemplate TEMPLATE =
+      new NetworkPolicyTemplate(
+          Map.of("app.kubernetes.io/name", "berth"),
+          Optional.of("berth-system"),
+          List.of("169.254.169.254/32", "10.0.0.0/8"));
+
+  private static NetworkPolicy policy(NetworkAccess access) {
+    return SessionNetworkPolicies.policy(SPEC, SimulatedCluster.TEMPLATE, TEMPLATE, access);
+  }
+
+  @Test
+  void thePolicySelectsThisIncarnationsPodAloneAndLetsOnlyTheControlPlaneReachItsAgentPort() {
+    NetworkPolicy policy = policy(NetworkAccess.EGRESS);
+
+    assertThat(policy.getMetadata().getName()).isEqualTo(SPEC.runtime().name());
+    assertThat(policy.getMetadata().getLabels()).isEqualTo(SPEC.labels().asMap());
+    assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+        .containsOnly(
+            Map.entry("berth.dev/installation", "inst-1"),
+            Map.entry("berth.dev/session", SESSION.value()),
+            Map.entry("berth.dev/incarnation", "2"));
+    assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
+    assertThat(policy.getSpec().getIngress())
+        .singleElement()
+        .satisfies(
+            rule -> {
+              assertThat(rule.getFrom())
+                  .singleElement()
+                  .satisfies(
+                      peer -> {
+                        assertThat(peer.getPodSelector().getMatchLabels())
+                            .containsOnly(Map.entry("app.kubernetes.io/name", "berth"));
+                        assertThat(peer.getNamespaceSelector().getMatchLabels())
+                            .containsOnly(Map.entry("kubernetes.io/metadata.name", "berth-system"));
+                      });
+              assertThat(rule.getPorts())
+                  .extracting(NetworkPolicyPort::getPort)
+                  .containsExactly(new IntOrString(SimulatedCluster.TEMPLATE.agentPort()));
+            });
+  }
+
+  @Test
+  void aSessionWithoutNetworkMayReachNothingNotEvenDns() {
+    NetworkPolicy policy = policy(NetworkAccess.NONE);
+
+    assertThat(policy.getSpec().getPolicyTypes()).contains("Egress");
+    assertThat(policy.getSpec().getEgress()).isEmpty();
+  }
+
+  @Test
+  void aSessionWithEgressMayReachAnythingButTheExceptedRangesAndDns() {
+    NetworkPolicy policy = policy(NetworkAccess.EGRESS);
+
+    assertThat(policy.getSpec().getEgress()).hasSize(2);
+    assertThat(policy.getSpec().getEgress().getFirst().getTo())
+        .singleElement()
+        .satisfies(
+            peer -> {
+              assertThat(peer.getIpBlock().getCidr()).isEqualTo("0.0.0.0/0");
+              assertThat(peer.getIpBlock().getExcept())
+                  .containsExactly("169.254.169.254/32", "10.0.0.0/8");
+            });
+    assertThat(policy.getSpec().getEgress().get(1).getPorts())
+        .extracting(NetworkPolicyPort::getProtocol, p -> p.getPort().getIntVal())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("UDP", 53),
+            org.assertj.core.groups.Tuple.tuple("TCP", 53));
+  }
+}

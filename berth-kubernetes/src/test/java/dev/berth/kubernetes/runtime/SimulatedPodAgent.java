@@ -1,0 +1,59 @@
+package dev.berth.kubernetes.runtime;
+
+import dev.berth.agent.host.HostConfig;
+import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.node.SessionAgent;
+import dev.berth.core.session.SessionId;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The process a simulated pod runs: {@code berth agent} as the CLI starts it (the same {@link
+ * SessionAgent#start} with the pod's arguments and its token from {@code BERTH_AGENT_TOKEN}), but
+ * without picocli, which lives in berth-cli. It prints the port it listens on as its first line,
+ * for the {@link KubeletSimulator}, and runs until it is killed.
+ */
+public final class SimulatedPodAgent {
+  static final String LISTENING = "listening on port ";
+
+  private SimulatedPodAgent() {}
+
+  /**
+   * @param args the pod's container arguments: {@code agent --session <sid> --incarnation <n>
+   *     --installation <id> --state-dir <dir> --listen <host>:<port>}
+   */
+  public static void main(String[] args) throws InterruptedException {
+    Map<String, String> options = options(List.of(args));
+    String token = System.getenv(RuntimePods.TOKEN_VARIABLE);
+    if (token == null) {
+      throw new IllegalStateException(RuntimePods.TOKEN_VARIABLE + " is unset");
+    }
+    String listen = options.get("--listen");
+    int colon = listen.lastIndexOf(':');
+    SessionAgent agent =
+        SessionAgent.start(
+            new SessionId(options.get("--session")),
+            Long.parseLong(options.get("--incarnation")),
+            options.get("--installation"),
+            HostConfig.defaults(Path.of(options.get("--state-dir")), token),
+            AgentHttpServer.Settings.loopback(Integer.parseInt(listen.substring(colon + 1))));
+    // As berth agent does: SIGTERM (a pod's deletion) closes the host, which unmounts its disks.
+    java.lang.Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "agent-shutdown"));
+    System.out.println(LISTENING + agent.port());
+    System.out.flush();
+    Thread.currentThread().join();
+  }
+
+  private static Map<String, String> options(List<String> args) {
+    if (args.isEmpty() || !args.getFirst().equals("agent")) {
+      throw new IllegalArgumentException("expected `agent --option value ...`, got " + args);
+    }
+    Map<String, String> options = new HashMap<>();
+    for (int i = 1; i + 1 < args.size(); i += 2) {
+      options.put(args.get(i), args.get(i + 1));
+    }
+    return options;
+  }
+}
