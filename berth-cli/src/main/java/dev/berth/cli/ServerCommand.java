@@ -6,6 +6,7 @@ import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.core.idle.IdleSettings;
 import dev.berth.server.ArchiveChoice;
 import dev.berth.server.BerthServer;
+import dev.berth.server.RuntimeChoice;
 import dev.berth.server.ServerConfig;
 import dev.berth.server.StoreChoice;
 import dev.berth.server.runtime.local.LocalNode;
@@ -208,12 +209,50 @@ final class ServerCommand implements Callable<Integer> {
               + " of the data directory).")
   private @Nullable String replica;
 
+  @Option(
+      names = "--runtime",
+      paramLabel = "local|kubernetes",
+      defaultValue = "local",
+      description =
+          "Where sessions run: local (a sandboxed process tree each, under this machine's node) or"
+              + " kubernetes (a pod each; needs --agent-image and BERTH_AGENT_TOKEN_KEY, see"
+              + " docs/kubernetes.md) (default: ${DEFAULT-VALUE}).")
+  private String runtime;
+
+  @Option(
+      names = "--kube-namespace",
+      paramLabel = "NAMESPACE",
+      description =
+          "With --runtime kubernetes: the namespace of the session pods (default: the server's own"
+              + " pod's namespace, else default).")
+  private @Nullable String kubeNamespace;
+
+  @Option(
+      names = "--agent-image",
+      paramLabel = "IMAGE",
+      description = "With --runtime kubernetes: the image session pods run (it holds berth).")
+  private @Nullable String agentImage;
+
+  @Option(
+      names = "--agent-service-account",
+      paramLabel = "NAME",
+      description =
+          "With --runtime kubernetes: the session pods' service account (its token is never"
+              + " mounted) (default: the namespace's default).")
+  private @Nullable String agentServiceAccount;
+
   private ServerConfig.Backends backends() {
     try {
       return new ServerConfig.Backends(
           StoreChoice.parse(store, System.getenv()),
           ArchiveChoice.parse(archive),
-          Optional.ofNullable(replica));
+          Optional.ofNullable(replica),
+          RuntimeChoice.parse(
+              runtime,
+              Optional.ofNullable(kubeNamespace),
+              Optional.ofNullable(agentImage),
+              Optional.ofNullable(agentServiceAccount),
+              System.getenv()));
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -43,6 +43,13 @@ final class SessionAgentCommand implements Callable<Integer> {
   private String installation;
 
   @Option(
+      names = "--await-restore",
+      description =
+          "The runtime is a resume's: start nothing and wait for the archive the control plane"
+              + " sends.")
+  private boolean awaitRestore;
+
+  @Option(
       names = "--state-dir",
       paramLabel = "DIR",
       defaultValue = "/var/lib/berth",
@@ -75,6 +82,7 @@ final class SessionAgentCommand implements Callable<Integer> {
             new SessionId(session),
             incarnation,
             installation,
+            awaitRestore,
             HostConfig.defaults(stateDir, token),
             new AgentHttpServer.Settings(
                 listen.host(), listen.port(), Duration.ofSeconds(15), Duration.ofMillis(100)));

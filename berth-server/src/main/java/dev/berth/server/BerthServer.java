@@ -7,8 +7,6 @@ import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.tenant.Admission;
-import dev.berth.core.tenant.NetworkAccess;
-import dev.berth.core.tenant.Tenant;
 import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
@@ -19,9 +17,6 @@ import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
 import dev.berth.server.runtime.RestoreProgress;
-import dev.berth.server.runtime.local.LocalNode;
-import dev.berth.server.runtime.local.LocalRuntime;
-import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;
@@ -78,7 +73,7 @@ public final class BerthServer implements AutoCloseable {
   private IdleReaper idleReaper;
   private ReconcileLoop loop;
   private String adminToken;
-  private NodeIsolation isolation;
+  private SessionPlacement placement;
 
   public BerthServer(ServerConfig config) {
     this(config, Clock.systemUTC(), ProcessFailpoints.from(config.failpoints()));
@@ -89,7 +84,7 @@ public final class BerthServer implements AutoCloseable {
    * deadlines): tests move it to reach the idle policy's boundaries without waiting for them; and
    * whose lifecycle steps reach {@code failpoints} (tests hold a step there).
    */
-  // app, idleReaper, loop, adminToken and isolation are set by start() and read only while the
+  // app, idleReaper, loop, adminToken and placement are set by start() and read only while the
   // state is STARTED, which start() sets once they all are: NullAway cannot follow that state.
   @SuppressWarnings("NullAway.Init")
   public BerthServer(ServerConfig config, Clock clock, Failpoints failpoints) {
@@ -134,33 +129,25 @@ public final class BerthServer implements AutoCloseable {
     SqlTenantDirectory directory = backends.directory();
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
     String installation = backends.installation();
-    LocalNode node =
-        new LocalNode(
-            config.dataDir().resolve(DataDirectory.NODE),
-            config.nodeLaunchCommand(),
-            Duration.ofSeconds(60));
-    isolation = new NodeIsolation(node, config.isolation().required());
-    AgentCatalog agents =
-        AgentCatalog.load(config.agents().clis(), config.agents().providersFile(), System.getenv())
-            .withMarketplace(
-                config
-                    .agents()
-                    .pluginsDir()
-                    .map(PluginMarketplace::load)
-                    .orElse(PluginMarketplace.none()));
-    // A session's network is its tenant's grant, read when its runtime is provisioned (so a
-    // grant narrowed later applies from the session's next incarnation on).
-    LocalRuntime runtime =
-        new LocalRuntime(
-            node,
+    SessionPlacement placement =
+        SessionPlacement.open(
+            config,
             installation,
-            session ->
-                store
-                    .get(session)
-                    .flatMap(s -> directory.tenant(s.tenant()))
-                    .map(Tenant::network)
-                    .orElse(NetworkAccess.EGRESS),
-            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()));
+            store,
+            directory,
+            () ->
+                AgentCatalog.load(
+                        config.agents().clis(), config.agents().providersFile(), System.getenv())
+                    .withMarketplace(
+                        config
+                            .agents()
+                            .pluginsDir()
+                            .map(PluginMarketplace::load)
+                            .orElse(PluginMarketplace.none())));
+    placement.closeable().ifPresent(c -> resources.add(0, c));
+    this.placement = placement;
+    AgentCatalog agents = placement.agents();
+    dev.berth.core.runtime.Runtime runtime = placement.runtime();
     ArchiveStore archives = ServerBackends.openArchives(config, clock, failpoints);
     if (archives instanceof AutoCloseable closeable) {
       resources.add(0, closeable);
@@ -170,7 +157,8 @@ public final class BerthServer implements AutoCloseable {
     LifecycleSettings settings =
         LifecycleSettings.defaults(backends.holder(), installation)
             .withRecoveryWindow(lifecycle.recoveryWindow());
-    AgentWireDataPlane dataPlane = new AgentWireDataPlane(runtime, archives, restores);
+    AgentWireDataPlane dataPlane =
+        new AgentWireDataPlane(placement.endpoints(), archives, restores);
     // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
     // another replica sharing the store would take the session over mid-operation.
     LeaseRenewer renewer = new LeaseRenewer(store.leases());
@@ -201,7 +189,7 @@ public final class BerthServer implements AutoCloseable {
                 .withIdle(lifecycle.idle())
                 .withSuspendEnabled(lifecycle.suspendEnabled()),
             new SecureRandom(),
-            isolation::requireForNewSession,
+            placement.requireIsolation(),
             agents);
     idleReaper =
         new IdleReaper(
@@ -351,7 +339,7 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.STARTED) {
       throw new IllegalStateException("server has no node: it is " + state);
     }
-    return isolation.table();
+    return placement.isolationTable().get();
   }
 
   /** The admin token in force (from the environment, or the data directory's). */

@@ -92,11 +92,16 @@ record ServerBackends(
               ? HOLDER_PREFIX + installation + "/" + replica(config)
               : HOLDER_PREFIX + installation;
       AutoCloseable claim =
-          store.claim(
-              LOCAL_RUNTIME_CLAIM,
-              "another berth server with the local runtime already runs on this store, and its"
-                  + " sessions live on that server's machine, out of this one's reach; stop it"
-                  + " first, or give this server a store of its own");
+          switch (backends.runtime()) {
+            case RuntimeChoice.Local l ->
+                store.claim(
+                    LOCAL_RUNTIME_CLAIM,
+                    "another berth server with the local runtime already runs on this store, and"
+                        + " its sessions live on that server's machine, out of this one's reach;"
+                        + " stop it first, or give this server a store of its own");
+            // Every replica reaches every pod: nothing to claim.
+            case RuntimeChoice.Kubernetes k -> () -> {};
+          };
       return new ServerBackends(
           store,
           SqlTenantDirectory.sharing(store),

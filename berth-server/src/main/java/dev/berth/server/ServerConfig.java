@@ -176,15 +176,23 @@ public record ServerConfig(
    * @param replica {@code --replica}: this control plane's name as a lease holder; by default the
    *     host name and the data directory, so that a restarted replica takes its leases back at once
    *     and two on one machine never pass for each other
+   * @param runtime {@code --runtime} and its companions: where sessions run
    */
-  public record Backends(StoreChoice store, ArchiveChoice archive, Optional<String> replica) {
+  public record Backends(
+      StoreChoice store, ArchiveChoice archive, Optional<String> replica, RuntimeChoice runtime) {
     public Backends {
       Objects.requireNonNull(store, "store must not be null");
       Objects.requireNonNull(archive, "archive must not be null");
       Objects.requireNonNull(replica, "replica must not be null");
+      Objects.requireNonNull(runtime, "runtime must not be null");
     }
 
-    /** SQLite and archives in the data directory, one server. */
+    /** These backends with sessions on the local runtime. */
+    public Backends(StoreChoice store, ArchiveChoice archive, Optional<String> replica) {
+      this(store, archive, replica, new RuntimeChoice.Local());
+    }
+
+    /** SQLite and archives in the data directory, one server, sessions on this machine. */
     public static Backends defaults() {
       return new Backends(
           new StoreChoice.Sqlite(), new ArchiveChoice.Filesystem(), Optional.empty());

@@ -36,13 +36,34 @@ public final class SessionAgent implements AutoCloseable {
       String installation,
       HostConfig config,
       AgentHttpServer.Settings settings) {
+    return start(session, incarnation, installation, false, config, settings);
+  }
+
+  /**
+   * Starts the agent and the session's runtime.
+   *
+   * @param installation the control plane installation that owns the session
+   * @param awaitRestore the runtime is a resume's: it starts nothing and waits for the archive the
+   *     control plane sends (a pod restarted after the restore finds its runtime as it was)
+   */
+  public static SessionAgent start(
+      SessionId session,
+      long incarnation,
+      String installation,
+      boolean awaitRestore,
+      HostConfig config,
+      AgentHttpServer.Settings settings) {
     SessionHost host = SessionHost.openFor(session, config, Clock.systemUTC());
     try {
       OwnershipLabels labels = new OwnershipLabels(installation, session, incarnation);
       host.provision(
           session,
           new RuntimeRequest(
-              RuntimeRef.nameFor(session, incarnation), incarnation, "shell", labels.asMap()),
+              RuntimeRef.nameFor(session, incarnation),
+              incarnation,
+              "shell",
+              labels.asMap(),
+              awaitRestore),
           Optional.empty());
       return new SessionAgent(host, AgentHttpServer.start(host, config.token(), settings));
     } catch (RuntimeException e) {

@@ -134,8 +134,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
    * CreateContainerConfigError}, and one without its policy would run unconfined for a moment. Both
    * are then given the pod as their owner, so that they go with it even when nobody removes them.
    *
-   * <p>The pod runs a shell session whatever the spec's workload, and starts it at once even when
-   * the spec awaits a restore: {@code berth agent} has options for neither yet.
+   * <p>The pod runs a shell session whatever the spec's workload ({@code berth agent} hosts no
+   * agent CLI yet: the server offers only shells on this runtime); a spec that awaits a restore
+   * gives the agent {@code --await-restore}, so it starts nothing before its archive came.
    */
   @Override
   public void provision(RuntimeSpec spec) {

@@ -6,9 +6,8 @@ import java.util.Optional;
 
 /**
  * Where a pod's agent answers, read from the pod as the informer last saw it. In a cluster that is
- * the pod's IP and the template's agent port ({@link #podIp}); the seam exists because a test
- * kubelet runs every simulated pod's agent on the same loopback address, so only a port of each
- * pod's own can tell them apart (the simulator writes it into an annotation).
+ * the pod's IP and the template's agent port ({@link #podIp}); a cluster that reaches its pods
+ * otherwise (through a proxy, say) gives its own.
  */
 @FunctionalInterface
 public interface PodAddress {

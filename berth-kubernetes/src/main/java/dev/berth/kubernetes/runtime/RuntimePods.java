@@ -180,6 +180,9 @@ final class RuntimePods {
     args.addAll(List.of("--installation", spec.labels().installation()));
     args.addAll(List.of("--state-dir", PodTemplate.STATE_DIR));
     args.addAll(List.of("--listen", "0.0.0.0:" + template.agentPort()));
+    if (spec.awaitRestore()) {
+      args.add("--await-restore");
+    }
     return args;
   }
 

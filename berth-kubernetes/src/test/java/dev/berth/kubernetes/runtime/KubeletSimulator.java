@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -47,12 +48,12 @@ import org.jspecify.annotations.Nullable;
  *       classpath) with the pod's container arguments and its {@code BERTH_AGENT_TOKEN} read from
  *       the Secret the pod's env refers to. Two arguments are rewritten, and only these: {@code
  *       --state-dir} to a directory of the pod's own under the simulator's root (a pod's emptyDir),
- *       and {@code --listen} to {@code 127.0.0.1:0}, because every simulated pod shares the
- *       loopback address and so needs a port of its own. That port goes into the pod's annotation
- *       {@value #PORT_ANNOTATION}, which {@link #ADDRESS} reads where a cluster would use the pod
- *       IP and the template's port;
- *   <li>then writes the status a kubelet writes for a started pod: phase Running, pod IP {@code
- *       127.0.0.1}, the agent container running and ready;
+ *       and the host of {@code --listen} to the pod's own IP: each simulated pod gets an address of
+ *       its own in 127.0.0.0/8 (every one of which the loopback interface answers), so its agent
+ *       listens on the template's port as in a cluster, and the control plane reaches it at the pod
+ *       IP with no seam of the test's own;
+ *   <li>then writes the status a kubelet writes for a started pod: phase Running, that pod IP, the
+ *       agent container running and ready;
  *   <li>holds a finalizer of its own on the pod, so that a deletion is graceful as on a node: the
  *       pod stays, terminating, until the simulator has stopped its process and released it.
  * </ul>
@@ -63,23 +64,24 @@ import org.jspecify.annotations.Nullable;
  * status a real kubelet (or scheduler, or node controller) reports in that case; where the agent
  * dies, its process is killed first.
  */
-final class KubeletSimulator implements AutoCloseable {
-  static final String PORT_ANNOTATION = "sim.berth.dev/agent-port";
+public final class KubeletSimulator implements AutoCloseable {
   static final String FINALIZER = "sim.berth.dev/kubelet";
-  static final String POD_IP = "127.0.0.1";
 
-  /** The agent's address as the simulator publishes it: the pod IP, and its port annotation. */
-  static final PodAddress ADDRESS =
-      pod -> {
-        String port = pod.getMetadata().getAnnotations().get(PORT_ANNOTATION);
-        return PodAddress.podIp(1)
-            .of(pod)
-            .filter(ip -> port != null)
-            .map(ip -> new PodAddress.Address(ip.host(), Integer.parseInt(port)));
-      };
+  /**
+   * The next pod IP: pods of every simulator in this JVM get distinct ones, from a random start so
+   * that an agent a killed earlier run left behind does not hold the address a new pod gets.
+   */
+  private static final AtomicInteger NEXT_IP =
+      new AtomicInteger(new java.security.SecureRandom().nextInt(1 << 20));
+
+  /** A loopback address no other simulated pod of this JVM has: 127.64.0.1 to 127.253.255.254. */
+  static String nextPodIp() {
+    int n = NEXT_IP.getAndIncrement() % (190 * 256 * 254);
+    return "127." + (64 + n / (256 * 254)) + "." + (n / 254 % 256) + "." + (1 + n % 254);
+  }
 
   /** What can go wrong with a pod, and the status the cluster then reports. */
-  enum Fault {
+  public enum Fault {
     NEVER_SCHEDULED(true),
     IMAGE_PULL_BACKOFF(true),
     INVALID_IMAGE(true),
@@ -104,6 +106,8 @@ final class KubeletSimulator implements AutoCloseable {
   private final String namespace;
   private final Path root;
   private final Map<String, Fault> planned = new ConcurrentHashMap<>();
+  private final java.util.Queue<Fault> nextPods =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
   private final Map<String, SimulatedPod> pods = new ConcurrentHashMap<>();
   private final ExecutorService work = Executors.newCachedThreadPool();
   private final Watch watch;
@@ -116,20 +120,31 @@ final class KubeletSimulator implements AutoCloseable {
   }
 
   /** Starts simulating the nodes of {@code namespace}; pods' state directories go under root. */
-  static KubeletSimulator start(KubernetesClient client, String namespace, Path root) {
+  public static KubeletSimulator start(KubernetesClient client, String namespace, Path root) {
     return new KubeletSimulator(client, namespace, root);
   }
 
   /** The pod {@code podName}, once created, fails with {@code fault} instead of starting. */
-  void plan(String podName, Fault fault) {
+  public void plan(String podName, Fault fault) {
     if (!fault.beforeStart()) {
       throw new IllegalArgumentException(fault + " happens to a running pod: inject it");
     }
     planned.put(podName, fault);
   }
 
+  /**
+   * The next pod created, whatever its name, fails with {@code fault} instead of starting: for a
+   * test that learns a session's id (and so its pod's name) only once the pod may exist.
+   */
+  public void planNext(Fault fault) {
+    if (!fault.beforeStart()) {
+      throw new IllegalArgumentException(fault + " happens to a running pod: inject it");
+    }
+    nextPods.add(fault);
+  }
+
   /** The running pod {@code podName}'s agent fails with {@code fault}. */
-  void inject(String podName, Fault fault) {
+  public void inject(String podName, Fault fault) {
     if (fault.beforeStart()) {
       throw new IllegalArgumentException(fault + " happens before the start: plan it");
     }
@@ -141,7 +156,7 @@ final class KubeletSimulator implements AutoCloseable {
   }
 
   /** How many simulated pods' agents run now. */
-  long agentsRunning() {
+  public long agentsRunning() {
     return pods.values().stream().filter(SimulatedPod::alive).count();
   }
 
@@ -189,6 +204,7 @@ final class KubeletSimulator implements AutoCloseable {
   /** One pod on the simulated node; its methods run one at a time, as a kubelet's pod worker. */
   private final class SimulatedPod {
     private final String name;
+    private final String ip = nextPodIp();
     private boolean started;
     private boolean terminating;
     private @Nullable Process agent;
@@ -205,6 +221,9 @@ final class KubeletSimulator implements AutoCloseable {
       try {
         editMetadata(m -> m.getFinalizers().add(FINALIZER));
         Fault fault = planned.remove(name);
+        if (fault == null) {
+          fault = nextPods.poll();
+        }
         if (fault != null) {
           status(failed(fault));
           return;
@@ -215,9 +234,8 @@ final class KubeletSimulator implements AutoCloseable {
         }
         Process process = launch(pod);
         agent = process;
-        int port = port(process);
-        editMetadata(m -> m.getAnnotations().put(PORT_ANNOTATION, Integer.toString(port)));
-        status(runningStatus());
+        awaitListening(process);
+        status(runningStatus(ip));
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
@@ -319,7 +337,8 @@ final class KubeletSimulator implements AutoCloseable {
     private List<String> rewritten(List<String> args) {
       List<String> out = new ArrayList<>(args);
       out.set(out.indexOf("--state-dir") + 1, root.resolve(name).toString());
-      out.set(out.indexOf("--listen") + 1, POD_IP + ":0");
+      String listen = out.get(out.indexOf("--listen") + 1);
+      out.set(out.indexOf("--listen") + 1, ip + listen.substring(listen.lastIndexOf(':')));
       return out;
     }
 
@@ -341,7 +360,7 @@ final class KubeletSimulator implements AutoCloseable {
           .orElseGet(() -> secret.getStringData().get(ref.getKey()));
     }
 
-    private int port(Process process) {
+    private void awaitListening(Process process) {
       BufferedReader out =
           new BufferedReader(
               new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -349,7 +368,13 @@ final class KubeletSimulator implements AutoCloseable {
           CompletableFuture.supplyAsync(
                   () -> {
                     try {
-                      return out.readLine();
+                      // Lines before it are the agent's log, where the classpath has a logger
+                      // that writes to standard output.
+                      String read = out.readLine();
+                      while (read != null && !read.startsWith(SimulatedPodAgent.LISTENING)) {
+                        read = out.readLine();
+                      }
+                      return read;
                     } catch (IOException e) {
                       throw new UncheckedIOException(e);
                     }
@@ -369,15 +394,14 @@ final class KubeletSimulator implements AutoCloseable {
               // The agent is gone: nothing more to read.
             }
           });
-      return Integer.parseInt(line.substring(SimulatedPodAgent.LISTENING.length()).trim());
     }
   }
 
-  private static PodStatus runningStatus() {
+  private static PodStatus runningStatus(String ip) {
     return new PodStatusBuilder()
         .withPhase("Running")
-        .withPodIP(POD_IP)
-        .withHostIP(POD_IP)
+        .withPodIP(ip)
+        .withHostIP("127.0.0.1")
         .addNewCondition()
         .withType("PodScheduled")
         .withStatus("True")
@@ -465,11 +489,7 @@ final class KubeletSimulator implements AutoCloseable {
   }
 
   private static PodStatus runningPhase(ContainerStatus agent) {
-    return new PodStatusBuilder()
-        .withPhase("Running")
-        .withPodIP(POD_IP)
-        .withContainerStatuses(agent)
-        .build();
+    return new PodStatusBuilder().withPhase("Running").withContainerStatuses(agent).build();
   }
 
   private static ContainerStatus waiting(String reason, String message) {

@@ -87,6 +87,15 @@ class RuntimePodsTest {
   }
 
   @Test
+  void aResumesPodTellsItsAgentToAwaitTheArchiveAndAFreshOneDoesNot() {
+    RuntimeSpec resume = new RuntimeSpec(SPEC.runtime(), SPEC.workload(), SPEC.labels(), true);
+
+    assertThat(RuntimePods.pod(resume, TEMPLATE).getSpec().getContainers().getFirst().getArgs())
+        .endsWith("--listen", "0.0.0.0:8090", "--await-restore");
+    assertThat(agent.getArgs()).doesNotContain("--await-restore");
+  }
+
+  @Test
   void thePodMeetsTheRestrictedPodSecurityStandardAndMountsNoServiceAccountToken() {
     PodSecurityContext podContext = pod.getSpec().getSecurityContext();
     assertThat(podContext.getRunAsNonRoot()).isTrue();

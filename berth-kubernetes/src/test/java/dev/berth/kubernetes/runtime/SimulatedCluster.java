@@ -152,12 +152,12 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
   }
 
   /**
-   * Agents at the simulator's addresses; a NetworkPolicy for every pod (the mock API server stores
-   * it, nothing enforces it), sessions of a tenant without network getting no egress.
+   * Agents at their pod IP and the template's port, as in a cluster; a NetworkPolicy for every pod
+   * (the mock API server stores it, nothing enforces it), sessions of a tenant without network
+   * getting no egress.
    */
   static KubernetesRuntimeSettings settings(String installation) {
     return KubernetesRuntimeSettings.of(installation, TEMPLATE, TOKENS)
-        .withAddress(KubeletSimulator.ADDRESS)
         .withNetworkPolicy(POLICY, session -> NetworkAccess.EGRESS);
   }
 

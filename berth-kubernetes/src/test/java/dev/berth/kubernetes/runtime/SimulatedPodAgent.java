@@ -5,6 +5,7 @@ import dev.berth.agent.http.AgentHttpServer;
 import dev.berth.agent.node.SessionAgent;
 import dev.berth.core.session.SessionId;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,12 +18,13 @@ import java.util.Map;
  */
 public final class SimulatedPodAgent {
   static final String LISTENING = "listening on port ";
+  private static final String AWAIT_RESTORE = "--await-restore";
 
   private SimulatedPodAgent() {}
 
   /**
    * @param args the pod's container arguments: {@code agent --session <sid> --incarnation <n>
-   *     --installation <id> --state-dir <dir> --listen <host>:<port>}
+   *     --installation <id> --state-dir <dir> --listen <host>:<port> [--await-restore]}
    */
   public static void main(String[] args) throws InterruptedException {
     Map<String, String> options = options(List.of(args));
@@ -37,8 +39,13 @@ public final class SimulatedPodAgent {
             new SessionId(options.get("--session")),
             Long.parseLong(options.get("--incarnation")),
             options.get("--installation"),
+            options.containsKey(AWAIT_RESTORE),
             HostConfig.defaults(Path.of(options.get("--state-dir")), token),
-            AgentHttpServer.Settings.loopback(Integer.parseInt(listen.substring(colon + 1))));
+            new AgentHttpServer.Settings(
+                listen.substring(0, colon),
+                Integer.parseInt(listen.substring(colon + 1)),
+                Duration.ofSeconds(15),
+                Duration.ofMillis(100)));
     // As berth agent does: SIGTERM (a pod's deletion) closes the host, which unmounts its disks.
     java.lang.Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "agent-shutdown"));
     System.out.println(LISTENING + agent.port());
@@ -51,8 +58,12 @@ public final class SimulatedPodAgent {
       throw new IllegalArgumentException("expected `agent --option value ...`, got " + args);
     }
     Map<String, String> options = new HashMap<>();
-    for (int i = 1; i + 1 < args.size(); i += 2) {
-      options.put(args.get(i), args.get(i + 1));
+    for (int i = 1; i < args.size(); i++) {
+      if (args.get(i).equals(AWAIT_RESTORE)) {
+        options.put(AWAIT_RESTORE, "");
+      } else {
+        options.put(args.get(i), args.get(++i));
+      }
     }
     return options;
   }

@@ -1,0 +1,207 @@
+package dev.berth.server;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.runtime.AgentEndpoints;
+import dev.berth.core.runtime.Runtime;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.core.tenant.Tenant;
+import dev.berth.kubernetes.runtime.AgentTokens;
+import dev.berth.kubernetes.runtime.KubernetesRuntime;
+import dev.berth.kubernetes.runtime.KubernetesRuntimeSettings;
+import dev.berth.kubernetes.runtime.NetworkPolicyTemplate;
+import dev.berth.kubernetes.runtime.PodTemplate;
+import dev.berth.server.runtime.local.LocalNode;
+import dev.berth.server.runtime.local.LocalRuntime;
+import dev.berth.server.runtime.local.NodeIsolation;
+import dev.berth.server.store.sql.SqlSessionStore;
+import dev.berth.server.store.sql.SqlTenantDirectory;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the server's sessions run, opened as {@code --runtime} says: the runtime adapter, where its
+ * agents answer, and what the server says of their isolation.
+ *
+ * @param requireIsolation refuses a new session when the runtime cannot isolate it as required
+ * @param isolationTable what is enforced, as the lines printed at start
+ * @param agents the agent CLIs sessions may run; none on a runtime that cannot run them yet
+ * @param closeable what to close with the server
+ */
+record SessionPlacement(
+    Runtime runtime,
+    AgentEndpoints endpoints,
+    Runnable requireIsolation,
+    Supplier<List<String>> isolationTable,
+    AgentCatalog agents,
+    Optional<AutoCloseable> closeable) {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SessionPlacement.class);
+
+  /** How long the start waits for the Kubernetes runtime's first picture of its pods. */
+  private static final Duration FIRST_LIST = Duration.ofSeconds(30);
+
+  static SessionPlacement open(
+      ServerConfig config,
+      String installation,
+      SqlSessionStore store,
+      SqlTenantDirectory directory,
+      Supplier<AgentCatalog> agents) {
+    return switch (config.backends().runtime()) {
+      case RuntimeChoice.Local l -> local(config, installation, store, directory, agents.get());
+      case RuntimeChoice.Kubernetes k ->
+          kubernetes(config, installation, k, networkAccess(store, directory));
+    };
+  }
+
+  private static SessionPlacement local(
+      ServerConfig config,
+      String installation,
+      SqlSessionStore store,
+      SqlTenantDirectory directory,
+      AgentCatalog agents) {
+    LocalNode node =
+        new LocalNode(
+            config.dataDir().resolve(DataDirectory.NODE),
+            config.nodeLaunchCommand(),
+            Duration.ofSeconds(60));
+    NodeIsolation isolation = new NodeIsolation(node, config.isolation().required());
+    LocalRuntime runtime =
+        new LocalRuntime(
+            node,
+            installation,
+            networkAccess(store, directory),
+            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()));
+    return new SessionPlacement(
+        runtime,
+        runtime,
+        isolation::requireForNewSession,
+        isolation::table,
+        agents,
+        Optional.empty());
+  }
+
+  /**
+   * A pod per session. Agent sessions are not offered on it yet (their pods need the credential
+   * proxy as a sidecar): only shells, and explicit agent CLIs are refused at start.
+   */
+  private static SessionPlacement kubernetes(
+      ServerConfig config,
+      String installation,
+      RuntimeChoice.Kubernetes choice,
+      Function<SessionId, NetworkAccess> networkAccess) {
+    if (!config.agents().clis().isEmpty()) {
+      throw new InvalidValueException(
+          "--agent-cli is not supported with --runtime kubernetes: agent sessions need their"
+              + " credential proxy beside them in the pod, which this release does not build;"
+              + " run agent sessions with --runtime local");
+    }
+    // The API server as the environment gives it (in a pod: its service account; elsewhere the
+    // kubeconfig or KUBERNETES_MASTER). A failed call is retried twice, not fabric8's ten times:
+    // the reconciler tries again on its next pass, and a removal must show Unconfirmed quickly.
+    Config kube = Config.autoConfigure(null);
+    kube.setRequestRetryBackoffLimit(2);
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(kube).build();
+    String namespace =
+        choice.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
+    PodTemplate template =
+        new PodTemplate(
+            namespace,
+            choice.image(),
+            List.of("berth"),
+            AGENT_PORT,
+            PodTemplate.Resources.defaults(),
+            choice.serviceAccount(),
+            Optional.empty());
+    KubernetesRuntime runtime;
+    try {
+      runtime =
+          KubernetesRuntime.start(
+              client,
+              KubernetesRuntimeSettings.of(
+                      installation, template, new AgentTokens(choice.tokenKey()))
+                  .withNetworkPolicy(SESSION_POLICY, networkAccess));
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+    awaitFirstList(runtime, namespace);
+    List<String> table =
+        List.of(
+            "runtime     kubernetes: a pod per session in namespace "
+                + namespace
+                + ", image "
+                + choice.image(),
+            "pods        not root, read-only root filesystem, no privilege escalation, every"
+                + " capability dropped, seccomp RuntimeDefault, no service account token");
+    return new SessionPlacement(
+        runtime,
+        runtime,
+        () -> {},
+        () -> table,
+        AgentCatalog.none(),
+        Optional.of(
+            () -> {
+              runtime.close();
+              client.close();
+            }));
+  }
+
+  /** The port {@code berth agent} listens on in a session pod. */
+  static final int AGENT_PORT = 8090;
+
+  /** The labels of the control plane's own pods (deploy/ gives them). */
+  static final Map<String, String> CONTROL_PLANE_LABELS =
+      Map.of("app.kubernetes.io/name", "berth", "app.kubernetes.io/component", "control-plane");
+
+  /**
+   * Each session pod's NetworkPolicy: only the control plane reaches its agent, and a session with
+   * egress reaches anything but the private ranges (the cluster's pods and services, the node's
+   * metadata service), which it was not given.
+   */
+  static final NetworkPolicyTemplate SESSION_POLICY =
+      new NetworkPolicyTemplate(
+          CONTROL_PLANE_LABELS,
+          Optional.empty(),
+          List.of(
+              "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"));
+
+  /**
+   * A session's network is its tenant's grant, read when its runtime is provisioned (so a grant
+   * narrowed later applies from the session's next incarnation on).
+   */
+  private static Function<SessionId, NetworkAccess> networkAccess(
+      SqlSessionStore store, SqlTenantDirectory directory) {
+    return session ->
+        store
+            .get(session)
+            .flatMap(s -> directory.tenant(s.tenant()))
+            .map(Tenant::network)
+            .orElse(NetworkAccess.EGRESS);
+  }
+
+  private static void awaitFirstList(KubernetesRuntime runtime, String namespace) {
+    try {
+      if (!runtime.awaitSynced(FIRST_LIST)) {
+        // Not fatal: the runtime answers Unknown until it sees its pods, and keeps trying.
+        LOG.warn(
+            "the Kubernetes API server did not list the session pods of namespace {} within {};"
+                + " sessions are observed Unknown until it does",
+            namespace,
+            FIRST_LIST);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the first pod list", e);
+    }
+  }
+}
