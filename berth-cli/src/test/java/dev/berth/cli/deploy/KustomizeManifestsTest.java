@@ -130,7 +130,11 @@ class KustomizeManifestsTest {
     }
 
     // With a read-only root, the data directory and /tmp are emptyDir volumes.
-    Map<String, Object> server = containers.getLast();
+    Map<String, Object> server =
+        containers.stream()
+            .filter(container -> "server".equals(container.get("name")))
+            .findFirst()
+            .orElseGet(() -> fail("no container named server"));
     Set<String> emptyDirs = new TreeSet<>();
     for (Map<String, Object> volume : maps(podSpec.get("volumes"))) {
       if (volume.containsKey("emptyDir")) {
