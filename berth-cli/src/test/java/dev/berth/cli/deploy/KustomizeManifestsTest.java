@@ -30,6 +30,13 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * deploy/README.md promises: the replica counts, the control plane's restricted security context, a
  * data-plane ServiceAccount that nothing binds a role to, the control plane's Role holding exactly
  * the API calls Berth makes, and no Secret with a placeholder value in prod.
+ *
+ * <p>Both kustomize versions are supported, and render the same objects: v2.0.3, embedded in Debian
+ * 12's kubectl 1.20 (kubernetes-client), and v5, embedded in kubectl >= 1.27. The tests render with
+ * whichever kubectl is first on PATH; {@link #kustomizationsUseOnlyWhatKustomizeV2Knows} keeps the
+ * kustomizations within what v2.0.3 reads even where only v5 is installed. v5 warns on stderr that
+ * {@code bases} and {@code patchesStrategicMerge} are deprecated: that is expected, and only the
+ * exit status counts.
  */
 class KustomizeManifestsTest {
 
@@ -60,6 +67,32 @@ class KustomizeManifestsTest {
   private static final Pattern PLACEHOLDER =
       Pattern.compile("(?i)^$|change.?me|replace|placeholder|example|not.?secret|dev-|xxx|todo");
 
+  /**
+   * The fields of a kustomization that kustomize v2.0.3 (Debian 12's kubectl 1.20) reads: it fails
+   * on any other ({@code labels}, {@code replicas}, {@code patches} as v5 means it, ...).
+   */
+  private static final Set<String> KUSTOMIZE_V2_FIELDS =
+      Set.of(
+          "apiVersion",
+          "kind",
+          "namespace",
+          "namePrefix",
+          "commonLabels",
+          "commonAnnotations",
+          "resources",
+          "bases",
+          "images",
+          "configMapGenerator",
+          "secretGenerator",
+          "generatorOptions",
+          "patchesStrategicMerge",
+          "patchesJson6902",
+          "configurations");
+
+  /** A generator's fields in v2.0.3 ({@code env}, singular: v5 reads it too; not {@code envs}). */
+  private static final Set<String> KUSTOMIZE_V2_GENERATOR_FIELDS =
+      Set.of("name", "behavior", "literals", "files", "env", "type");
+
   private static final Pattern VARIABLE_REFERENCE = Pattern.compile("\\$\\(([A-Za-z_0-9]+)\\)");
 
   private static final Path ROOT = projectRoot();
@@ -74,6 +107,60 @@ class KustomizeManifestsTest {
     assertThat(has(objects, "ServiceAccount", CONTROL_PLANE)).isTrue();
     assertThat(has(objects, "ServiceAccount", DATA_PLANE)).isTrue();
     assertThat(has(objects, "Service", "berth")).isTrue();
+  }
+
+  @Test
+  void kustomizationsUseOnlyWhatKustomizeV2Knows() throws IOException {
+    List<Path> kustomizations;
+    try (var paths = Files.walk(ROOT.resolve("deploy"))) {
+      kustomizations = paths.filter(path -> path.endsWith("kustomization.yaml")).sorted().toList();
+    }
+    assertThat(kustomizations).hasSize(3);
+    for (Path file : kustomizations) {
+      Path dir = file.getParent();
+      String at = ROOT.relativize(file).toString();
+      Map<String, Object> kustomization =
+          map(new Load(LoadSettings.builder().build()).loadFromString(Files.readString(file)));
+      assertThat(kustomization.keySet()).as("%s: fields", at).isSubsetOf(KUSTOMIZE_V2_FIELDS);
+      // v2 takes only files under resources; a base (a directory) goes under bases.
+      for (Object resource : list(kustomization.getOrDefault("resources", List.of()))) {
+        assertThat(dir.resolve(String.valueOf(resource)))
+            .as("%s: resource %s", at, resource)
+            .isRegularFile();
+      }
+      for (Object base : list(kustomization.getOrDefault("bases", List.of()))) {
+        assertThat(dir.resolve(String.valueOf(base)).resolve("kustomization.yaml"))
+            .as("%s: base %s", at, base)
+            .isRegularFile();
+      }
+      // Patch files, not inline patches; and no $patch: delete, which v2 keeps as a field.
+      for (Object patch : list(kustomization.getOrDefault("patchesStrategicMerge", List.of()))) {
+        assertThat(patch).as("%s: a patch is a file name", at).isInstanceOf(String.class);
+        assertThat(dir.resolve(String.valueOf(patch))).as("%s: patch", at).isRegularFile();
+        assertThat(Files.readString(dir.resolve(String.valueOf(patch))))
+            .as("%s: patch %s", at, patch)
+            .doesNotContain("$patch");
+      }
+      for (Map<String, Object> patch :
+          maps(kustomization.getOrDefault("patchesJson6902", List.of()))) {
+        assertThat(patch.keySet())
+            .as("%s: JSON patch", at)
+            .containsExactlyInAnyOrder("target", "path");
+      }
+      for (String generators : List.of("configMapGenerator", "secretGenerator")) {
+        for (Map<String, Object> generator :
+            maps(kustomization.getOrDefault(generators, List.of()))) {
+          assertThat(generator.keySet())
+              .as("%s: %s %s", at, generators, generator.get("name"))
+              .isSubsetOf(KUSTOMIZE_V2_GENERATOR_FIELDS);
+        }
+      }
+      for (Map<String, Object> image : maps(kustomization.getOrDefault("images", List.of()))) {
+        assertThat(image.keySet())
+            .as("%s: image %s", at, image.get("name"))
+            .isSubsetOf("name", "newName", "newTag", "digest");
+      }
+    }
   }
 
   @Test
@@ -358,7 +445,7 @@ class KustomizeManifestsTest {
       fail("kubectl kustomize deploy/%s did not finish within 60 s", dir);
     }
     if (process.exitValue() != 0) {
-      // deploy/ needs kustomize v5 (kubectl >= 1.27); an older kubectl embeds an older one.
+      // The kubectl and its kustomize, for a failure with one of the two supported versions.
       Process version = new ProcessBuilder(kubectl(), "version", "--client").start();
       String versions = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       version.waitFor(30, TimeUnit.SECONDS);
