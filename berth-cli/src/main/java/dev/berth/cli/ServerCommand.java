@@ -102,6 +102,17 @@ final class ServerCommand implements Callable<Integer> {
   private Duration recoveryWindow;
 
   @Option(
+      names = "--operation-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      converter = DurationConverter.class,
+      description =
+          "How long a lifecycle operation (a start, a suspend, a resume) may take before it fails"
+              + " with its reason: a start that waits for room on a node or for its image fails"
+              + " then (default: ${DEFAULT-VALUE}).")
+  private Duration operationTimeout;
+
+  @Option(
       names = "--no-suspend",
       description =
           "Never suspend sessions: snapshots answer 503 and idle sessions keep their runtimes.")
@@ -373,6 +384,7 @@ final class ServerCommand implements Callable<Integer> {
           .withIdle(new IdleSettings(idleAfter, suspendAfter, maxBusy, maxBusy))
           .withIdleScan(idleScan)
           .withRecoveryWindow(recoveryWindow)
+          .withOperationTimeout(operationTimeout)
           .withSuspendEnabled(!noSuspend);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

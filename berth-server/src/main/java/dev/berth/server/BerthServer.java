@@ -156,7 +156,8 @@ public final class BerthServer implements AutoCloseable {
     RestoreProgress restores = new RestoreProgress(clock);
     LifecycleSettings settings =
         LifecycleSettings.defaults(backends.holder(), installation)
-            .withRecoveryWindow(lifecycle.recoveryWindow());
+            .withRecoveryWindow(lifecycle.recoveryWindow())
+            .withOperationTimeout(lifecycle.operationTimeout());
     AgentWireDataPlane dataPlane =
         new AgentWireDataPlane(placement.endpoints(), archives, restores);
     // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or

@@ -255,34 +255,51 @@ public record ServerConfig(
    * @param recoveryWindow how long a deleted session's last archive is kept for {@code recover}
    */
   public record Lifecycle(
-      IdleSettings idle, Duration idleScan, boolean suspendEnabled, Duration recoveryWindow) {
+      IdleSettings idle,
+      Duration idleScan,
+      boolean suspendEnabled,
+      Duration recoveryWindow,
+      Duration operationTimeout) {
 
     public Lifecycle {
       Objects.requireNonNull(idle, "idle must not be null");
       positive("idleScan", idleScan);
       positive("recoveryWindow", recoveryWindow);
+      positive("operationTimeout", operationTimeout);
     }
 
-    /** The documented defaults: IdleSettings' timings, a scan every 30 s, a 7-day window. */
+    /**
+     * The documented defaults: IdleSettings' timings, a scan every 30 s, a 7-day window, 10 minutes
+     * for an operation.
+     */
     public static Lifecycle defaults() {
       return new Lifecycle(
-          IdleSettings.defaults(), Duration.ofSeconds(30), true, Duration.ofDays(7));
+          IdleSettings.defaults(),
+          Duration.ofSeconds(30),
+          true,
+          Duration.ofDays(7),
+          Duration.ofMinutes(10));
     }
 
     public Lifecycle withIdle(IdleSettings timings) {
-      return new Lifecycle(timings, idleScan, suspendEnabled, recoveryWindow);
+      return new Lifecycle(timings, idleScan, suspendEnabled, recoveryWindow, operationTimeout);
     }
 
     public Lifecycle withIdleScan(Duration interval) {
-      return new Lifecycle(idle, interval, suspendEnabled, recoveryWindow);
+      return new Lifecycle(idle, interval, suspendEnabled, recoveryWindow, operationTimeout);
     }
 
     public Lifecycle withSuspendEnabled(boolean enabled) {
-      return new Lifecycle(idle, idleScan, enabled, recoveryWindow);
+      return new Lifecycle(idle, idleScan, enabled, recoveryWindow, operationTimeout);
     }
 
     public Lifecycle withRecoveryWindow(Duration window) {
-      return new Lifecycle(idle, idleScan, suspendEnabled, window);
+      return new Lifecycle(idle, idleScan, suspendEnabled, window, operationTimeout);
+    }
+
+    /** How long a lifecycle operation may take, from its creation, before it fails. */
+    public Lifecycle withOperationTimeout(Duration timeout) {
+      return new Lifecycle(idle, idleScan, suspendEnabled, recoveryWindow, timeout);
     }
 
     private static void positive(String name, Duration value) {

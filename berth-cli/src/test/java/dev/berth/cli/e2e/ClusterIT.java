@@ -30,6 +30,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.s3.model.S3Object;
 import tools.jackson.databind.JsonNode;
 
@@ -55,6 +57,8 @@ class ClusterIT {
   private static MockApiServer apiServer;
   private static KubeletSimulator kubelet;
   private static String archivePrefix;
+  private static String store;
+  private static String archive;
   private static ServerProcess one;
   private static ServerProcess two;
   private static Api a;
@@ -65,14 +69,14 @@ class ClusterIT {
     apiServer = MockApiServer.start();
     Path pods = Files.createDirectories(work.resolve("pods"));
     kubelet = KubeletSimulator.start(apiServer.client(), NAMESPACE, pods);
-    String store =
+    store =
         TestPostgres.freshDatabase()
             .jdbcUrl()
             .replace("jdbc:postgresql://", "postgres://postgres@");
     archivePrefix = S3TestServer.freshPrefix();
-    String archive = S3TestServer.get().archiveUrl(archivePrefix);
-    one = replica("one", store, archive);
-    two = replica("two", store, archive);
+    archive = S3TestServer.get().archiveUrl(archivePrefix);
+    one = replica("one", Map.of());
+    two = replica("two", Map.of());
     a = new Api(one.baseUrl(), ServerProcess.ADMIN_TOKEN);
     b = new Api(two.baseUrl(), ServerProcess.ADMIN_TOKEN);
   }
@@ -92,24 +96,33 @@ class ClusterIT {
     }
   }
 
-  private static ServerProcess replica(String name, String store, String archive) {
-    return ServerProcess.start(
-        work.resolve(name),
+  /** A replica on the cluster's store, archive and namespace; {@code env} adds variables. */
+  private static ServerProcess replica(String name, Map<String, String> env, String... flags) {
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.putAll(
         Map.of(
             "KUBERNETES_MASTER", "http://127.0.0.1:" + apiServer.port(),
             "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
             "KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false",
             "BERTH_AGENT_TOKEN_KEY", TOKEN_KEY,
             "AWS_ACCESS_KEY_ID", "test",
-            "AWS_SECRET_ACCESS_KEY", "test-secret"),
-        ServerProcess.Launch.plain()
-            .withArguments(
+            "AWS_SECRET_ACCESS_KEY", "test-secret"));
+    List<String> arguments =
+        new ArrayList<>(
+            List.of(
                 "--store", store,
                 "--archive", archive,
                 "--replica", name,
                 "--runtime", "kubernetes",
-                "--kube-namespace", NAMESPACE,
-                "--agent-image", "berth-agent:test"));
+                "--kube-namespace", NAMESPACE));
+    if (!List.of(flags).contains("--agent-image")) {
+      arguments.addAll(List.of("--agent-image", "berth-agent:test"));
+    }
+    arguments.addAll(List.of(flags));
+    return ServerProcess.start(
+        work.resolve(name),
+        all,
+        ServerProcess.Launch.plain().withArguments(arguments.toArray(String[]::new)));
   }
 
   @Test
@@ -209,20 +222,108 @@ class ClusterIT {
         .until(() -> viaA.post("/sessions", "{\"name\":\"p3\"}").status() == 201);
   }
 
-  @Test
-  void aPodWhoseImageIsInvalidFailsItsSessionWithThatReasonAndHoldsItsSlotUntilThePodIsGone() {
-    kubelet.planNext(KubeletSimulator.Fault.INVALID_IMAGE);
+  @ParameterizedTest
+  @CsvSource({"INVALID_IMAGE, IMAGE_INVALID", "CONFIG_ERROR, RUNTIME_CONFIG_INVALID"})
+  void aPodThatCannotStartFailsItsCreateAndSessionWithItsReasonAndHoldsItsSlotUntilItIsGone(
+      KubeletSimulator.Fault fault, String reason) {
+    kubelet.planNext(fault);
+    String name = "cannot-start-" + fault.name().toLowerCase(java.util.Locale.ROOT);
 
-    Api.Answer created = b.post("/sessions", "{\"name\":\"bad-image\"}");
+    Api.Answer created = b.post("/sessions", "{\"name\":\"" + name + "\"}");
 
     assertThat(created.status()).as(created.body()).isEqualTo(503);
     assertThat(created.reason()).isEqualTo("RUNTIME_UNAVAILABLE");
-    assertThat(created.json().path("detail").asString()).contains("IMAGE_INVALID");
-    JsonNode failed = named("bad-image");
-    String id = failed.path("id").asString();
+    assertThat(created.json().path("detail").asString()).contains(reason);
+    assertFailedHoldingItsSlot(named(name).path("id").asString(), reason);
+  }
+
+  /**
+   * Starts that wait on something that may resolve (no room on any node, an image pull backing off)
+   * fail with that reason once the operation's deadline passed: a replica with a short {@code
+   * --operation-timeout} creates them, and the deadline it records holds for every replica.
+   */
+  @ParameterizedTest
+  @CsvSource({"NEVER_SCHEDULED, SCHEDULING", "IMAGE_PULL_BACKOFF, IMAGE_PULL"})
+  void aStartThatStallsFailsWithItsReasonWhenItsDeadlinePasses(
+      KubeletSimulator.Fault fault, String reason) {
+    // Its pods run an image of their own, which the simulated kubelet fails: other replicas'
+    // pods (created meanwhile by the resync of earlier tests' sessions) are left alone.
+    String image = "stalled.example/" + fault.name().toLowerCase(java.util.Locale.ROOT) + ":1";
+    kubelet.planImage(image, fault);
+    try (ServerProcess impatient =
+        replica(
+            "impatient-" + fault.name().toLowerCase(java.util.Locale.ROOT),
+            Map.of(),
+            "--operation-timeout",
+            "5s",
+            "--agent-image",
+            image)) {
+      Api viaImpatient = new Api(impatient.baseUrl(), ServerProcess.ADMIN_TOKEN);
+      String name = "stalled-" + fault.name().toLowerCase(java.util.Locale.ROOT);
+
+      Api.Answer created = viaImpatient.post("/sessions", "{\"name\":\"" + name + "\"}");
+
+      assertThat(created.status()).as(created.body()).isEqualTo(503);
+      assertFailedHoldingItsSlot(named(name).path("id").asString(), reason);
+    }
+  }
+
+  @ParameterizedTest
+  @CsvSource({"OOM_KILLED, OUT_OF_MEMORY", "CRASH_LOOP, AGENT_CRASHLOOP", "EVICTED, EVICTED"})
+  void aRunningPodsFailureFailsItsSessionWithItsReason(
+      KubeletSimulator.Fault fault, String reason) {
+    String id = a.create("broken-" + fault.name().toLowerCase(java.util.Locale.ROOT));
+    await().atMost(CONVERGE).until(() -> running(id));
+
+    kubelet.inject(podsOf(id).getFirst().getMetadata().getName(), fault);
+
+    await()
+        .atMost(CONVERGE)
+        .until(() -> b.get("/sessions/" + id).json().path("failure").has("reason"));
+    assertFailedHoldingItsSlot(id, reason);
+  }
+
+  @Test
+  void aReplicaKilledMidSuspendIsTakenOverSoNoPodIsOrphanedAndTheArchiveRestoresWhole() {
+    String id;
+    try (ServerProcess dying =
+        replica("dying", Map.of("BERTH_FAILPOINTS", "suspend.after-commit"))) {
+      Api viaDying = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
+      id = viaDying.create("doomed");
+      write(viaDying, id, "export MARKER=42; echo before-$((2*3))\n");
+      await().atMost(CONVERGE).until(() -> viaDying.text(id, 0).contains("before-6"));
+
+      CrashSteps.crashDuring(
+          dying, "suspend.after-commit", api -> api.post("/sessions/" + id + "/snapshot", ""));
+    }
+
+    // The dead replica's lease expires (60 s) and a survivor finishes its suspend.
+    await()
+        .atMost(Duration.ofSeconds(180))
+        .until(
+            () ->
+                a.get("/sessions/" + id).json().path("state").asString().equals("snapshot")
+                    && podsOf(id).isEmpty());
+    assertThat(a.get("/sessions/" + id).json().path("archive").isMissingNode()).isFalse();
+    write(b, id, "echo marker-$MARKER\n");
+    await().atMost(CONVERGE).until(() -> b.text(id, 0).contains("marker-42"));
+    assertThat(b.text(id, 0)).contains("before-6");
+    assertThat(podsOf(id)).hasSize(1);
+    assertThat(a.delete("/sessions/" + id).status()).isEqualTo(204);
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /**
+   * The session failed with {@code reason}, and its quota slot stays held while its pod may still
+   * exist; deleting it removes the pod, and only then is the slot released.
+   */
+  private static void assertFailedHoldingItsSlot(String id, String reason) {
+    JsonNode failed = a.get("/sessions/" + id).json();
     assertThat(failed.path("state").asString()).isEqualTo("failed");
-    assertThat(failed.path("failure").path("reason").asString()).isEqualTo("IMAGE_INVALID");
-    assertThat(podsOf(id)).as("the pod stays until removed").hasSize(1);
+    assertThat(failed.path("failure").path("reason").asString())
+        .as("%s", failed.path("failure"))
+        .isEqualTo(reason);
     assertThat(failed.path("reservation").asString())
         .as("its slot is held while its pod may exist")
         .isNotEqualTo("RELEASED");
@@ -233,25 +334,6 @@ class ClusterIT {
         .atMost(CONVERGE)
         .until(() -> a.deleted(id).path("reservation").asString().equals("RELEASED"));
   }
-
-  @Test
-  void anAgentKilledForMemoryFailsItsSessionAsOutOfMemory() {
-    String id = a.create("oom");
-    await().atMost(CONVERGE).until(() -> podsOf(id).size() == 1 && running(id));
-
-    kubelet.inject(
-        podsOf(id).getFirst().getMetadata().getName(), KubeletSimulator.Fault.OOM_KILLED);
-
-    await()
-        .atMost(CONVERGE)
-        .until(() -> b.get("/sessions/" + id).json().path("failure").has("reason"));
-    assertThat(b.get("/sessions/" + id).json().path("failure").path("reason").asString())
-        .isEqualTo("OUT_OF_MEMORY");
-    assertThat(b.delete("/sessions/" + id).status()).isEqualTo(204);
-    await().atMost(CONVERGE).until(() -> podsOf(id).isEmpty());
-  }
-
-  // ---- helpers --------------------------------------------------------------------------------
 
   private static void write(Api via, String id, String input) {
     Api.Answer written =

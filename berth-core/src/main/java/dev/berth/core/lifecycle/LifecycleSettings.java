@@ -67,6 +67,17 @@ public record LifecycleSettings(
         restoreOnRuntimeLoss);
   }
 
+  public LifecycleSettings withOperationTimeout(Duration timeout) {
+    return new LifecycleSettings(
+        holder,
+        installation,
+        leaseTtl,
+        commandTimeout,
+        timeout,
+        recoveryWindow,
+        restoreOnRuntimeLoss);
+  }
+
   public LifecycleSettings withRestoreOnRuntimeLoss(boolean restore) {
     return new LifecycleSettings(
         holder, installation, leaseTtl, commandTimeout, operationTimeout, recoveryWindow, restore);

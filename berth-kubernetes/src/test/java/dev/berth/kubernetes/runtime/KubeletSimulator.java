@@ -106,6 +106,7 @@ public final class KubeletSimulator implements AutoCloseable {
   private final String namespace;
   private final Path root;
   private final Map<String, Fault> planned = new ConcurrentHashMap<>();
+  private final Map<String, Fault> byImage = new ConcurrentHashMap<>();
   private final java.util.Queue<Fault> nextPods =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   private final Map<String, SimulatedPod> pods = new ConcurrentHashMap<>();
@@ -141,6 +142,18 @@ public final class KubeletSimulator implements AutoCloseable {
       throw new IllegalArgumentException(fault + " happens to a running pod: inject it");
     }
     nextPods.add(fault);
+  }
+
+  /**
+   * Every pod whose agent container runs {@code image} fails with {@code fault} instead of
+   * starting: for a test whose pods come from a control plane of their own (given that image),
+   * while other control planes create pods beside them.
+   */
+  public void planImage(String image, Fault fault) {
+    if (!fault.beforeStart()) {
+      throw new IllegalArgumentException(fault + " happens to a running pod: inject it");
+    }
+    byImage.put(image, fault);
   }
 
   /** The running pod {@code podName}'s agent fails with {@code fault}. */
@@ -220,7 +233,11 @@ public final class KubeletSimulator implements AutoCloseable {
       started = true;
       try {
         editMetadata(m -> m.getFinalizers().add(FINALIZER));
+        Pod created = pod(name).get();
         Fault fault = planned.remove(name);
+        if (fault == null && created != null) {
+          fault = byImage.get(created.getSpec().getContainers().getFirst().getImage());
+        }
         if (fault == null) {
           fault = nextPods.poll();
         }

@@ -73,7 +73,8 @@ class KubernetesRuntimeEndpointTest {
     Endpoint endpoint = runtime.resolve(spec.runtime());
 
     assertThat(endpoint.sessionUrl())
-        .matches("http://127\\.0\\.0\\.1:\\d+/v1/sessions/" + spec.labels().session().value());
+        .matches(
+            "http://127\\.\\d+\\.\\d+\\.\\d+:8090/v1/sessions/" + spec.labels().session().value());
     assertThat(endpoint.runtimeName()).isEqualTo(spec.runtime().name());
     assertThat(runtime.observe(spec.runtime()))
         .isEqualTo(new RuntimeObservation.Running(java.util.Optional.of(endpoint.sessionUrl())));
