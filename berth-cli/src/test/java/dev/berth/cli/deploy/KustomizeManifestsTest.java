@@ -338,7 +338,16 @@ class KustomizeManifestsTest {
     credentials.put(
         "minio", secretValues(findByPrefix(dev, "Secret", "berth-dev-minio")).get("password"));
 
-    assertThat(credentials).hasSize(5);
+    // The agents' token key is base64: its decoded bytes carry the mark.
+    byte[] agentTokenKey =
+        Base64.getDecoder()
+            .decode(
+                String.valueOf(
+                    secretValues(findByPrefix(dev, "Secret", "berth-secrets"))
+                        .get("BERTH_AGENT_TOKEN_KEY")));
+    credentials.put("BERTH_AGENT_TOKEN_KEY", new String(agentTokenKey, StandardCharsets.UTF_8));
+
+    assertThat(credentials).hasSize(6);
     // The same marks that prod's check refuses, so that check is not vacuous.
     credentials.forEach(
         (key, value) ->
@@ -347,6 +356,9 @@ class KustomizeManifestsTest {
                 .isTrue());
     assertThat(String.valueOf(credentials.get("BERTH_ADMIN_TOKEN")))
         .as("the server refuses an admin token shorter than 32 characters")
+        .hasSizeGreaterThanOrEqualTo(32);
+    assertThat(agentTokenKey)
+        .as("the server refuses a BERTH_AGENT_TOKEN_KEY of fewer than 32 bytes")
         .hasSizeGreaterThanOrEqualTo(32);
   }
 
@@ -380,7 +392,12 @@ class KustomizeManifestsTest {
       }
     }
     assertThat(exampleKeys)
-        .contains("BERTH_ADMIN_TOKEN", "PGPASSWORD", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+        .contains(
+            "BERTH_ADMIN_TOKEN",
+            "BERTH_AGENT_TOKEN_KEY",
+            "PGPASSWORD",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY");
     assertArgumentsResolve(render("overlays/prod", tmp), exampleKeys);
 
     // dev: its generated berth-secrets has exactly the documented keys.
