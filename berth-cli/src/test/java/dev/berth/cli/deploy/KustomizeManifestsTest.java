@@ -362,6 +362,23 @@ class KustomizeManifestsTest {
         .hasSizeGreaterThanOrEqualTo(32);
   }
 
+  /**
+   * The Kubernetes runtime gives every session pod a NetworkPolicy that admits exactly the pods
+   * labelled so (berth-server's SessionPlacement.CONTROL_PLANE_LABELS), as does the base's
+   * berth-sessions policy: the control plane's pods must carry these labels, or no agent answers.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"base", "overlays/dev", "overlays/prod"})
+  void theControlPlanePodsCarryTheLabelsTheSessionPoliciesAdmit(String dir, @TempDir Path tmp)
+      throws Exception {
+    Map<String, Object> template =
+        map(map(find(render(dir, tmp), "Deployment", CONTROL_PLANE).get("spec")).get("template"));
+
+    assertThat(map(map(template.get("metadata")).get("labels")))
+        .containsEntry("app.kubernetes.io/name", "berth")
+        .containsEntry("app.kubernetes.io/component", "control-plane");
+  }
+
   @Test
   void prodPinsBothImages(@TempDir Path tmp) throws Exception {
     List<Map<String, Object>> objects = render("overlays/prod", tmp);
