@@ -45,8 +45,9 @@ class KustomizeManifestsTest {
 
   /**
    * The control plane's Role, as "apiGroup/resource: verb": exactly the calls the Kubernetes
-   * runtime makes in its namespace (deploy/base/rbac.yaml explains each). Widening the Role must
-   * change this list, in the same commit, on purpose.
+   * runtime makes in its namespace (deploy/base/rbac.yaml explains each), which RuntimeRbacTest
+   * (berth-kubernetes) records from the runtime's own requests and compares with rbac.yaml.
+   * Widening the Role must change this list, in the same commit, on purpose.
    */
   private static final Set<String> ROLE_RULES =
       Set.of(
@@ -57,10 +58,11 @@ class KustomizeManifestsTest {
           "/pods: delete",
           "/secrets: get",
           "/secrets: create",
+          "/secrets: patch",
           "/secrets: delete",
           "networking.k8s.io/networkpolicies: get",
-          "networking.k8s.io/networkpolicies: list",
           "networking.k8s.io/networkpolicies: create",
+          "networking.k8s.io/networkpolicies: patch",
           "networking.k8s.io/networkpolicies: delete");
 
   /** Values a Secret must never carry in prod: the marks of an example or a dev value. */
@@ -297,16 +299,10 @@ class KustomizeManifestsTest {
         .extracting(s -> s.get("kind") + "/" + s.get("name"))
         .containsExactly("ServiceAccount/" + CONTROL_PLANE);
 
-    // Cluster-wide only the built-in system:auth-delegator (TokenReviews), for the control plane.
-    for (Map<String, Object> binding : ofKind(objects, "ClusterRoleBinding")) {
-      assertThat(map(binding.get("roleRef")))
-          .containsEntry("kind", "ClusterRole")
-          .containsEntry("name", "system:auth-delegator");
-      assertThat(maps(binding.get("subjects")))
-          .extracting(s -> s.get("kind") + "/" + s.get("name"))
-          .containsExactly("ServiceAccount/" + CONTROL_PLANE);
-    }
-    assertThat(ofKind(objects, "ClusterRoleBinding")).hasSize(1);
+    // Nothing cluster-wide: the control plane makes no cluster-scoped call (no TokenReview yet).
+    assertThat(ofKind(objects, "ClusterRoleBinding"))
+        .extracting(KustomizeManifestsTest::name)
+        .isEmpty();
   }
 
   @Test
@@ -342,7 +338,16 @@ class KustomizeManifestsTest {
     credentials.put(
         "minio", secretValues(findByPrefix(dev, "Secret", "berth-dev-minio")).get("password"));
 
-    assertThat(credentials).hasSize(5);
+    // The agents' token key is base64: its decoded bytes carry the mark.
+    byte[] agentTokenKey =
+        Base64.getDecoder()
+            .decode(
+                String.valueOf(
+                    secretValues(findByPrefix(dev, "Secret", "berth-secrets"))
+                        .get("BERTH_AGENT_TOKEN_KEY")));
+    credentials.put("BERTH_AGENT_TOKEN_KEY", new String(agentTokenKey, StandardCharsets.UTF_8));
+
+    assertThat(credentials).hasSize(6);
     // The same marks that prod's check refuses, so that check is not vacuous.
     credentials.forEach(
         (key, value) ->
@@ -352,6 +357,26 @@ class KustomizeManifestsTest {
     assertThat(String.valueOf(credentials.get("BERTH_ADMIN_TOKEN")))
         .as("the server refuses an admin token shorter than 32 characters")
         .hasSizeGreaterThanOrEqualTo(32);
+    assertThat(agentTokenKey)
+        .as("the server refuses a BERTH_AGENT_TOKEN_KEY of fewer than 32 bytes")
+        .hasSizeGreaterThanOrEqualTo(32);
+  }
+
+  /**
+   * The Kubernetes runtime gives every session pod a NetworkPolicy that admits exactly the pods
+   * labelled so (berth-server's SessionPlacement.CONTROL_PLANE_LABELS), as does the base's
+   * berth-sessions policy: the control plane's pods must carry these labels, or no agent answers.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"base", "overlays/dev", "overlays/prod"})
+  void theControlPlanePodsCarryTheLabelsTheSessionPoliciesAdmit(String dir, @TempDir Path tmp)
+      throws Exception {
+    Map<String, Object> template =
+        map(map(find(render(dir, tmp), "Deployment", CONTROL_PLANE).get("spec")).get("template"));
+
+    assertThat(map(map(template.get("metadata")).get("labels")))
+        .containsEntry("app.kubernetes.io/name", "berth")
+        .containsEntry("app.kubernetes.io/component", "control-plane");
   }
 
   @Test
@@ -384,7 +409,12 @@ class KustomizeManifestsTest {
       }
     }
     assertThat(exampleKeys)
-        .contains("BERTH_ADMIN_TOKEN", "PGPASSWORD", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+        .contains(
+            "BERTH_ADMIN_TOKEN",
+            "BERTH_AGENT_TOKEN_KEY",
+            "PGPASSWORD",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY");
     assertArgumentsResolve(render("overlays/prod", tmp), exampleKeys);
 
     // dev: its generated berth-secrets has exactly the documented keys.

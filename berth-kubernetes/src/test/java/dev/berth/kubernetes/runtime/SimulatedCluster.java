@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -107,6 +109,14 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
    * tenth of a second, so that lost and regained contact show within a test's patience.
    */
   private static KubernetesClient client(int port) {
+    return client(port, http -> {});
+  }
+
+  /**
+   * A client of the API server on {@code port} configured as the runtimes' here, its HTTP client
+   * builder given to {@code http} first (to add an interceptor, say).
+   */
+  static KubernetesClient client(int port, Consumer<HttpClient.Builder> http) {
     Config config =
         new ConfigBuilder(Config.empty())
             .withMasterUrl("http://127.0.0.1:" + port)
@@ -119,7 +129,13 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new JdkHttpClientFactory())
+        .withHttpClientBuilderConsumer(http)
         .build();
+  }
+
+  /** The API server's port, for a client of a test's own (see {@link #client(int, Consumer)}). */
+  int apiServerPort() {
+    return running().server().port();
   }
 
   KubeletSimulator kubelet() {
