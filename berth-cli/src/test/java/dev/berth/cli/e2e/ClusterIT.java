@@ -285,6 +285,10 @@ class ClusterIT {
 
   @Test
   void aReplicaKilledMidSuspendIsTakenOverSoNoPodIsOrphanedAndTheArchiveRestoresWhole() {
+    // Only the dying replica runs while the suspend crashes: another one's resync could otherwise
+    // take the session's lease first and do the suspend itself, past the failpoint.
+    one.close();
+    two.close();
     String id;
     try (ServerProcess dying =
         replica("dying", Map.of("BERTH_FAILPOINTS", "suspend.after-commit"))) {
@@ -296,6 +300,11 @@ class ClusterIT {
       CrashSteps.crashDuring(
           dying, "suspend.after-commit", api -> api.post("/sessions/" + id + "/snapshot", ""));
     }
+
+    one = replica("one", Map.of());
+    two = replica("two", Map.of());
+    a = new Api(one.baseUrl(), ServerProcess.ADMIN_TOKEN);
+    b = new Api(two.baseUrl(), ServerProcess.ADMIN_TOKEN);
 
     // The dead replica's lease expires (60 s) and a survivor finishes its suspend.
     await()

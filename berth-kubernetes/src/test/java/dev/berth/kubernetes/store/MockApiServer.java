@@ -23,6 +23,20 @@ public final class MockApiServer implements AutoCloseable {
     this.client = server.createClient();
   }
 
+  /**
+   * The mock server logs every request at INFO through java.util.logging, thousands of lines a test
+   * class; only its warnings are kept. (A strong reference: JUL holds loggers weakly, and a
+   * collected one would come back at INFO.)
+   */
+  @SuppressWarnings("UnusedVariable") // held, never read: see above
+  private static final java.util.logging.Logger REQUEST_LOG = quiet("io.fabric8.mockwebserver");
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+    logger.setLevel(java.util.logging.Level.WARNING);
+    return logger;
+  }
+
   public static MockApiServer start() {
     KubernetesMockServer server =
         new KubernetesMockServer(
