@@ -316,12 +316,16 @@ final class ServerCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     String base = "http://" + new ListenAddress(listen.host(), server.port()).authority();
     out.println("Berth server listening on " + base);
-    out.println("Open the web UI (this URL logs you in as the administrator):");
-    out.println("  " + base + "/login?token=" + server.adminToken());
-    out.println(
-        System.getenv("BERTH_ADMIN_TOKEN") != null
-            ? "The admin token is the one BERTH_ADMIN_TOKEN holds"
-            : "The admin token is also in " + dataDir.resolve("admin.token"));
+    if (System.getenv("BERTH_ADMIN_TOKEN") != null) {
+      // A token the operator gave is never printed: this output is a container's log in a
+      // cluster, which more people read than hold the token.
+      out.println("Open the web UI and sign in with the admin token BERTH_ADMIN_TOKEN holds:");
+      out.println("  " + base + "/login");
+    } else {
+      out.println("Open the web UI (this URL logs you in as the administrator):");
+      out.println("  " + base + "/login?token=" + server.adminToken());
+      out.println("The admin token is also in " + dataDir.resolve("admin.token"));
+    }
     server.isolationTable().forEach(out::println);
     out.flush();
     stopped.await();

@@ -30,7 +30,7 @@ public sealed interface ArchiveChoice {
     if (value.equals("filesystem")) {
       return new Filesystem();
     }
-    if (value.startsWith("s3://")) {
+    if (value.toLowerCase(java.util.Locale.ROOT).startsWith("s3://")) {
       try {
         return new S3(S3ArchiveUri.parse(value));
       } catch (IllegalArgumentException e) {
@@ -39,8 +39,7 @@ public sealed interface ArchiveChoice {
     }
     throw new InvalidValueException(
         "--archive must be filesystem (the data directory, the default) or an S3 URL such as"
-            + " s3://bucket/berth?endpoint=https://s3.internal&region=us-east-1, was \""
-            + value
-            + "\"");
+            + " s3://bucket/berth?endpoint=https://s3.internal&region=us-east-1, was "
+            + ChoiceText.shape(value));
   }
 }

@@ -125,7 +125,7 @@ public final class BerthServer implements AutoCloseable {
     SqlSessionStore store = backends.store();
     // Closed before the data-directory lock is released (resources close front to back).
     resources.add(0, store);
-    resources.add(0, backends.localRuntimeClaim());
+    resources.add(0, backends.runtimeClaim());
     SqlTenantDirectory directory = backends.directory();
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
     String installation = backends.installation();

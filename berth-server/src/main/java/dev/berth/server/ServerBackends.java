@@ -41,12 +41,12 @@ record ServerBackends(
     AdmissionLock admissionLock,
     String installation,
     String holder,
-    AutoCloseable localRuntimeClaim) {
+    AutoCloseable runtimeClaim) {
 
   static final String HOLDER_PREFIX = "berth-server@";
 
   /** The claim a server with the local runtime holds on a shared store; see {@link #open}. */
-  static final String LOCAL_RUNTIME_CLAIM = "berth-local-runtime";
+  static final String RUNTIME_CLAIM = "berth-local-runtime";
 
   /**
    * Opens the store (its migrations run first) and reads or mints the installation id.
@@ -91,16 +91,27 @@ record ServerBackends(
           backends.store().shared()
               ? HOLDER_PREFIX + installation + "/" + replica(config)
               : HOLDER_PREFIX + installation;
+      // The local runtime's sessions live on one machine, the Kubernetes runtime's in pods every
+      // replica reaches: any number of Kubernetes replicas share the store, a local server holds
+      // it alone, and each kind refuses to start beside the other (each would find the other's
+      // runtimes missing and start their sessions again).
       AutoCloseable claim =
           switch (backends.runtime()) {
             case RuntimeChoice.Local l ->
                 store.claim(
-                    LOCAL_RUNTIME_CLAIM,
-                    "another berth server with the local runtime already runs on this store, and"
-                        + " its sessions live on that server's machine, out of this one's reach;"
-                        + " stop it first, or give this server a store of its own");
-            // Every replica reaches every pod: nothing to claim.
-            case RuntimeChoice.Kubernetes k -> () -> {};
+                    RUNTIME_CLAIM,
+                    false,
+                    "another berth server already runs on this store (one with the local runtime,"
+                        + " whose sessions live on its machine, out of this one's reach; or"
+                        + " replicas with the kubernetes runtime); stop it first, or give this"
+                        + " server a store of its own");
+            case RuntimeChoice.Kubernetes k ->
+                store.claim(
+                    RUNTIME_CLAIM,
+                    true,
+                    "a berth server with the local runtime runs on this store, and its sessions"
+                        + " live on its machine, out of a pod's reach; stop it first, or give the"
+                        + " kubernetes replicas a store of their own");
           };
       return new ServerBackends(
           store,

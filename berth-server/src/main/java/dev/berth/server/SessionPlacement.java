@@ -99,6 +99,14 @@ record SessionPlacement(
       String installation,
       RuntimeChoice.Kubernetes choice,
       Function<SessionId, NetworkAccess> networkAccess) {
+    if (!config.isolation().nodeArguments().isEmpty()) {
+      throw new InvalidValueException(
+          "the local node's sandbox options ("
+              + String.join(" ", config.isolation().nodeArguments())
+              + ") do not apply to --runtime kubernetes: a session pod's limits come from its"
+              + " template and its network from its NetworkPolicy and its tenant's grant; leave"
+              + " them out");
+    }
     if (!config.agents().clis().isEmpty()) {
       throw new InvalidValueException(
           "--agent-cli is not supported with --runtime kubernetes: agent sessions need their"

@@ -36,16 +36,17 @@ public sealed interface StoreChoice {
    * @throws InvalidValueException naming what is wrong and what to write instead
    */
   static StoreChoice parse(String value, Map<String, String> environment) {
-    if (value.equals("sqlite")) {
+    String lower = value.toLowerCase(java.util.Locale.ROOT);
+    if (lower.equals("sqlite")) {
       return new Sqlite();
     }
-    if (value.startsWith("postgres://") || value.startsWith("postgresql://")) {
+    if (lower.startsWith("postgres://") || lower.startsWith("postgresql://")) {
       return new Postgres(PostgresLocation.parse(value, environment));
     }
+    // The value itself is not repeated: a mistyped URL may well hold a password.
     throw new InvalidValueException(
         "--store must be sqlite (the data directory's database, the default) or a PostgreSQL"
-            + " URL such as postgres://berth@db.internal:5432/berth, was \""
-            + value
-            + "\"");
+            + " URL such as postgres://berth@db.internal:5432/berth, was "
+            + ChoiceText.shape(value));
   }
 }

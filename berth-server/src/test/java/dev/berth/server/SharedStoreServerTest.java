@@ -106,8 +106,29 @@ class SharedStoreServerTest {
       BerthServer second = new BerthServer(config("two", store, archive));
       assertThatThrownBy(second::start)
           .isInstanceOf(StoreAccessException.class)
-          .hasMessageContaining("another berth server with the local runtime already runs")
+          .hasMessageContaining("another berth server already runs on this store")
           .hasMessageContaining("stop it first");
+      BerthServer pods =
+          new BerthServer(
+              config("pods", store, archive)
+                  .withBackends(
+                      new ServerConfig.Backends(
+                          new StoreChoice.Postgres(store),
+                          new ArchiveChoice.S3(
+                              S3ArchiveUri.parse(archive)
+                                  .withStaticCredentials(
+                                      new S3ArchiveSettings.StaticCredentials(
+                                          "test", "test-secret"))),
+                          Optional.of("pods"),
+                          new RuntimeChoice.Kubernetes(
+                              Optional.of("berth"),
+                              "berth-agent:test",
+                              Optional.empty(),
+                              new byte[32]))));
+      assertThatThrownBy(pods::start)
+          .as("a kubernetes replica beside a local server")
+          .isInstanceOf(StoreAccessException.class)
+          .hasMessageContaining("a berth server with the local runtime runs on this store");
       assertThat(get(first, "/sessions/" + id).statusCode()).isEqualTo(200);
       assertThat(Files.exists(secondDir.resolve("admin.token")))
           .as("a refused start mints no admin token")
@@ -168,11 +189,19 @@ class SharedStoreServerTest {
     assertThatThrownBy(() -> StoreChoice.parse("mysql://db/berth", java.util.Map.of()))
         .isInstanceOf(InvalidValueException.class)
         .hasMessageContaining("--store must be sqlite")
-        .hasMessageContaining("mysql://db/berth");
+        .hasMessageContaining("a value with scheme \"mysql\"")
+        .hasMessageNotContaining("db/berth");
+    assertThatThrownBy(
+            () -> StoreChoice.parse("postgress://berth:hunter2@db/berth", java.util.Map.of()))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageNotContaining("hunter2");
+    assertThat(StoreChoice.parse("POSTGRES://berth@db/berth", java.util.Map.of()).shared())
+        .isTrue();
     assertThatThrownBy(() -> ArchiveChoice.parse("/var/archives"))
         .isInstanceOf(InvalidValueException.class)
         .hasMessageContaining("--archive must be filesystem")
-        .hasMessageContaining("/var/archives");
+        .hasMessageContaining("a value without a scheme")
+        .hasMessageNotContaining("/var/archives");
     assertThatThrownBy(() -> ArchiveChoice.parse("s3://key:secret@bucket/x"))
         .isInstanceOf(InvalidValueException.class)
         .hasMessageStartingWith("--archive ")

@@ -21,6 +21,11 @@ import java.util.Map;
  * unconfined, and owned by the pod once that exists, so that it goes with the pod.
  */
 final class SessionNetworkPolicies {
+  /** The label every namespace carries with its own name (Kubernetes 1.21 and later). */
+  static final String NAMESPACE_NAME = "kubernetes.io/metadata.name";
+
+  /** Where the cluster's DNS runs: CoreDNS or kube-dns, labelled k8s-app=kube-dns there. */
+  static final String DNS_NAMESPACE = "kube-system";
 
   private SessionNetworkPolicies() {}
 
@@ -65,9 +70,7 @@ final class SessionNetworkPolicies {
         .ifPresent(
             ns ->
                 peer.withNamespaceSelector(
-                    new LabelSelectorBuilder()
-                        .addToMatchLabels("kubernetes.io/metadata.name", ns)
-                        .build()));
+                    new LabelSelectorBuilder().addToMatchLabels(NAMESPACE_NAME, ns).build()));
     return peer.build();
   }
 
@@ -88,7 +91,19 @@ final class SessionNetworkPolicies {
                   .endIpBlock()
                   .endTo()
                   .build(),
+              // DNS, to the cluster's DNS pods only: a port-53 rule without a destination would
+              // open port 53 of every pod, service and node in the excepted ranges.
               new NetworkPolicyEgressRuleBuilder()
+                  .addNewTo()
+                  .withNamespaceSelector(
+                      new LabelSelectorBuilder()
+                          .withMatchLabels(Map.of(NAMESPACE_NAME, DNS_NAMESPACE))
+                          .build())
+                  .withPodSelector(
+                      new LabelSelectorBuilder()
+                          .withMatchLabels(Map.of("k8s-app", "kube-dns"))
+                          .build())
+                  .endTo()
                   .addNewPort()
                   .withProtocol("UDP")
                   .withPort(new IntOrString(53))

@@ -86,6 +86,17 @@ class SessionNetworkPoliciesTest {
               assertThat(peer.getIpBlock().getExcept())
                   .containsExactly("169.254.169.254/32", "10.0.0.0/8");
             });
+    assertThat(policy.getSpec().getEgress().get(1).getTo())
+        .as("DNS goes to the cluster's DNS pods only")
+        .singleElement()
+        .satisfies(
+            peer -> {
+              assertThat(peer.getNamespaceSelector().getMatchLabels())
+                  .containsExactly(
+                      java.util.Map.entry("kubernetes.io/metadata.name", "kube-system"));
+              assertThat(peer.getPodSelector().getMatchLabels())
+                  .containsExactly(java.util.Map.entry("k8s-app", "kube-dns"));
+            });
     assertThat(policy.getSpec().getEgress().get(1).getPorts())
         .extracting(NetworkPolicyPort::getProtocol, p -> p.getPort().getIntVal())
         .containsExactlyInAnyOrder(

@@ -81,7 +81,15 @@ public final class IdleReaper implements AutoCloseable {
   public void start(Duration interval, ReplicaDuty duty) {
     var unused =
         timer.scheduleWithFixedDelay(
-            () -> duty.perform(this::scanQuietly),
+            () -> {
+              // Taking the duty writes to the store: a failure there must not end the schedule
+              // (an exception would cancel every later run, silently).
+              try {
+                duty.perform(this::scan);
+              } catch (RuntimeException e) {
+                LOG.warn("idle scan failed; the next one retries", e);
+              }
+            },
             interval.toMillis(),
             interval.toMillis(),
             TimeUnit.MILLISECONDS);
@@ -188,14 +196,6 @@ public final class IdleReaper implements AutoCloseable {
     } catch (VersionConflictException | NotFoundException e) {
       // Someone else changed the session since the scan read it; the next scan sees it anew.
       return s;
-    }
-  }
-
-  private void scanQuietly() {
-    try {
-      scan();
-    } catch (RuntimeException e) {
-      LOG.warn("idle scan failed; the next one retries", e);
     }
   }
 

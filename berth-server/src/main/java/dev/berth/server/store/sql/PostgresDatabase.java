@@ -161,20 +161,26 @@ final class PostgresDatabase implements SqlDatabase {
    * {@link #exclusively}'s.
    */
   @Override
-  public AutoCloseable claim(String key, String refusal) {
+  public AutoCloseable claim(String key, boolean shared, String refusal) {
     requireOpen();
     Connection held;
     try {
-      held =
-          DriverManager.getConnection(
-              location.jdbcUrl(), location.user(), location.password().orElse(null));
+      java.util.Properties properties = new java.util.Properties();
+      properties.setProperty("user", location.user());
+      location.password().ifPresent(p -> properties.setProperty("password", p));
+      // An idle connection a firewall forgets would drop the claim unnoticed; keep-alives stop
+      // that, and the application name tells an operator in pg_stat_activity who holds it.
+      properties.setProperty("tcpKeepAlive", "true");
+      properties.setProperty("ApplicationName", "berth claim " + key);
+      held = DriverManager.getConnection(location.jdbcUrl(), properties);
     } catch (SQLException e) {
       throw failure("claim " + key, e);
     }
     try {
+      String lock = shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock";
       boolean claimed =
           SqlDatabase.queryOne(
-                  held, "SELECT pg_try_advisory_lock(2, hashtext(?))", rs -> rs.getBoolean(1), key)
+                  held, "SELECT " + lock + "(2, hashtext(?))", rs -> rs.getBoolean(1), key)
               .orElse(false);
       if (!claimed) {
         throw new StoreAccessException(describe() + ": " + refusal);

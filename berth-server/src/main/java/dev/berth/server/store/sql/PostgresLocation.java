@@ -35,7 +35,9 @@ public record PostgresLocation(
    */
   public static PostgresLocation parse(String uri, Map<String, String> environment) {
     URI parsed = syntax(uri);
-    String scheme = parsed.getScheme();
+    // URI schemes are case-insensitive (RFC 3986).
+    String scheme =
+        parsed.getScheme() == null ? null : parsed.getScheme().toLowerCase(java.util.Locale.ROOT);
     if (!"postgres".equals(scheme) && !"postgresql".equals(scheme)) {
       throw invalid("it must start with postgres:// or postgresql://");
     }

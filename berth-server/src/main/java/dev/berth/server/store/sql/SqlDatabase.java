@@ -51,14 +51,16 @@ public interface SqlDatabase extends AutoCloseable {
 
   /**
    * Claims {@code key} for this process until the returned handle is closed or the process ends, or
-   * refuses at once when another process sharing the database holds it: for what only one process
-   * at a time may do on a shared database, however long it runs. An embedded database has one
-   * process (its file is locked), so it claims nothing.
+   * refuses at once when another process sharing the database holds it in a conflicting way: an
+   * exclusive claim conflicts with any other, a shared one only with an exclusive one. For what
+   * only one process at a time may do on a shared database (or only processes of one kind), however
+   * long it runs. An embedded database has one process (its file is locked), so it claims nothing.
    *
    * @param refusal what the refusal says: who holds the claim, and what to do instead
-   * @throws StoreAccessException with {@code refusal} when another process holds {@code key}
+   * @throws dev.berth.server.store.StoreAccessException with {@code refusal} when the claim
+   *     conflicts with another process's
    */
-  AutoCloseable claim(String key, String refusal);
+  AutoCloseable claim(String key, boolean shared, String refusal);
 
   /** Closes the pool; idempotent. Calls made afterwards fail with IllegalStateException. */
   @Override

@@ -142,8 +142,8 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
    * Claims {@code key} on the store's database for this process, as {@link SqlDatabase#claim} does:
    * held until the handle is closed or the process ends.
    */
-  public AutoCloseable claim(String key, String refusal) {
-    return db.claim(key, refusal);
+  public AutoCloseable claim(String key, boolean shared, String refusal) {
+    return db.claim(key, shared, refusal);
   }
 
   /** Closes the connection pool; idempotent. */

@@ -123,7 +123,7 @@ final class SqliteDatabase implements SqlDatabase {
   }
 
   @Override
-  public AutoCloseable claim(String key, String refusal) {
+  public AutoCloseable claim(String key, boolean shared, String refusal) {
     requireOpen();
     return () -> {};
   }
