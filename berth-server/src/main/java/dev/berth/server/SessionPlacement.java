@@ -137,7 +137,9 @@ record SessionPlacement(
               client,
               KubernetesRuntimeSettings.of(
                       installation, template, new AgentTokens(choice.tokenKey()))
-                  .withNetworkPolicy(SESSION_POLICY, networkAccess));
+                  .withNetworkPolicy(
+                      sessionPolicy(Optional.ofNullable(client.getNamespace()), namespace),
+                      networkAccess));
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -171,17 +173,23 @@ record SessionPlacement(
   static final Map<String, String> CONTROL_PLANE_LABELS =
       Map.of("app.kubernetes.io/name", "berth", "app.kubernetes.io/component", "control-plane");
 
+  /** What a session with egress may still not reach: the private and link-local ranges. */
+  static final List<String> PRIVATE_RANGES =
+      List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10");
+
   /**
-   * Each session pod's NetworkPolicy: only the control plane reaches its agent, and a session with
-   * egress reaches anything but the private ranges (the cluster's pods and services, the node's
-   * metadata service), which it was not given.
+   * Each session pod's NetworkPolicy: only the control plane reaches its agent (from its own
+   * namespace when the sessions live in another), and a session with egress reaches anything but
+   * the private ranges (the cluster's pods and services, the node's metadata service), which it was
+   * not given.
    */
-  static final NetworkPolicyTemplate SESSION_POLICY =
-      new NetworkPolicyTemplate(
-          CONTROL_PLANE_LABELS,
-          Optional.empty(),
-          List.of(
-              "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "100.64.0.0/10"));
+  static NetworkPolicyTemplate sessionPolicy(
+      Optional<String> controlPlaneNamespace, String sessionNamespace) {
+    return new NetworkPolicyTemplate(
+        CONTROL_PLANE_LABELS,
+        controlPlaneNamespace.filter(own -> !own.equals(sessionNamespace)),
+        PRIVATE_RANGES);
+  }
 
   /**
    * A session's network is its tenant's grant, read when its runtime is provisioned (so a grant

@@ -240,7 +240,9 @@ class ClusterIT {
   /**
    * Starts that wait on something that may resolve (no room on any node, an image pull backing off)
    * fail with that reason once the operation's deadline passed: a replica with a short {@code
-   * --operation-timeout} creates them, and the deadline it records holds for every replica.
+   * --operation-timeout} creates them, and the deadline it records holds for every replica. (15 s,
+   * not less: on a loaded machine the simulated kubelet may take seconds to write the stalled
+   * status, and a start with none fails as DEADLINE_EXCEEDED.)
    */
   @ParameterizedTest
   @CsvSource({"NEVER_SCHEDULED, SCHEDULING", "IMAGE_PULL_BACKOFF, IMAGE_PULL"})
@@ -255,7 +257,7 @@ class ClusterIT {
             "impatient-" + fault.name().toLowerCase(java.util.Locale.ROOT),
             Map.of(),
             "--operation-timeout",
-            "5s",
+            "15s",
             "--agent-image",
             image)) {
       Api viaImpatient = new Api(impatient.baseUrl(), ServerProcess.ADMIN_TOKEN);
