@@ -11,6 +11,11 @@
 // with the creates, on the same API server and kubelet: a bare pod create (one POST), and a
 // session pod made by hand (its Secret and pod created, then watched until Running). Writes are
 // told apart by User-Agent: the bench's own clients send their own. Run with `make bench`.
+//
+// A thousand creates take long here (about 11 s each on two shared cores, December 2026): the mock
+// server gets many of the control plane's POSTs with an empty body and answers 400, and each such
+// answer costs the create a reconcile retry (printed as "came with an empty body"; the bench's own
+// POSTs of the same objects have not shown it). BENCH_SESSIONS=60 runs in about 12 minutes.
 
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
