@@ -7,6 +7,7 @@
 #                tests (bin/test-web: tsc, ESLint and the generated API types' check, vitest, and
 #                Playwright in Chromium against the real server)
 #   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
+#                (KubernetesCreateBench takes BENCH_SESSIONS, default 1000, and BENCH_ALIVE, 50)
 #   make fmt     format the Java sources (spotless:apply)
 #   make clean   remove build output
 
@@ -44,11 +45,19 @@ test:
 	$(MVN) verify
 	bin/test-web
 
-# Not part of `make test`: benchmarks measure, they do not pass or fail.
-bench: $(CLI_JAR)
+# Not part of `make test`: benchmarks measure, they do not pass or fail. They run on the
+# distribution (berth-cli.jar + lib/) plus what bench/pom.xml lists beyond it (fabric8's mock API
+# server, for KubernetesCreateBench), whose classpath Maven writes once to bench/target.
+BENCH_CLASSPATH := bench/target/bench.classpath
+
+$(BENCH_CLASSPATH): bench/pom.xml pom.xml
+	$(MVN) -q -f bench/pom.xml dependency:build-classpath -Dmdep.outputFile=target/bench.classpath
+
+bench: $(CLI_JAR) $(BENCH_CLASSPATH)
 	@for b in bench/*.java; do \
 	  echo "== $$b"; \
-	  "$(JAVA_HOME)/bin/java" --enable-native-access=ALL-UNNAMED -cp "$(CLI_JAR):berth-cli/target/lib/*" "$$b" || exit 1; \
+	  "$(JAVA_HOME)/bin/java" --enable-native-access=ALL-UNNAMED \
+	    -cp "$(CLI_JAR):berth-cli/target/lib/*:$$(cat $(BENCH_CLASSPATH))" "$$b" || exit 1; \
 	done
 
 fmt:
