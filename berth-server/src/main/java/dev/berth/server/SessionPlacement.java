@@ -115,8 +115,8 @@ record SessionPlacement(
     }
     // The API server as the environment gives it (in a pod: its service account; elsewhere the
     // kubeconfig or KUBERNETES_MASTER). A failed call is not retried by the client: the reconciler
-    // tries again on its next pass, a removal must show Unconfirmed at once, and against the mock
-    // API server under load the client's retried creates arrived without their body (bench/).
+    // tries again on its next pass, and a removal must show Unconfirmed at once, not after the
+    // client's ten retries with backoff.
     Config kube = Config.autoConfigure(null);
     kube.setRequestRetryBackoffLimit(0);
     KubernetesClient client = new KubernetesClientBuilder().withConfig(kube).build();
