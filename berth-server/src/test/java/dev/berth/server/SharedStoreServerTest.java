@@ -114,11 +114,7 @@ class SharedStoreServerTest {
                   .withBackends(
                       new ServerConfig.Backends(
                           new StoreChoice.Postgres(store),
-                          new ArchiveChoice.S3(
-                              S3ArchiveUri.parse(archive)
-                                  .withStaticCredentials(
-                                      new S3ArchiveSettings.StaticCredentials(
-                                          "test", "test-secret"))),
+                          s3(archive),
                           Optional.of("pods"),
                           new RuntimeChoice.Kubernetes(
                               Optional.of("berth"),
@@ -208,6 +204,13 @@ class SharedStoreServerTest {
         .hasMessageNotContaining("secret");
   }
 
+  /** The {@code --archive} value with the test server's keys (it takes any). */
+  private static ArchiveChoice s3(String archive) {
+    return new ArchiveChoice.S3(
+        S3ArchiveUri.parse(archive)
+            .withStaticCredentials(new S3ArchiveSettings.StaticCredentials("test", "test-secret")));
+  }
+
   private ServerConfig config(String name, PostgresLocation store, String archive) {
     Path dataDir = work.resolve(name);
     dataDirs.add(dataDir);
@@ -215,12 +218,7 @@ class SharedStoreServerTest {
         .withAdminToken(Optional.of(TOKEN))
         .withBackends(
             new ServerConfig.Backends(
-                new StoreChoice.Postgres(store),
-                new ArchiveChoice.S3(
-                    S3ArchiveUri.parse(archive)
-                        .withStaticCredentials(
-                            new S3ArchiveSettings.StaticCredentials("test", "test-secret"))),
-                Optional.of(name)));
+                new StoreChoice.Postgres(store), s3(archive), Optional.of(name)));
   }
 
   private String create(BerthServer server, String name) throws Exception {

@@ -152,6 +152,15 @@ final class Api {
             });
   }
 
+  /** Writes {@code input} to session {@code id}'s terminal; fails the test unless it is taken. */
+  void write(String id, String input) {
+    Answer answer =
+        post("/sessions/" + id + "/write", "{\"payload\":" + JSON.writeValueAsString(input) + "}");
+    if (answer.status() != 200) {
+      throw new AssertionError("write answered " + answer);
+    }
+  }
+
   /** Creates a shell session and returns its id; fails the test unless it is active. */
   String create(String name) {
     Answer answer = post("/sessions", "{\"name\":\"" + name + "\"}");

@@ -130,7 +130,7 @@ class ClusterIT {
       aSessionCreatedThroughOneReplicaIsServedStreamedSnapshottedRestoredAndDeletedThroughTheOther()
           throws Exception {
     String id = a.create("across");
-    write(b, id, "echo kept-$((40+2)) > ~/note.txt; echo ready-$((1+1))\n");
+    b.write(id, "echo kept-$((40+2)) > ~/note.txt; echo ready-$((1+1))\n");
     await().atMost(CONVERGE).until(() -> b.text(id, 0).contains("ready-2"));
     assertThat(firstStreamedBytes(b, id)).contains("ready-2");
     assertThat(podsOf(id)).hasSize(1);
@@ -142,7 +142,7 @@ class ClusterIT {
     assertThat(archiveKeys()).as("the archive in the bucket").isNotEmpty();
 
     long end = b.text(id, 0).length();
-    write(b, id, "cat ~/note.txt\n");
+    b.write(id, "cat ~/note.txt\n");
     await().atMost(CONVERGE).until(() -> a.text(id, end).contains("kept-42"));
     assertThat(a.get("/sessions/" + id).json().path("state").asString()).isEqualTo("active");
     assertThat(podsOf(id))
@@ -296,7 +296,7 @@ class ClusterIT {
         replica("dying", Map.of("BERTH_FAILPOINTS", "suspend.after-commit"))) {
       Api viaDying = new Api(dying.baseUrl(), ServerProcess.ADMIN_TOKEN);
       id = viaDying.create("doomed");
-      write(viaDying, id, "export MARKER=42; echo before-$((2*3))\n");
+      viaDying.write(id, "export MARKER=42; echo before-$((2*3))\n");
       await().atMost(CONVERGE).until(() -> viaDying.text(id, 0).contains("before-6"));
 
       CrashSteps.crashDuring(
@@ -316,7 +316,7 @@ class ClusterIT {
                 a.get("/sessions/" + id).json().path("state").asString().equals("snapshot")
                     && podsOf(id).isEmpty());
     assertThat(a.get("/sessions/" + id).json().path("archive").isMissingNode()).isFalse();
-    write(b, id, "echo marker-$MARKER\n");
+    b.write(id, "echo marker-$MARKER\n");
     await().atMost(CONVERGE).until(() -> b.text(id, 0).contains("marker-42"));
     assertThat(b.text(id, 0)).contains("before-6");
     assertThat(podsOf(id)).hasSize(1);
@@ -344,14 +344,6 @@ class ClusterIT {
     await()
         .atMost(CONVERGE)
         .until(() -> a.deleted(id).path("reservation").asString().equals("RELEASED"));
-  }
-
-  private static void write(Api via, String id, String input) {
-    Api.Answer written =
-        via.post(
-            "/sessions/" + id + "/write",
-            "{\"payload\":" + Api.JSON.writeValueAsString(input) + "}");
-    assertThat(written.status()).as(written.body()).isEqualTo(200);
   }
 
   /** The live session named {@code name}, as replica one lists it. */

@@ -53,7 +53,7 @@ class PrivateFilesIT {
     server = ServerProcess.start(dataDir, Map.of());
     Api api = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
     String id = api.create("private");
-    write(api, id, "echo kept > ~/file.txt; echo ready-$((1+1))\n");
+    api.write(id, "echo kept > ~/file.txt; echo ready-$((1+1))\n");
     await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("ready-2"));
     Api.Answer execution =
         api.post("/sessions/" + id + "/executions", "{\"command\":\"echo exec-$((6*7))\"}");
@@ -67,7 +67,7 @@ class PrivateFilesIT {
 
     Api.Answer restored = api.post("/sessions/" + id + "/read", "{\"offset\":0}");
     assertThat(restored.status()).as(restored.body()).isEqualTo(200);
-    write(api, id, "cat ~/file.txt; echo done-$((2+3))\n");
+    api.write(id, "cat ~/file.txt; echo done-$((2+3))\n");
     await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("done-5"));
 
     assertThat(exposed(dataDir)).as("after the restore").isEmpty();
@@ -171,14 +171,6 @@ class PrivateFilesIT {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static void write(Api api, String id, String input) {
-    Api.Answer answer =
-        api.post(
-            "/sessions/" + id + "/write",
-            "{\"payload\":" + Api.JSON.writeValueAsString(input) + "}");
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
   }
 
   private ProcessBuilder berth(Map<String, String> env) {

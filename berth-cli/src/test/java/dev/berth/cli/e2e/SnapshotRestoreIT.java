@@ -41,7 +41,7 @@ class SnapshotRestoreIT {
   void whatTheShellHadSurvivesSnapshotAndRestoreAndOldCursorsReadExactlyTheNewBytes() {
     String id = api.create("keeper");
     String dir = "/tmp/x-" + id.substring(0, 8);
-    write(
+    api.write(
         id,
         "export MARKER=42; mkdir -p "
             + dir
@@ -71,7 +71,7 @@ class SnapshotRestoreIT {
     assertThat(session.path("state").asString()).isEqualTo("active");
     assertThat(session.path("pod").asString()).isNotEqualTo(runtimeBefore);
 
-    write(id, "echo m=$MARKER; pwd; cat ~/file.txt; ll; greet x\n");
+    api.write(id, "echo m=$MARKER; pwd; cat ~/file.txt; ll; greet x\n");
     await().atMost(CONVERGE).until(() -> api.text(id, cursor).contains("hello-x"));
     String after = api.text(id, cursor);
     assertThat(after)
@@ -144,7 +144,7 @@ class SnapshotRestoreIT {
   @Test
   void aDeletedSessionIsRecoveredFromItsLastArchiveAsANewSession() {
     String id = api.create("phoenix");
-    write(id, "echo phoenix-$((3*3)) > ~/note.txt\n");
+    api.write(id, "echo phoenix-$((3*3)) > ~/note.txt\n");
     await().atMost(CONVERGE).until(() -> api.text(id, 0).contains("note.txt"));
     assertThat(api.post("/sessions/" + id + "/snapshot", "").status()).isEqualTo(200);
     assertThat(api.delete("/sessions/" + id).status()).isEqualTo(204);
@@ -159,7 +159,7 @@ class SnapshotRestoreIT {
     assertThat(again.status()).isEqualTo(409);
     assertThat(again.reason()).isEqualTo("ALREADY_RECOVERED");
 
-    write(heir, "cat ~/note.txt\n");
+    api.write(heir, "cat ~/note.txt\n");
     await().atMost(CONVERGE).until(() -> api.text(heir, 0).contains("phoenix-9"));
   }
 
@@ -181,13 +181,5 @@ class SnapshotRestoreIT {
     assertThat(read.status()).as(read.body()).isEqualTo(200);
     assertThat(read.json().path("path").asString()).isEqualTo(path);
     return read.json().path("nextOffset").asLong();
-  }
-
-  private static void write(String id, String input) {
-    Api.Answer answer =
-        api.post(
-            "/sessions/" + id + "/write",
-            "{\"payload\":" + Api.JSON.writeValueAsString(input) + "}");
-    assertThat(answer.status()).as(answer.body()).isEqualTo(200);
   }
 }

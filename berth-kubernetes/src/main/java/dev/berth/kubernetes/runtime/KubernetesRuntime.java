@@ -355,9 +355,9 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
               + e.getCode()
               + ": "
               + e.getMessage()
-              + "); check that the API server is reachable and that the control plane's service"
-              + " account may get, list, watch, create, patch and delete pods, secrets and"
-              + " networkpolicies in namespace "
+              + "); check that the API server is reachable and, on a refusal (403), that the"
+              + " control plane's service account has the grants of deploy/base/rbac.yaml's Role"
+              + " in namespace "
               + template.namespace(),
           e);
     }
