@@ -12,10 +12,11 @@
 // session pod made by hand (its Secret and pod created, then watched until Running). Writes are
 // told apart by User-Agent: the bench's own clients send their own. Run with `make bench`.
 //
-// A thousand creates take long here (about 11 s each on two shared cores, December 2026): the mock
-// server gets many of the control plane's POSTs with an empty body and answers 400, and each such
-// answer costs the create a reconcile retry (printed as "came with an empty body"; the bench's own
-// POSTs of the same objects have not shown it). BENCH_SESSIONS=60 runs in about 12 minutes.
+// The bench counts each request inside the mock server's dispatcher, before the CRUD dispatcher
+// handles it, and reads its body without consuming it: RecordedRequest.getUtf8Body() empties the
+// body's buffer, and an earlier version of this bench that read bodies from the server's request
+// queue, on its own thread, raced the dispatcher and left it about one POST in three with no body
+// to store (400, and a reconcile retry for the session).
 
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
@@ -46,6 +47,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -102,16 +104,25 @@ public class KubernetesCreateBench {
     // The mock server logs every request it answers through java.util.logging.
     MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
 
+    Requests requests = new Requests();
     KubernetesMockServer apiServer =
         new KubernetesMockServer(
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new KubernetesCrudDispatcher(),
+            new KubernetesCrudDispatcher() {
+              @Override
+              public MockResponse dispatch(RecordedRequest request) {
+                requests.record(request);
+                return super.dispatch(request);
+              }
+            },
             false);
     apiServer.init();
+    // The server also queues every request it answered for takeRequest; counted in the dispatcher
+    // already, they are dropped here so that a thousand sessions' requests do not pile up.
+    Thread.ofPlatform().daemon().name("api-requests").start(() -> discardRequests(apiServer));
     String master = "http://127.0.0.1:" + apiServer.getPort();
-    Requests requests = new Requests(apiServer);
     // The control plane's client comes from Config.autoConfigure, as in a real deployment; these
     // point it at the mock server and keep it from any kubeconfig or service account of this host.
     System.setProperty("kubernetes.master", master);
@@ -430,6 +441,16 @@ public class KubernetesCreateBench {
     return new KubernetesClientBuilder().withConfig(config).build();
   }
 
+  private static void discardRequests(KubernetesMockServer apiServer) {
+    while (true) {
+      try {
+        apiServer.takeRequest();
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
   private static int setting(String name, int fallback) {
     String value = System.getenv(name);
     return value == null || value.isBlank() ? fallback : Integer.parseInt(value.strip());
@@ -502,8 +523,8 @@ public class KubernetesCreateBench {
   }
 
   /**
-   * Every request the API server gets, taken from its record as it comes: the control plane's (any
-   * User-Agent but the bench's own) counted by verb and resource, and its writes to a session's
+   * Every request the API server gets, counted in its dispatcher as it comes: the control plane's
+   * (any User-Agent but the bench's own) counted by verb and resource, and its writes to a session's
    * objects (named {@code berth-<session>-<n>}) counted against that session, as made during its
    * create, between its create and its deletion, or after its deletion was asked.
    */
@@ -513,9 +534,6 @@ public class KubernetesCreateBench {
             "^/apis?/(?:[^/]+/)?v1/namespaces/[^/]+/([^/?]+)(?:/([^/?]+))?(?:/([^/?]+))?");
     private static final Pattern NAME = Pattern.compile("berth-([0-9a-f]{32})-\\d+");
 
-    private final KubernetesMockServer server;
-    private final Thread drain;
-    private final AtomicBoolean stopped = new AtomicBoolean();
     private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
     private final Map<String, long[]> created = new ConcurrentHashMap<>();
     private final Map<String, Long> deleting = new ConcurrentHashMap<>();
@@ -528,11 +546,6 @@ public class KubernetesCreateBench {
     private final Map<String, AtomicInteger> agents = new ConcurrentHashMap<>();
     private volatile boolean counting = true;
 
-    Requests(KubernetesMockServer server) {
-      this.server = server;
-      this.drain = Thread.ofPlatform().daemon().name("api-requests").start(this::drain);
-    }
-
     void created(String session, long start, long end) {
       created.put(session, new long[] {start, end});
     }
@@ -542,12 +555,8 @@ public class KubernetesCreateBench {
     }
 
     /** Forgets what was counted so far (the warm-up's). */
-    void reset() throws InterruptedException {
+    void reset() {
       counting = false;
-      // Whatever the server recorded up to now is taken and dropped.
-      while (server.getRequestCount() > taken.get()) {
-        Thread.sleep(20);
-      }
       counts.clear();
       created.clear();
       deleting.clear();
@@ -561,25 +570,18 @@ public class KubernetesCreateBench {
       counting = true;
     }
 
-    private final AtomicLong taken = new AtomicLong();
-
-    private void drain() {
-      while (!stopped.get()) {
-        RecordedRequest request;
-        try {
-          request = server.takeRequest(100, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          return;
-        }
-        if (request == null) {
-          continue;
-        }
-        long at = System.nanoTime();
-        if (counting) {
-          count(request, at);
-        }
-        taken.incrementAndGet();
+    /** Called by the dispatcher before it handles {@code request}, on the server's event loop. */
+    void record(RecordedRequest request) {
+      if (counting) {
+        count(request, System.nanoTime());
       }
+    }
+
+    /** The body as sent, left in place for the dispatcher (getUtf8Body would empty it). */
+    private static String body(RecordedRequest request) {
+      return request.getBody() == null
+          ? ""
+          : new String(request.getBody().getBytes(), StandardCharsets.UTF_8);
     }
 
     private void count(RecordedRequest request, long at) {
@@ -601,10 +603,11 @@ public class KubernetesCreateBench {
       }
       Matcher named = NAME.matcher(path);
       if (!named.find()) {
-        named = NAME.matcher(request.getUtf8Body());
+        String body = body(request);
+        named = NAME.matcher(body);
         if (!named.find()) {
           unattributed.incrementAndGet();
-          if (request.getUtf8Body().isEmpty()) {
+          if (body.isEmpty()) {
             emptyBodies.incrementAndGet();
           }
           return;
@@ -624,13 +627,9 @@ public class KubernetesCreateBench {
       }
     }
 
-    void stop() throws InterruptedException {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (server.getRequestCount() > taken.get() && System.nanoTime() < deadline) {
-        Thread.sleep(20);
-      }
-      stopped.set(true);
-      drain.join();
+    /** Counts no more: what comes after the last removal is not a session's. */
+    void stop() {
+      counting = false;
     }
 
     void report(int sessions) {
@@ -681,7 +680,7 @@ public class KubernetesCreateBench {
 
     @Override
     public void close() {
-      stopped.set(true);
+      stop();
     }
   }
 

@@ -42,9 +42,20 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
     RUNNING_DIRTY
   }
 
-  /** Timings of the loop. */
+  /**
+   * Timings of the loop.
+   *
+   * @param busyRetry when a session whose lease another replica holds is looked at again
+   * @param firstFailureRetry the wait after a pass that failed; it doubles with every failure in a
+   *     row up to {@code maxFailureRetry} ({@link FailureBackoff})
+   */
   public record Settings(
-      int workers, Duration resyncPeriod, Duration waitingRetry, Duration busyRetry) {
+      int workers,
+      Duration resyncPeriod,
+      Duration waitingRetry,
+      Duration busyRetry,
+      Duration firstFailureRetry,
+      Duration maxFailureRetry) {
     public Settings {
       if (workers < 1) {
         throw new IllegalArgumentException("workers must be >= 1, was " + workers);
@@ -52,11 +63,22 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
       Objects.requireNonNull(resyncPeriod, "resyncPeriod");
       Objects.requireNonNull(waitingRetry, "waitingRetry");
       Objects.requireNonNull(busyRetry, "busyRetry");
+      Objects.requireNonNull(firstFailureRetry, "firstFailureRetry");
+      Objects.requireNonNull(maxFailureRetry, "maxFailureRetry");
     }
 
-    /** Four workers, a resync every 30 s, a waiting session looked at again after 500 ms. */
+    /**
+     * Four workers, a resync every 30 s, a waiting session looked at again after 500 ms, a busy one
+     * after 2 s, a failed one after 100 ms doubling to 5 s.
+     */
     public static Settings defaults() {
-      return new Settings(4, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(2));
+      return new Settings(
+          4,
+          Duration.ofSeconds(30),
+          Duration.ofMillis(500),
+          Duration.ofSeconds(2),
+          Duration.ofMillis(100),
+          Duration.ofSeconds(5));
     }
   }
 
@@ -65,6 +87,7 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
   private final SessionStore store;
   private final Settings settings;
   private final Consumer<SessionId> afterPass;
+  private final FailureBackoff backoff;
   private final LinkedBlockingQueue<SessionId> queue = new LinkedBlockingQueue<>();
   private final ConcurrentHashMap<SessionId, Mark> marks = new ConcurrentHashMap<>();
   private final ScheduledExecutorService timer;
@@ -85,6 +108,7 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
     this.store = store;
     this.settings = settings;
     this.afterPass = afterPass;
+    this.backoff = new FailureBackoff(settings.firstFailureRetry(), settings.maxFailureRetry());
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("berth-reconcile-timer").unstarted(r));
@@ -191,8 +215,12 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
         retry = pass(id);
       } catch (Throwable t) {
         // Never leave a session marked RUNNING by a dead worker: it would never run again.
-        LOG.error("reconcile pass over session {} died; retrying", id.value(), t);
-        retry = Optional.of(settings.busyRetry());
+        retry = Optional.of(backoff.failed(id));
+        LOG.error(
+            "reconcile pass over session {} died; retrying in {} ms",
+            id.value(),
+            retry.get().toMillis(),
+            t);
       }
       Mark after = marks.compute(id, (k, mark) -> mark == Mark.RUNNING_DIRTY ? Mark.QUEUED : null);
       if (after == Mark.QUEUED) {
@@ -207,6 +235,7 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
   private Optional<Duration> pass(SessionId id) {
     try {
       ReconcileResult result = reconciler.reconcile(id);
+      backoff.passed(id);
       return switch (result) {
         case CONVERGED, NOT_FOUND -> Optional.empty();
         case WAITING -> Optional.of(settings.waitingRetry());
@@ -219,8 +248,14 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
         }
       };
     } catch (RuntimeException e) {
-      LOG.warn("reconcile pass over session {} failed; retrying", id.value(), e);
-      return Optional.of(settings.busyRetry());
+      Duration delay = backoff.failed(id);
+      LOG.warn(
+          "reconcile pass over session {} failed ({} in a row); retrying in {} ms",
+          id.value(),
+          backoff.inARow(id),
+          delay.toMillis(),
+          e);
+      return Optional.of(delay);
     }
   }
 
