@@ -252,21 +252,46 @@ final class ServerCommand implements Callable<Integer> {
               + " mounted) (default: the namespace's default).")
   private @Nullable String agentServiceAccount;
 
+  @Option(
+      names = "--service-account-tokens",
+      description =
+          "Also accept Kubernetes service account tokens as bearer tokens: the API server checks"
+              + " each (TokenReview, which needs the ClusterRole system:auth-delegator) and the"
+              + " tenant listing the service account is the caller. Berth's own tokens keep"
+              + " working and are never sent to the API server.")
+  private boolean serviceAccountTokens;
+
+  @Option(
+      names = "--service-account-audience",
+      paramLabel = "AUDIENCE",
+      description =
+          "With --service-account-tokens: the audience the tokens must be minted for (default:"
+              + " ${DEFAULT-VALUE}).",
+      defaultValue = "berth")
+  private String serviceAccountAudience = "berth";
+
   private ServerConfig.Backends backends() {
     try {
-      return new ServerConfig.Backends(
-          StoreChoice.parse(store, System.getenv()),
-          ArchiveChoice.parse(archive),
-          Optional.ofNullable(replica),
-          RuntimeChoice.parse(
-              runtime,
-              Optional.ofNullable(kubeNamespace),
-              Optional.ofNullable(agentImage),
-              Optional.ofNullable(agentServiceAccount),
-              System.getenv()));
+      ServerConfig.Backends backends = choices();
+      return serviceAccountTokens
+          ? backends.withServiceAccountTokens(serviceAccountAudience)
+          : backends;
     } catch (RuntimeException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
+  }
+
+  private ServerConfig.Backends choices() {
+    return new ServerConfig.Backends(
+        StoreChoice.parse(store, System.getenv()),
+        ArchiveChoice.parse(archive),
+        Optional.ofNullable(replica),
+        RuntimeChoice.parse(
+            runtime,
+            Optional.ofNullable(kubeNamespace),
+            Optional.ofNullable(agentImage),
+            Optional.ofNullable(agentServiceAccount),
+            System.getenv()));
   }
 
   private ServerConfig.Agents agents() {

@@ -211,7 +211,10 @@ public final class BerthServer implements AutoCloseable {
     PublicApi api =
         new PublicApi(
             sessions,
-            new Authenticator(adminToken, directory),
+            new Authenticator(
+                adminToken,
+                directory,
+                ServiceAccountTokens.open(config.backends(), clock, resources)),
             new TenantTokens(directory, clock, new SecureRandom()),
             directory,
             admission,

@@ -177,19 +177,44 @@ public record ServerConfig(
    *     host name and the data directory, so that a restarted replica takes its leases back at once
    *     and two on one machine never pass for each other
    * @param runtime {@code --runtime} and its companions: where sessions run
+   * @param serviceAccountAudience {@code --service-account-tokens}: when present, a Kubernetes
+   *     service account token minted for this audience authenticates as the tenant listing it
    */
   public record Backends(
-      StoreChoice store, ArchiveChoice archive, Optional<String> replica, RuntimeChoice runtime) {
+      StoreChoice store,
+      ArchiveChoice archive,
+      Optional<String> replica,
+      RuntimeChoice runtime,
+      Optional<String> serviceAccountAudience) {
     public Backends {
       Objects.requireNonNull(store, "store must not be null");
       Objects.requireNonNull(archive, "archive must not be null");
       Objects.requireNonNull(replica, "replica must not be null");
       Objects.requireNonNull(runtime, "runtime must not be null");
+      Objects.requireNonNull(serviceAccountAudience, "serviceAccountAudience must not be null");
+      if (serviceAccountAudience.isPresent() && serviceAccountAudience.get().isBlank()) {
+        throw new IllegalArgumentException(
+            "the audience of service account tokens must not be blank; leave it out for \"berth\"");
+      }
+    }
+
+    /** These backends, accepting Berth's own tokens only. */
+    public Backends(
+        StoreChoice store, ArchiveChoice archive, Optional<String> replica, RuntimeChoice runtime) {
+      this(store, archive, replica, runtime, Optional.empty());
     }
 
     /** These backends with sessions on the local runtime. */
     public Backends(StoreChoice store, ArchiveChoice archive, Optional<String> replica) {
       this(store, archive, replica, new RuntimeChoice.Local());
+    }
+
+    /**
+     * These backends also accepting Kubernetes service account tokens minted for {@code audience},
+     * checked by TokenReview.
+     */
+    public Backends withServiceAccountTokens(String audience) {
+      return new Backends(store, archive, replica, runtime, Optional.of(audience));
     }
 
     /** SQLite and archives in the data directory, one server, sessions on this machine. */

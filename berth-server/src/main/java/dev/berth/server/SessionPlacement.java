@@ -16,9 +16,7 @@ import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -113,13 +111,9 @@ record SessionPlacement(
               + " credential proxy beside them in the pod, which this release does not build;"
               + " run agent sessions with --runtime local");
     }
-    // The API server as the environment gives it (in a pod: its service account; elsewhere the
-    // kubeconfig or KUBERNETES_MASTER). A failed call is not retried by the client: the reconciler
-    // tries again on its next pass, and a removal must show Unconfirmed at once, not after the
-    // client's ten retries with backoff.
-    Config kube = Config.autoConfigure(null);
-    kube.setRequestRetryBackoffLimit(0);
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(kube).build();
+    // A failed call is not retried by the client: the reconciler tries again on its next pass,
+    // and a removal must show Unconfirmed at once, not after the client's retries with backoff.
+    KubernetesClient client = KubeClients.fromEnvironment();
     String namespace =
         choice.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
     PodTemplate template =

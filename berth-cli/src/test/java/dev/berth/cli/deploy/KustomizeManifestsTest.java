@@ -299,10 +299,31 @@ class KustomizeManifestsTest {
         .extracting(s -> s.get("kind") + "/" + s.get("name"))
         .containsExactly("ServiceAccount/" + CONTROL_PLANE);
 
-    // Nothing cluster-wide: the control plane makes no cluster-scoped call (no TokenReview yet).
-    assertThat(ofKind(objects, "ClusterRoleBinding"))
-        .extracting(KustomizeManifestsTest::name)
-        .isEmpty();
+    // One cluster-scoped call, TokenReview create, through the built-in system:auth-delegator,
+    // for the control plane's own service account only, and because the server is told to make it.
+    assertThat(ofKind(objects, "ClusterRole")).as("no ClusterRole of Berth's own").isEmpty();
+    Map<String, Object> delegator =
+        find(objects, "ClusterRoleBinding", CONTROL_PLANE + "-auth-delegator");
+    assertThat(ofKind(objects, "ClusterRoleBinding")).containsExactly(delegator);
+    assertThat(map(delegator.get("roleRef")))
+        .containsEntry("kind", "ClusterRole")
+        .containsEntry("name", "system:auth-delegator");
+    assertThat(maps(delegator.get("subjects")))
+        .extracting(s -> s.get("kind") + "/" + s.get("name"))
+        .containsExactly("ServiceAccount/" + CONTROL_PLANE);
+    String namespace =
+        String.valueOf(
+            map(find(objects, "ServiceAccount", CONTROL_PLANE).get("metadata")).get("namespace"));
+    if (!dir.equals("base")) {
+      assertThat(maps(delegator.get("subjects")).getFirst())
+          .as("the binding names the overlay's namespace, where the service account lives")
+          .containsEntry("namespace", namespace);
+    }
+    Map<String, Object> server =
+        maps(podSpec(find(objects, "Deployment", CONTROL_PLANE)).get("containers")).getFirst();
+    assertThat(list(server.get("args")))
+        .extracting(String::valueOf)
+        .contains("--service-account-tokens");
   }
 
   @Test

@@ -5,7 +5,15 @@ public final class AlreadyExistsException extends BerthException {
   private static final long serialVersionUID = 1L;
 
   public AlreadyExistsException(String subject) {
-    super(subject + " already exists; pick another id or read the existing record");
+    this(subject, "pick another id or read the existing record");
+  }
+
+  /**
+   * @param subject what already exists, such as {@code service account ci/builder of tenant beta}
+   * @param wayOut what the caller can do about it
+   */
+  public AlreadyExistsException(String subject, String wayOut) {
+    super(subject + " already exists; " + wayOut);
   }
 
   @Override

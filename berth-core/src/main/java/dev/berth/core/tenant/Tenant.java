@@ -4,6 +4,7 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,13 +20,19 @@ import java.util.TreeSet;
  *     #MAX_SESSIONS}
  * @param createdAt when the tenant was first created; an update keeps the first value
  * @param network the most network its sessions may have (narrows the server's mode)
+ * @param serviceAccounts the Kubernetes service accounts whose tokens act for this tenant (see
+ *     {@link ServiceAccountReview}); a service account is listed by at most one tenant
  */
 public record Tenant(
     TenantId id,
     Set<WorkloadType> workloadTypes,
     int maxSessions,
     Instant createdAt,
-    NetworkAccess network) {
+    NetworkAccess network,
+    Set<ServiceAccount> serviceAccounts) {
+
+  /** How many service accounts one tenant may list. */
+  public static final int MAX_SERVICE_ACCOUNTS = 100;
 
   public static final int MIN_SESSIONS = 1;
   public static final int MAX_SESSIONS = 10_000;
@@ -35,6 +42,7 @@ public record Tenant(
     Objects.requireNonNull(workloadTypes, "workloadTypes is required");
     Objects.requireNonNull(createdAt, "createdAt is required");
     Objects.requireNonNull(network, "network is required");
+    Objects.requireNonNull(serviceAccounts, "serviceAccounts is required");
     if (id.equals(TenantId.ADMIN)) {
       throw new InvalidValueException(
           "tenant must not be \""
@@ -61,12 +69,38 @@ public record Tenant(
               + ", was "
               + maxSessions);
     }
+    if (serviceAccounts.size() > MAX_SERVICE_ACCOUNTS) {
+      throw new InvalidValueException(
+          "serviceAccounts of tenant "
+              + id
+              + " may list at most "
+              + MAX_SERVICE_ACCOUNTS
+              + ", was "
+              + serviceAccounts.size()
+              + "; give the workloads fewer service accounts");
+    }
     workloadTypes = Set.copyOf(workloadTypes);
+    serviceAccounts = Collections.unmodifiableSortedSet(new TreeSet<>(serviceAccounts));
+  }
+
+  /** A tenant no service account acts for. */
+  public Tenant(
+      TenantId id,
+      Set<WorkloadType> workloadTypes,
+      int maxSessions,
+      Instant createdAt,
+      NetworkAccess network) {
+    this(id, workloadTypes, maxSessions, createdAt, network, Set.of());
   }
 
   /** A tenant whose sessions get the server's network ({@link NetworkAccess#EGRESS}). */
   public Tenant(TenantId id, Set<WorkloadType> workloadTypes, int maxSessions, Instant createdAt) {
     this(id, workloadTypes, maxSessions, createdAt, NetworkAccess.EGRESS);
+  }
+
+  /** This tenant with {@code accounts} as the service accounts that act for it. */
+  public Tenant withServiceAccounts(Set<ServiceAccount> accounts) {
+    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, accounts);
   }
 
   /** Whether the tenant may create sessions of {@code type}. */
@@ -87,6 +121,12 @@ public record Tenant(
       throw new InvalidValueException(
           "tenant " + id + " cannot be updated by the record of tenant " + update.id);
     }
-    return new Tenant(id, update.workloadTypes, update.maxSessions, createdAt, update.network);
+    return new Tenant(
+        id,
+        update.workloadTypes,
+        update.maxSessions,
+        createdAt,
+        update.network,
+        update.serviceAccounts);
   }
 }

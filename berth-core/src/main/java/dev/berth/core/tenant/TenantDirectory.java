@@ -18,12 +18,30 @@ import java.util.Optional;
 public interface TenantDirectory {
 
   /**
-   * Creates the tenant, or replaces the workload types and quota of the existing one while keeping
-   * its {@link Tenant#createdAt()}.
+   * Creates the tenant, or replaces the grants (workload types, quota, network, service accounts)
+   * of the existing one while keeping its {@link Tenant#createdAt()}.
    *
    * @return the tenant as stored
+   * @throws AlreadyExistsException when another tenant lists one of its service accounts; nothing
+   *     is written
    */
   Tenant upsertTenant(Tenant tenant);
+
+  /** The tenant that lists {@code account}, or empty when none does. */
+  Optional<Tenant> tenantListing(ServiceAccount account);
+
+  /**
+   * The refusal of an upsert of {@code tenant} listing {@code account}, which {@code owner} lists.
+   */
+  static AlreadyExistsException listedElsewhere(
+      ServiceAccount account, TenantId owner, TenantId tenant) {
+    return new AlreadyExistsException(
+        "service account " + account + " of tenant " + owner,
+        "a service account acts for one tenant; remove it from tenant "
+            + owner
+            + " before listing it for tenant "
+            + tenant);
+  }
 
   /** The tenant, or empty when there is none. */
   Optional<Tenant> tenant(TenantId id);

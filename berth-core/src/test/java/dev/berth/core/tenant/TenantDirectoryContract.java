@@ -138,6 +138,108 @@ public abstract class TenantDirectoryContract {
     }
   }
 
+  // ---- service accounts -----------------------------------------------------------------------
+
+  private static final ServiceAccount BUILDER = new ServiceAccount("ci", "builder");
+  private static final ServiceAccount RUNNER = new ServiceAccount("ci", "runner.v2");
+
+  private static Tenant listing(TenantId id, ServiceAccount... accounts) {
+    return tenant(id, 2, T0, WorkloadType.SHELL).withServiceAccounts(Set.of(accounts));
+  }
+
+  @Test
+  void aTenantIsFoundByAServiceAccountItLists() {
+    Tenant acme = directory.upsertTenant(listing(ACME, BUILDER, RUNNER));
+
+    assertThat(acme.serviceAccounts()).containsExactly(BUILDER, RUNNER);
+    assertThat(directory.tenantListing(BUILDER)).contains(acme);
+    assertThat(directory.tenantListing(RUNNER)).contains(acme);
+    assertThat(directory.tenant(ACME)).contains(acme);
+    assertThat(directory.tenants()).containsExactly(acme);
+  }
+
+  @Test
+  void aServiceAccountNoTenantListsFindsNothing() {
+    directory.upsertTenant(listing(ACME, BUILDER));
+
+    assertThat(directory.tenantListing(new ServiceAccount("ci", "other"))).isEmpty();
+    assertThat(directory.tenantListing(new ServiceAccount("cd", "builder"))).isEmpty();
+  }
+
+  @Test
+  void anUpdateReplacesTheServiceAccountsSoADroppedOneActsForNobody() {
+    directory.upsertTenant(listing(ACME, BUILDER, RUNNER));
+
+    directory.upsertTenant(listing(ACME, RUNNER));
+
+    assertThat(directory.tenantListing(BUILDER)).isEmpty();
+    assertThat(directory.tenantListing(RUNNER).orElseThrow().id()).isEqualTo(ACME);
+    assertThat(directory.tenant(ACME).orElseThrow().serviceAccounts()).containsExactly(RUNNER);
+  }
+
+  @Test
+  void aServiceAccountAnotherTenantListsIsRefusedAndNothingIsWritten() {
+    directory.upsertTenant(listing(ACME, BUILDER));
+    directory.upsertTenant(tenant(BETA, 3, T0, WorkloadType.SHELL));
+
+    assertThatThrownBy(() -> directory.upsertTenant(listing(BETA, RUNNER, BUILDER)))
+        .isInstanceOf(AlreadyExistsException.class)
+        .hasMessageContaining("service account ci/builder of tenant acme")
+        .hasMessageContaining("remove it from tenant acme");
+
+    Tenant beta = directory.tenant(BETA).orElseThrow();
+    assertThat(beta.maxSessions()).isEqualTo(3);
+    assertThat(beta.serviceAccounts()).isEmpty();
+    assertThat(directory.tenantListing(RUNNER)).isEmpty();
+    assertThat(directory.tenantListing(BUILDER).orElseThrow().id()).isEqualTo(ACME);
+  }
+
+  @Test
+  void aServiceAccountFreedByOneTenantCanBeListedByAnother() {
+    directory.upsertTenant(listing(ACME, BUILDER));
+    directory.upsertTenant(listing(ACME));
+
+    directory.upsertTenant(listing(BETA, BUILDER));
+
+    assertThat(directory.tenantListing(BUILDER).orElseThrow().id()).isEqualTo(BETA);
+  }
+
+  @Test
+  void concurrentClaimsOfOneServiceAccountByEightTenantsLeaveExactlyOneOwner() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int i = 1; i <= 8; i++) {
+        TenantId id = new TenantId("tenant-" + i);
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  try {
+                    directory.upsertTenant(listing(id, BUILDER));
+                    return true;
+                  } catch (AlreadyExistsException e) {
+                    return false;
+                  }
+                }));
+      }
+      start.countDown();
+      int winners = 0;
+      for (Future<Boolean> r : results) {
+        winners += r.get() ? 1 : 0;
+      }
+      assertThat(winners).isEqualTo(1);
+      TenantId owner = directory.tenantListing(BUILDER).orElseThrow().id();
+      assertThat(directory.tenants())
+          .filteredOn(t -> t.serviceAccounts().contains(BUILDER))
+          .extracting(Tenant::id)
+          .containsExactly(owner);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   // ---- tokens ---------------------------------------------------------------------------------
 
   @Test

@@ -3,6 +3,7 @@ package dev.berth.core.testing;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.TenantId;
+import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
@@ -29,6 +30,14 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
   public Tenant upsertTenant(Tenant tenant) {
     return locked(
         () -> {
+          for (ServiceAccount account : tenant.serviceAccounts()) {
+            listing(account)
+                .filter(other -> !other.id().equals(tenant.id()))
+                .ifPresent(
+                    other -> {
+                      throw TenantDirectory.listedElsewhere(account, other.id(), tenant.id());
+                    });
+          }
           Tenant stored =
               Optional.ofNullable(tenants.get(tenant.id()))
                   .map(existing -> existing.updatedBy(tenant))
@@ -36,6 +45,15 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
           tenants.put(stored.id(), stored);
           return stored;
         });
+  }
+
+  @Override
+  public Optional<Tenant> tenantListing(ServiceAccount account) {
+    return locked(() -> listing(account));
+  }
+
+  private Optional<Tenant> listing(ServiceAccount account) {
+    return tenants.values().stream().filter(t -> t.serviceAccounts().contains(account)).findFirst();
   }
 
   @Override

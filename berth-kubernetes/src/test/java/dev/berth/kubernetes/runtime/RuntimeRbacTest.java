@@ -15,6 +15,7 @@ import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.kubernetes.identity.KubernetesTokenReview;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -69,8 +70,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * recorded at the HTTP level, by an interceptor on their HTTP client (the kubelet simulator has a
  * client of its own, which is not the control plane's), and named in RBAC's terms: API group,
  * resource (a subresource as {@code resource/sub}) and verb. The set of those is compared with the
- * rules of the Role that rbac.yaml binds to the control plane's ServiceAccount; and the file may
- * grant nothing cluster-wide, since the runtime makes no cluster-scoped call.
+ * rules of the Role that rbac.yaml binds to the control plane's ServiceAccount. The one
+ * cluster-scoped call, a TokenReview of a client's service account token ({@link
+ * KubernetesTokenReview}, made on the same recording client), must be all that the file grants
+ * cluster-wide, through the built-in ClusterRole {@code system:auth-delegator}.
  */
 class RuntimeRbacTest {
   private static final String INSTALLATION = "rbac-installation";
@@ -159,6 +162,9 @@ class RuntimeRbacTest {
         }
         assertThat(runtime.list()).isEmpty();
       }
+      // The control plane's one other call: a client's service account token, reviewed (the
+      // CRUD mock server stores the review instead of answering it; the request is what counts).
+      var unused = new KubernetesTokenReview(client, "berth").review("header.claims.signature");
     }
   }
 
@@ -182,17 +188,20 @@ class RuntimeRbacTest {
   }
 
   @Test
-  void rbacYamlGrantsNothingClusterWideSinceTheRuntimeMakesNoClusterScopedCall()
+  void rbacYamlGrantsClusterWideOnlyTheBuiltInRoleOfTheTokenReviewsTheControlPlaneAsksFor()
       throws IOException {
     Map<Grant, String> clusterScoped = used(call -> call.namespace() == null);
-    assertThat(clusterScoped).as("cluster-scoped calls").isEmpty();
+    Grant tokenReview = new Grant("authentication.k8s.io", "tokenreviews", "create");
+    assertThat(clusterScoped.keySet()).as("cluster-scoped calls").containsExactly(tokenReview);
 
     Map<String, Set<Grant>> clusterWide = grantedClusterWide(rbac());
     assertThat(clusterWide)
         .as(
-            "deploy/base/rbac.yaml grants cluster-wide what the runtime never calls (by"
-                + " ClusterRole or ClusterRoleBinding)")
-        .isEmpty();
+            "deploy/base/rbac.yaml grants cluster-wide only what TokenReview needs, by the smallest"
+                + " built-in ClusterRole that holds it")
+        .containsOnlyKeys(
+            "ClusterRoleBinding " + CONTROL_PLANE + "-auth-delegator to system:auth-delegator");
+    assertThat(clusterWide.values().iterator().next()).contains(tokenReview);
   }
 
   @Test

@@ -38,13 +38,14 @@ public final class MockApiServer implements AutoCloseable {
   }
 
   public static MockApiServer start() {
+    return start(new KubernetesCrudDispatcher());
+  }
+
+  /** One whose requests {@code dispatcher} answers (a CRUD dispatcher that answers more). */
+  public static MockApiServer start(KubernetesCrudDispatcher dispatcher) {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(),
-            false);
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     server.init();
     return new MockApiServer(server);
   }

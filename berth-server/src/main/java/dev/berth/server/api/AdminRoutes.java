@@ -7,10 +7,12 @@ import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.api.body.CreateTokenBody;
+import dev.berth.server.api.body.PutTenantBody;
 import dev.berth.server.auth.IssuedToken;
 import dev.berth.server.auth.TenantTokens;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -25,6 +27,7 @@ final class AdminRoutes {
   private final SessionStore store;
   private final Bodies bodies;
   private final JsonMapper json;
+  private final InstantSource clock;
 
   AdminRoutes(
       TenantTokens tokens,
@@ -32,18 +35,36 @@ final class AdminRoutes {
       Admission admission,
       SessionStore store,
       Bodies bodies,
-      JsonMapper json) {
+      JsonMapper json,
+      InstantSource clock) {
     this.tokens = tokens;
     this.directory = directory;
     this.admission = admission;
     this.store = store;
     this.bodies = bodies;
     this.json = json;
+    this.clock = clock;
   }
 
   void register(RoutesConfig routes) {
     routes.post("/api/v1/admin/tokens", this::issue);
     routes.get("/api/v1/admin/tenants", this::tenants);
+    routes.put("/api/v1/admin/tenants/{tenant}", this::put);
+  }
+
+  /**
+   * Creates the tenant or replaces its whole grant, service accounts included; issues no token (a
+   * tenant whose clients authenticate with service account tokens needs none).
+   */
+  private void put(Context ctx) {
+    admission.requireAdmin(Caller.of(ctx).scope().principal(), "manage tenants");
+    PutTenantBody body = bodies.read(ctx, PutTenantBody.class, false);
+    Tenant requested = body.tenant(ctx.pathParam("tenant"), clock.instant());
+    boolean existed = directory.tenant(requested.id()).isPresent();
+    Tenant stored = directory.upsertTenant(requested);
+    ctx.status(existed ? 200 : 201)
+        .contentType("application/json")
+        .result(json.writeValueAsString(item(stored)));
   }
 
   private void issue(Context ctx) {
@@ -64,19 +85,18 @@ final class AdminRoutes {
 
   private void tenants(Context ctx) {
     admission.requireAdmin(Caller.of(ctx).scope().principal(), "list tenants");
-    var list =
-        directory.tenants().stream()
-            .map(
-                (Tenant t) -> {
-                  Map<String, Object> item = new LinkedHashMap<>();
-                  item.put("tenant", t.id().value());
-                  item.put("workloadTypes", t.workloadTypeNames());
-                  item.put("maxSessions", t.maxSessions());
-                  item.put("network", t.network().wireName());
-                  item.put("sessions", Admission.held(store, t.id()));
-                  return item;
-                })
-            .toList();
+    var list = directory.tenants().stream().map(this::item).toList();
     ctx.contentType("application/json").result(json.writeValueAsString(Map.of("tenants", list)));
+  }
+
+  private Map<String, Object> item(Tenant t) {
+    Map<String, Object> item = new LinkedHashMap<>();
+    item.put("tenant", t.id().value());
+    item.put("workloadTypes", t.workloadTypeNames());
+    item.put("maxSessions", t.maxSessions());
+    item.put("network", t.network().wireName());
+    item.put("serviceAccounts", t.serviceAccounts().stream().map(Object::toString).toList());
+    item.put("sessions", Admission.held(store, t.id()));
+    return item;
   }
 }

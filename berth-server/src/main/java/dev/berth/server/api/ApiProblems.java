@@ -27,6 +27,7 @@ import dev.berth.core.error.WaitExpiredException;
 import dev.berth.core.error.WorkloadNotAllowedException;
 import dev.berth.core.error.WorkloadUnavailableException;
 import dev.berth.protocol.problem.ProblemDocument;
+import dev.berth.server.auth.IdentityUnavailableException;
 import dev.berth.server.auth.UnauthenticatedException;
 import dev.berth.server.runtime.AgentCommandFailedException;
 import io.javalin.http.Context;
@@ -85,6 +86,7 @@ final class ApiProblems {
       // A data plane's refusal without an HTTP status of its own: the state of the runtime.
       case dev.berth.core.agent.AgentRefusedException refused -> new Kind(409, refused.reason());
       case UnauthenticatedException e -> new Kind(401, e.reason());
+      case IdentityUnavailableException e -> new Kind(503, e.reason());
       case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");
       case BerthException domain -> domain(domain);
       case JacksonException e -> new Kind(400, "INVALID_INPUT");
@@ -136,7 +138,11 @@ final class ApiProblems {
   private static String message(Exception failure, Kind kind) {
     return switch (kind.reason()) {
       case "NOT_FOUND" -> Objects.requireNonNullElse(failure.getMessage(), kind.reason());
-      case "CONFLICT" -> "session state changed concurrently: " + failure.getMessage();
+      // A record that already exists (a service account another tenant lists) is not a race.
+      case "CONFLICT" ->
+          failure instanceof AlreadyExistsException exists
+              ? exists.getMessage()
+              : "session state changed concurrently: " + failure.getMessage();
       case "PAYLOAD_TOO_LARGE" -> "request body exceeds size limit";
       case "INTERNAL" -> "internal error; the server log has the details";
       default -> {

@@ -57,7 +57,8 @@ public final class PublicApi {
     this.catalog = sessions.catalog();
     this.executionRoutes = new ExecutionRoutes(sessions, bodies, json);
     this.operationRoutes = new OperationRoutes(sessions.lookup(), sessions.restores(), json);
-    this.adminRoutes = new AdminRoutes(tokens, directory, admission, store, bodies, json);
+    this.adminRoutes =
+        new AdminRoutes(tokens, directory, admission, store, bodies, json, sessions.clock());
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
     this.runtimeRoutes = new RuntimeRoutes(sessions, json);
     this.attach = new AttachProxy(sessions, this::caller);

@@ -1,8 +1,10 @@
 package dev.berth.server.auth;
 
 import dev.berth.core.tenant.Principal;
+import dev.berth.core.tenant.ServiceAccountReview;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
+import dev.berth.core.tenant.TokenRecord;
 import java.security.MessageDigest;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,6 +16,11 @@ import java.util.regex.Pattern;
  * Authorization: Bearer <token>} header, or, when there is no such header at all, from the web UI's
  * {@code berth_token} cookie; a header that is present but malformed is refused, never passed over
  * for the cookie.
+ *
+ * <p>With a {@link ServiceAccountReview}, a token that is neither the administrator's nor a
+ * tenant's, and has the form of a JSON Web Token, is a Kubernetes service account token: the
+ * cluster says whose it is, and the tenant that lists that service account is the principal.
+ * Berth's own tokens are never sent to the cluster.
  *
  * <p>Only digests are kept and compared. The presented token is hashed once; the administrator's
  * digest is compared with {@link MessageDigest#isEqual}, whose time does not depend on where the
@@ -27,15 +34,26 @@ public final class Authenticator {
 
   private final byte[] adminDigest;
   private final TenantDirectory directory;
+  private final Optional<ServiceAccountReview> serviceAccounts;
+
+  /** Berth's own tokens only. */
+  public Authenticator(String adminToken, TenantDirectory directory) {
+    this(adminToken, directory, Optional.empty());
+  }
 
   /**
    * @param adminToken the administrator's token (see {@link AdminToken}); only its digest is kept
-   * @param directory where tenant tokens are looked up
+   * @param directory where tenant tokens, and the tenants listing service accounts, are looked up
+   * @param serviceAccounts where service account tokens are checked, if they are accepted
    */
-  public Authenticator(String adminToken, TenantDirectory directory) {
+  public Authenticator(
+      String adminToken,
+      TenantDirectory directory,
+      Optional<ServiceAccountReview> serviceAccounts) {
     Objects.requireNonNull(adminToken, "adminToken");
     this.adminDigest = TokenDigest.of(adminToken).bytes();
     this.directory = Objects.requireNonNull(directory, "directory");
+    this.serviceAccounts = Objects.requireNonNull(serviceAccounts, "serviceAccounts");
   }
 
   /**
@@ -62,7 +80,10 @@ public final class Authenticator {
   /**
    * The principal of a bare token, such as the one {@code GET /login?token=} sets as a cookie.
    *
-   * @throws UnauthenticatedException when the token is neither the admin token nor a tenant's
+   * @throws UnauthenticatedException when the token is neither the admin token nor a tenant's, nor
+   *     a service account token the cluster vouches for and a tenant lists
+   * @throws IdentityUnavailableException when the token could only be a service account's and the
+   *     cluster could not be asked
    */
   public Principal authenticateToken(String token) {
     Objects.requireNonNull(token, "token");
@@ -73,14 +94,35 @@ public final class Authenticator {
     if (MessageDigest.isEqual(presented.bytes(), adminDigest)) {
       return Principal.ADMIN;
     }
-    return directory
-        .findToken(presented)
-        .map(record -> Principal.tenant(record.tenant()))
-        .orElseThrow(
-            () ->
-                new UnauthenticatedException(
-                    "the token is not the admin token nor a tenant token (never issued, or"
-                        + " revoked)"));
+    Optional<TokenRecord> tenantToken = directory.findToken(presented);
+    if (tenantToken.isPresent()) {
+      return Principal.tenant(tenantToken.get().tenant());
+    }
+    if (serviceAccounts.isPresent() && Tokens.looksLikeJwt(token)) {
+      return serviceAccount(serviceAccounts.get().review(token));
+    }
+    throw new UnauthenticatedException(
+        "the token is not the admin token nor a tenant token (never issued, or revoked)");
+  }
+
+  private Principal serviceAccount(ServiceAccountReview.Outcome outcome) {
+    return switch (outcome) {
+      case ServiceAccountReview.Authenticated a ->
+          directory
+              .tenantListing(a.account())
+              .map(tenant -> Principal.tenant(tenant.id()))
+              .orElseThrow(
+                  () ->
+                      new UnauthenticatedException(
+                          "the cluster vouches for service account "
+                              + a.account()
+                              + ", but no tenant lists it (the admin adds it to a tenant's"
+                              + " serviceAccounts with PUT /api/v1/admin/tenants/{tenant})"));
+      case ServiceAccountReview.NotAuthenticated n ->
+          throw new UnauthenticatedException(
+              "the token is not Berth's, and the cluster does not vouch for it: " + n.why());
+      case ServiceAccountReview.Unavailable u -> throw new IdentityUnavailableException(u.why());
+    };
   }
 
   private static String bearerToken(String header) {

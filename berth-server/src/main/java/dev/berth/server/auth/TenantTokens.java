@@ -3,6 +3,7 @@ package dev.berth.server.auth;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
@@ -15,10 +16,10 @@ import java.util.random.RandomGenerator;
 
 /**
  * Issues and revokes tenant tokens ({@code POST /api/v1/admin/tokens}). Issuing for an existing
- * tenant replaces its grants and quota and adds a token: the tenant's earlier tokens keep working
- * until revoked, so a token can be rotated without a gap. The tenant write and the token write are
- * two steps; when the second fails the tenant stands updated without a new token, and issuing again
- * is safe. Thread-safe when {@code random} is.
+ * tenant replaces its grants and quota (keeping the service accounts it lists) and adds a token:
+ * the tenant's earlier tokens keep working until revoked, so a token can be rotated without a gap.
+ * The tenant write and the token write are two steps; when the second fails the tenant stands
+ * updated without a new token, and issuing again is safe. Thread-safe when {@code random} is.
  */
 public final class TenantTokens {
 
@@ -52,8 +53,11 @@ public final class TenantTokens {
   public IssuedToken issue(
       TenantId tenant, Set<WorkloadType> workloadTypes, int maxSessions, NetworkAccess network) {
     Instant now = clock.instant();
+    Set<ServiceAccount> accounts =
+        directory.tenant(tenant).map(Tenant::serviceAccounts).orElse(Set.of());
     Tenant stored =
-        directory.upsertTenant(new Tenant(tenant, workloadTypes, maxSessions, now, network));
+        directory.upsertTenant(
+            new Tenant(tenant, workloadTypes, maxSessions, now, network, accounts));
     String token = Tokens.generate(random);
     directory.addToken(new TokenRecord(TokenDigest.of(token), tenant, now));
     return new IssuedToken(stored, token);

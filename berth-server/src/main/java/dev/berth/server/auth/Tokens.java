@@ -9,8 +9,15 @@ final class Tokens {
   /** A generated token's entropy, in bytes (256 bits). */
   static final int RANDOM_BYTES = 32;
 
-  /** The longest token accepted, so that a huge header is refused before it is hashed. */
+  /** The longest token Berth itself accepts as its own (the admin token). */
   static final int MAX_LENGTH = 1024;
+
+  /**
+   * The longest bearer token accepted at all, so that a huge header is refused before it is hashed:
+   * room for a Kubernetes service account token (a JSON Web Token of one to two thousand
+   * characters, more with long names).
+   */
+  static final int MAX_BEARER_LENGTH = 8192;
 
   private Tokens() {}
 
@@ -26,7 +33,7 @@ final class Tokens {
    * [A-Za-z0-9._~+/-]+=*}. Checked at every request, hence a loop rather than a regex.
    */
   static boolean isBearerToken(String token) {
-    if (token.isEmpty() || token.length() > MAX_LENGTH) {
+    if (token.isEmpty() || token.length() > MAX_BEARER_LENGTH) {
       return false;
     }
     int end = token.length();
@@ -42,6 +49,32 @@ final class Tokens {
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code token} has the form of a JSON Web Token (three base64url parts separated by
+   * dots), as a Kubernetes service account token does. Only such tokens are worth a TokenReview:
+   * Berth's own are hex and never leave the server.
+   */
+  static boolean looksLikeJwt(String token) {
+    String[] parts = token.split("\\.", -1);
+    if (parts.length != 3) {
+      return false;
+    }
+    for (String part : parts) {
+      if (part.isEmpty() || !part.chars().allMatch(Tokens::isBase64UrlChar)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isBase64UrlChar(int c) {
+    return (c >= 'A' && c <= 'Z')
+        || (c >= 'a' && c <= 'z')
+        || (c >= '0' && c <= '9')
+        || c == '-'
+        || c == '_';
   }
 
   private static boolean isTokenChar(char c) {

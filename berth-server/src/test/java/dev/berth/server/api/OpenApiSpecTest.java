@@ -242,6 +242,7 @@ class OpenApiSpecTest {
             "Recover",
             "CreateExecution",
             "CreateToken",
+            "PutTenant",
             "KeepAlive",
             "PluginRefresh");
   }

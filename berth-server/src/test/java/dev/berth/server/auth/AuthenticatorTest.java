@@ -142,7 +142,7 @@ class AuthenticatorTest {
 
   @Test
   void anOverlongTokenIsRefusedBeforeItIsLookedUp() {
-    assertThatThrownBy(() -> bearer("Bearer " + "a".repeat(Tokens.MAX_LENGTH + 1)))
+    assertThatThrownBy(() -> bearer("Bearer " + "a".repeat(Tokens.MAX_BEARER_LENGTH + 1)))
         .isInstanceOf(UnauthenticatedException.class)
         .hasMessageContaining("too long");
   }

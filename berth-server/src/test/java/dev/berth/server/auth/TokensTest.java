@@ -49,7 +49,7 @@ class TokensTest {
 
   @Test
   void aTokenOverTheLongestAcceptedIsRefusedBeforeItIsHashed() {
-    assertThat(Tokens.isBearerToken("a".repeat(Tokens.MAX_LENGTH))).isTrue();
-    assertThat(Tokens.isBearerToken("a".repeat(Tokens.MAX_LENGTH + 1))).isFalse();
+    assertThat(Tokens.isBearerToken("a".repeat(Tokens.MAX_BEARER_LENGTH))).isTrue();
+    assertThat(Tokens.isBearerToken("a".repeat(Tokens.MAX_BEARER_LENGTH + 1))).isFalse();
   }
 }

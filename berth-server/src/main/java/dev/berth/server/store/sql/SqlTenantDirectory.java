@@ -12,25 +12,30 @@ import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
 import dev.berth.core.tenant.TokenRecord;
 import dev.berth.server.store.CorruptRecordException;
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The embedded {@link TenantDirectory}: tables {@code tenants} and {@code api_tokens} in the SQLite
- * file of a {@link SqlSessionStore}, sharing its connection pool and its write lock (see there for
- * the transaction model). The store owns the database: closing the store closes this directory too,
- * and this class has nothing to close.
+ * The embedded {@link TenantDirectory}: tables {@code tenants}, {@code tenant_service_accounts} and
+ * {@code api_tokens} in the SQLite file of a {@link SqlSessionStore}, sharing its connection pool
+ * and its write lock (see there for the transaction model). The store owns the database: closing
+ * the store closes this directory too, and this class has nothing to close.
  *
  * <p>An upsert is one {@code INSERT ... ON CONFLICT DO UPDATE} that leaves {@code created_at}
  * alone, read back in the same transaction. A token names its tenant through a foreign key, so a
@@ -72,36 +77,105 @@ public final class SqlTenantDirectory implements TenantDirectory {
               tenant.maxSessions(),
               nanos(tenant.createdAt()),
               tenant.network().wireName());
-          return queryOne(
-                  c,
-                  "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
-                  SqlTenantDirectory::tenant,
-                  tenant.id().value())
-              .orElseThrow();
+          replaceServiceAccounts(c, tenant);
+          return readTenant(c, tenant.id()).orElseThrow();
+        });
+  }
+
+  /**
+   * The tenant's rows become its list. A service account another tenant holds is refused, whether
+   * it was committed before (seen by the SELECT) or commits while this runs (the insert's conflict
+   * on the primary key finds it, PostgreSQL waiting for the other transaction first).
+   */
+  private static void replaceServiceAccounts(Connection c, Tenant tenant) throws SQLException {
+    update(c, "DELETE FROM tenant_service_accounts WHERE tenant = ?", tenant.id().value());
+    for (ServiceAccount account : tenant.serviceAccounts()) {
+      Optional<TenantId> owner = ownerOf(c, account);
+      if (owner.isPresent()) {
+        throw TenantDirectory.listedElsewhere(account, owner.get(), tenant.id());
+      }
+      int inserted =
+          update(
+              c,
+              "INSERT INTO tenant_service_accounts (account, tenant) VALUES (?, ?)"
+                  + " ON CONFLICT (account) DO NOTHING",
+              account.toString(),
+              tenant.id().value());
+      if (inserted == 0) {
+        throw TenantDirectory.listedElsewhere(
+            account, ownerOf(c, account).orElse(new TenantId("unknown")), tenant.id());
+      }
+    }
+  }
+
+  private static Optional<TenantId> ownerOf(Connection c, ServiceAccount account)
+      throws SQLException {
+    return queryOne(
+        c,
+        "SELECT tenant FROM tenant_service_accounts WHERE account = ?",
+        r -> new TenantId(r.getString("tenant")),
+        account.toString());
+  }
+
+  @Override
+  public Optional<Tenant> tenantListing(ServiceAccount account) {
+    return db.read(
+        "find the tenant of service account " + account,
+        c -> {
+          Optional<TenantId> owner = ownerOf(c, account);
+          return owner.isEmpty() ? Optional.<Tenant>empty() : readTenant(c, owner.get());
         });
   }
 
   @Override
   public Optional<Tenant> tenant(TenantId id) {
-    return db.read(
-        "read tenant " + id,
-        c ->
-            queryOne(
-                c,
-                "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
-                SqlTenantDirectory::tenant,
-                id.value()));
+    return db.read("read tenant " + id, c -> readTenant(c, id));
   }
 
   @Override
   public List<Tenant> tenants() {
     return db.read(
         "list tenants",
-        c ->
-            queryList(
-                c,
-                "SELECT " + TENANT_COLUMNS + " FROM tenants ORDER BY id",
-                SqlTenantDirectory::tenant));
+        c -> {
+          Map<String, Set<ServiceAccount>> accounts = new HashMap<>();
+          for (String[] row :
+              queryList(
+                  c,
+                  "SELECT tenant, account FROM tenant_service_accounts",
+                  r -> new String[] {r.getString("tenant"), r.getString("account")})) {
+            accounts.computeIfAbsent(row[0], k -> new HashSet<>()).add(account(row[0], row[1]));
+          }
+          return queryList(
+              c,
+              "SELECT " + TENANT_COLUMNS + " FROM tenants ORDER BY id",
+              r -> tenant(r, accounts.getOrDefault(r.getString("id"), Set.of())));
+        });
+  }
+
+  private static Optional<Tenant> readTenant(Connection c, TenantId id) throws SQLException {
+    Set<ServiceAccount> accounts = new HashSet<>();
+    for (String account :
+        queryList(
+            c,
+            "SELECT account FROM tenant_service_accounts WHERE tenant = ?",
+            r -> r.getString("account"),
+            id.value())) {
+      accounts.add(account(id.value(), account));
+    }
+    return queryOne(
+        c,
+        "SELECT " + TENANT_COLUMNS + " FROM tenants WHERE id = ?",
+        r -> tenant(r, accounts),
+        id.value());
+  }
+
+  private static ServiceAccount account(String tenant, String text) {
+    try {
+      return ServiceAccount.parse(text);
+    } catch (InvalidValueException e) {
+      throw new CorruptRecordException(
+          "service account " + text + " of tenant " + tenant, e.getMessage(), e);
+    }
   }
 
   @Override
@@ -149,7 +223,7 @@ public final class SqlTenantDirectory implements TenantDirectory {
         c -> update(c, "DELETE FROM api_tokens WHERE digest = ?", digest.hex()) > 0);
   }
 
-  private static Tenant tenant(ResultSet rs) throws SQLException {
+  private static Tenant tenant(ResultSet rs, Set<ServiceAccount> accounts) throws SQLException {
     String id = rs.getString("id");
     try {
       Set<WorkloadType> types =
@@ -161,7 +235,8 @@ public final class SqlTenantDirectory implements TenantDirectory {
           types,
           rs.getInt("max_sessions"),
           instant(rs.getLong("created_at")),
-          NetworkAccess.parse(rs.getString("network")));
+          NetworkAccess.parse(rs.getString("network")),
+          accounts);
     } catch (InvalidValueException e) {
       throw new CorruptRecordException("tenant " + id, e.getMessage(), e);
     }
