@@ -660,6 +660,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/tenants/{tenant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Creates a tenant or replaces its whole grant (admin only).
+         * @description Issues no token: a tenant whose clients authenticate with Kubernetes service account tokens (`--service-account-tokens`) needs none. Tokens issued before keep working. A service account acts for one tenant: listing one another tenant lists answers `409 CONFLICT`.
+         */
+        put: operations["putTenant"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.yaml": {
         parameters: {
             query?: never;
@@ -704,7 +724,7 @@ export interface components {
              * @description The stable machine reason; `INTERNAL` is an unexpected server error (500). A refusal of the session's agent (its node) is passed on with the agent's own status and reason, from `NOT_AN_AGENT` on in this list (docs/agent-protocol.md).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "IDENTITY_UNAVAILABLE" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */
@@ -1044,6 +1064,8 @@ export interface components {
              * @enum {string}
              */
             network: "none" | "egress";
+            /** @description The Kubernetes service accounts whose tokens act for the tenant, sorted. */
+            serviceAccounts: components["schemas"]["ServiceAccountName"][];
             /** @description Sessions whose reservation is `HELD` or `UNCERTAIN`. */
             sessions: number;
         };
@@ -1261,6 +1283,34 @@ export interface components {
              * @description Absent means one hour; an execution that outlives it is cancelled (`timedOut`).
              */
             timeoutSeconds?: number;
+        };
+        /**
+         * @description `namespace/name` of a Kubernetes service account.
+         * @example ci/builder
+         */
+        ServiceAccountName: string;
+        /**
+         * @example {
+         *       "workloadTypes": [
+         *         "shell"
+         *       ],
+         *       "maxSessions": 5,
+         *       "serviceAccounts": [
+         *         "ci/builder"
+         *       ]
+         *     }
+         */
+        PutTenant: {
+            workloadTypes: components["schemas"]["WorkloadTypeName"][];
+            /** Format: int32 */
+            maxSessions: number;
+            /**
+             * @description The most network the tenant's sessions get; `egress` by default.
+             * @enum {string}
+             */
+            network?: "none" | "egress";
+            /** @description The service accounts whose tokens act for the tenant; none by default. The list replaces the one the tenant had. */
+            serviceAccounts?: components["schemas"]["ServiceAccountName"][];
         };
         /**
          * @example {
@@ -2530,6 +2580,46 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+        };
+    };
+    putTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant: components["schemas"]["TenantName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTenant"];
+            };
+        };
+        responses: {
+            /** @description The tenant, updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description The tenant, created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
         };
     };
     getOpenApi: {
