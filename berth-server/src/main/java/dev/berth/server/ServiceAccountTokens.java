@@ -26,7 +26,7 @@ final class ServiceAccountTokens {
     if (backends.serviceAccountAudience().isEmpty()) {
       return Optional.empty();
     }
-    KubernetesClient client = KubeClients.fromEnvironment();
+    KubernetesClient client = KubeClients.forRequests();
     resources.add(0, client);
     return Optional.of(
         new CachedServiceAccountReview(

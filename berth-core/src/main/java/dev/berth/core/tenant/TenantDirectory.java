@@ -27,6 +27,16 @@ public interface TenantDirectory {
    */
   Tenant upsertTenant(Tenant tenant);
 
+  /**
+   * Creates the tenant, or replaces the workload types, quota and network of the existing one,
+   * keeping its {@link Tenant#createdAt()} and the service accounts it lists (the tenant's own
+   * {@link Tenant#serviceAccounts()} are ignored): what issuing a token does, in one write, so that
+   * it cannot undo a concurrent change of the list.
+   *
+   * @return the tenant as stored
+   */
+  Tenant upsertGrants(Tenant tenant);
+
   /** The tenant that lists {@code account}, or empty when none does. */
   Optional<Tenant> tenantListing(ServiceAccount account);
 

@@ -205,6 +205,27 @@ public abstract class TenantDirectoryContract {
   }
 
   @Test
+  void anUpsertOfGrantsKeepsTheServiceAccountsTheTenantLists() {
+    directory.upsertTenant(listing(ACME, BUILDER));
+
+    Tenant stored = directory.upsertGrants(tenant(ACME, 7, T0.plusSeconds(5), CLAUDE));
+
+    assertThat(stored.maxSessions()).isEqualTo(7);
+    assertThat(stored.workloadTypes()).containsExactly(CLAUDE);
+    assertThat(stored.createdAt()).isEqualTo(T0);
+    assertThat(stored.serviceAccounts()).containsExactly(BUILDER);
+    assertThat(directory.tenantListing(BUILDER)).contains(stored);
+  }
+
+  @Test
+  void anUpsertOfGrantsCreatesANewTenantListingNoServiceAccount() {
+    Tenant stored = directory.upsertGrants(listing(BETA, RUNNER));
+
+    assertThat(stored.serviceAccounts()).isEmpty();
+    assertThat(directory.tenantListing(RUNNER)).isEmpty();
+  }
+
+  @Test
   void concurrentClaimsOfOneServiceAccountByEightTenantsLeaveExactlyOneOwner() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {

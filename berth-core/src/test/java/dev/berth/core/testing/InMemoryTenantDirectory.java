@@ -48,6 +48,23 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
   }
 
   @Override
+  public Tenant upsertGrants(Tenant tenant) {
+    return locked(
+        () -> {
+          Tenant stored =
+              Optional.ofNullable(tenants.get(tenant.id()))
+                  .map(
+                      existing ->
+                          existing
+                              .updatedBy(tenant)
+                              .withServiceAccounts(existing.serviceAccounts()))
+                  .orElse(tenant.withServiceAccounts(java.util.Set.of()));
+          tenants.put(stored.id(), stored);
+          return stored;
+        });
+  }
+
+  @Override
   public Optional<Tenant> tenantListing(ServiceAccount account) {
     return locked(() -> listing(account));
   }

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link ServiceAccountReview} by the API server: one {@code TokenReview}
@@ -25,6 +27,9 @@ import java.util.Optional;
  * server's own default audience) must not act for a tenant of Berth.
  */
 public final class KubernetesTokenReview implements ServiceAccountReview {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubernetesTokenReview.class);
+  private static final String SERVICE_ACCOUNTS = "system:serviceaccounts";
 
   private final KubernetesClient client;
   private final String audience;
@@ -54,6 +59,9 @@ public final class KubernetesTokenReview implements ServiceAccountReview {
                       .endSpec()
                       .build());
     } catch (KubernetesClientException e) {
+      // The caller is not authenticated yet: the answer names the status, the log the details
+      // (the API server's address, its message).
+      LOG.warn("a TokenReview failed", e);
       return new Unavailable(unavailable(e));
     }
     Optional<TokenReviewStatus> status = Optional.ofNullable(answer).map(TokenReview::getStatus);
@@ -82,7 +90,20 @@ public final class KubernetesTokenReview implements ServiceAccountReview {
               + audience
               + "\", for instance with a projected serviceAccountToken volume");
     }
-    String username = Optional.ofNullable(status.getUser()).map(UserInfo::getUsername).orElse("");
+    Optional<UserInfo> user = Optional.ofNullable(status.getUser());
+    String username = user.map(UserInfo::getUsername).orElse("");
+    // Defence in depth: another authenticator (a webhook, OIDC) could name a user like a service
+    // account, but only the service account authenticator puts it in this group.
+    boolean inGroup =
+        user.map(UserInfo::getGroups).map(g -> g.contains(SERVICE_ACCOUNTS)).orElse(false);
+    if (!inGroup) {
+      return new NotAuthenticated(
+          "it is user \""
+              + username
+              + "\"'s token, not a service account's (not in group "
+              + SERVICE_ACCOUNTS
+              + ")");
+    }
     return ServiceAccount.fromUsername(username)
         .<Outcome>map(Authenticated::new)
         .orElseGet(
@@ -99,9 +120,8 @@ public final class KubernetesTokenReview implements ServiceAccountReview {
           + " authentication.k8s.io tokenreviews, which the ClusterRole system:auth-delegator"
           + " grants";
     }
-    return "the TokenReview failed ("
-        + (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "")
-        + Optional.ofNullable(e.getMessage()).orElse(e.getClass().getSimpleName())
-        + ")";
+    return e.getCode() > 0
+        ? "the API server answered the TokenReview with HTTP " + e.getCode()
+        : "the API server could not be reached";
   }
 }

@@ -33,8 +33,12 @@ public final class ApiServerAuthenticator extends KubernetesCrudDispatcher {
   private final List<String> reviewedTokens = new CopyOnWriteArrayList<>();
   private final AtomicInteger refusal = new AtomicInteger();
   private volatile boolean audienceUnaware;
+  private volatile boolean groupless;
 
-  /** Makes {@code token} authenticate as {@code username} for {@code audiences}. */
+  /**
+   * Makes {@code token} authenticate as {@code username} for {@code audiences}, in the groups the
+   * API server would give that user.
+   */
   public void issue(String token, String username, String... audiences) {
     tokens.put(token, new Issued(username, List.of(audiences)));
   }
@@ -55,6 +59,11 @@ public final class ApiServerAuthenticator extends KubernetesCrudDispatcher {
    */
   public void ignoreAudiences() {
     audienceUnaware = true;
+  }
+
+  /** From now on answers name the user but no group, as an authenticator of other users may. */
+  public void withoutGroups() {
+    groupless = true;
   }
 
   /** Every token a review was asked for, in order. */
@@ -100,6 +109,7 @@ public final class ApiServerAuthenticator extends KubernetesCrudDispatcher {
           .withAuthenticated(true)
           .withNewUser()
           .withUsername(issued.username())
+          .withGroups(groups(issued.username()))
           .endUser()
           .build();
     }
@@ -117,7 +127,22 @@ public final class ApiServerAuthenticator extends KubernetesCrudDispatcher {
         .withAudiences(both)
         .withNewUser()
         .withUsername(issued.username())
+        .withGroups(groups(issued.username()))
         .endUser()
         .build();
+  }
+
+  /** The groups the API server gives a user: a service account's include its namespace's. */
+  private List<String> groups(String username) {
+    if (groupless) {
+      return List.of();
+    }
+    String prefix = "system:serviceaccount:";
+    if (!username.startsWith(prefix) || username.split(":").length != 4) {
+      return List.of("system:authenticated");
+    }
+    String namespace = username.split(":")[2];
+    return List.of(
+        "system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated");
   }
 }

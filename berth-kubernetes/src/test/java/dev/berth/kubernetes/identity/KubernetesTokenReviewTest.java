@@ -77,6 +77,18 @@ class KubernetesTokenReviewTest {
   }
 
   @Test
+  void aUserNamedLikeAServiceAccountOutsideTheServiceAccountsGroupIsNotOne() {
+    // What a webhook or OIDC authenticator could answer: the name, but not the group.
+    authenticator.issue("oidc-token", "system:serviceaccount:ci:builder", "berth");
+    authenticator.withoutGroups();
+
+    Outcome outcome = review.review("oidc-token");
+
+    assertThat(outcome).isInstanceOf(NotAuthenticated.class);
+    assertThat(((NotAuthenticated) outcome).why()).contains("not in group system:serviceaccounts");
+  }
+
+  @Test
   void aRevokedTokenIsNoLongerAuthenticated() {
     authenticator.issue("bound", "system:serviceaccount:ci:builder", "berth");
     assertThat(review.review("bound")).isInstanceOf(Authenticated.class);
@@ -95,7 +107,9 @@ class KubernetesTokenReviewTest {
     assertThat(outcome).isInstanceOf(Unavailable.class);
     assertThat(((Unavailable) outcome).why())
         .contains("HTTP 403")
-        .contains("system:auth-delegator");
+        .contains("system:auth-delegator")
+        .as("the caller is not authenticated: no address of the API server")
+        .doesNotContain("127.0.0.1");
   }
 
   @Test

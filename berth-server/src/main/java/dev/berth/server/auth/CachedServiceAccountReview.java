@@ -10,6 +10,7 @@ import java.util.Base64;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,14 +28,18 @@ import java.util.regex.Pattern;
  *   <li>An unavailable cluster is not remembered: the next request asks again.
  * </ul>
  *
- * <p>At most {@link #MAX_ENTRIES} answers are kept; when full, the expired ones are dropped, and if
- * none had expired, all are (the next requests ask again). Thread-safe.
+ * <p>At most {@link #MAX_ENTRIES} answers are kept; when full, the expired ones are dropped, then
+ * the refusals (random tokens sent to fill the cache are refusals), and only then all. At most
+ * {@link #MAX_IN_FLIGHT} reviews run at once: a caller beyond that hears {@link Unavailable} at
+ * once, so that a stream of made-up tokens cannot queue up requests to the API server under the
+ * control plane's own identity (whose share of the API server the reconciler needs). Thread-safe.
  */
 public final class CachedServiceAccountReview implements ServiceAccountReview {
 
   static final Duration AUTHENTICATED = Duration.ofSeconds(30);
   static final Duration NOT_AUTHENTICATED = Duration.ofSeconds(5);
   static final int MAX_ENTRIES = 10_000;
+  static final int MAX_IN_FLIGHT = 16;
   private static final Pattern EXP = Pattern.compile("\"exp\"\\s*:\\s*(\\d{1,12})[,}\\s]");
 
   private record Entry(Outcome outcome, Instant until) {}
@@ -42,6 +47,7 @@ public final class CachedServiceAccountReview implements ServiceAccountReview {
   private final ServiceAccountReview cluster;
   private final InstantSource clock;
   private final ConcurrentHashMap<TokenDigest, Entry> answers = new ConcurrentHashMap<>();
+  private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
 
   public CachedServiceAccountReview(ServiceAccountReview cluster, InstantSource clock) {
     this.cluster = Objects.requireNonNull(cluster, "cluster");
@@ -56,7 +62,16 @@ public final class CachedServiceAccountReview implements ServiceAccountReview {
     if (known != null && now.isBefore(known.until())) {
       return known.outcome();
     }
-    Outcome outcome = cluster.review(token);
+    if (!inFlight.tryAcquire()) {
+      return new Unavailable(
+          MAX_IN_FLIGHT + " service account tokens are being checked already; retry in a moment");
+    }
+    Outcome outcome;
+    try {
+      outcome = cluster.review(token);
+    } finally {
+      inFlight.release();
+    }
     Optional<Instant> until =
         switch (outcome) {
           case Authenticated a -> Optional.of(earliest(now.plus(AUTHENTICATED), expiry(token)));
@@ -79,6 +94,9 @@ public final class CachedServiceAccountReview implements ServiceAccountReview {
   private void remember(TokenDigest key, Entry entry, Instant now) {
     if (answers.size() >= MAX_ENTRIES) {
       answers.values().removeIf(e -> !now.isBefore(e.until()));
+      if (answers.size() >= MAX_ENTRIES) {
+        answers.values().removeIf(e -> !(e.outcome() instanceof Authenticated));
+      }
       if (answers.size() >= MAX_ENTRIES) {
         answers.clear();
       }

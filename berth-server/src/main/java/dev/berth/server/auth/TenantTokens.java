@@ -3,7 +3,6 @@ package dev.berth.server.auth;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
-import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
@@ -53,11 +52,8 @@ public final class TenantTokens {
   public IssuedToken issue(
       TenantId tenant, Set<WorkloadType> workloadTypes, int maxSessions, NetworkAccess network) {
     Instant now = clock.instant();
-    Set<ServiceAccount> accounts =
-        directory.tenant(tenant).map(Tenant::serviceAccounts).orElse(Set.of());
     Tenant stored =
-        directory.upsertTenant(
-            new Tenant(tenant, workloadTypes, maxSessions, now, network, accounts));
+        directory.upsertGrants(new Tenant(tenant, workloadTypes, maxSessions, now, network));
     String token = Tokens.generate(random);
     directory.addToken(new TokenRecord(TokenDigest.of(token), tenant, now));
     return new IssuedToken(stored, token);

@@ -107,6 +107,56 @@ class CachedServiceAccountReviewTest {
   }
 
   @Test
+  void aFullCacheDropsRefusalsBeforeTheTokensItVouchedFor() {
+    String vouched = jwt("{\"sub\":\"builder\"}");
+    cache.review(vouched);
+    answer = new NotAuthenticated("invalid bearer token");
+    for (int i = 0; i < CachedServiceAccountReview.MAX_ENTRIES + 10; i++) {
+      cache.review(jwt("{\"made-up\":" + i + "}"));
+    }
+    int asked = this.asked.size();
+
+    answer = new Unavailable("must not be asked");
+    assertThat(cache.review(vouched)).isEqualTo(new Authenticated(BUILDER));
+    assertThat(this.asked).hasSize(asked);
+  }
+
+  @Test
+  void reviewsBeyondTheInFlightLimitAreUnavailableAtOnceInsteadOfQueueing() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch started =
+        new java.util.concurrent.CountDownLatch(CachedServiceAccountReview.MAX_IN_FLIGHT);
+    CachedServiceAccountReview slow =
+        new CachedServiceAccountReview(
+            token -> {
+              started.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return new Authenticated(BUILDER);
+            },
+            clock);
+    List<Thread> waiting = new ArrayList<>();
+    for (int i = 0; i < CachedServiceAccountReview.MAX_IN_FLIGHT; i++) {
+      String token = jwt("{\"n\":" + i + "}");
+      waiting.add(Thread.ofVirtual().start(() -> slow.review(token)));
+    }
+    assertThat(started.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+    ServiceAccountReview.Outcome beyond = slow.review(jwt("{\"n\":\"one too many\"}"));
+
+    release.countDown();
+    for (Thread t : waiting) {
+      t.join();
+    }
+    assertThat(beyond).isInstanceOf(Unavailable.class);
+    assertThat(((Unavailable) beyond).why()).contains("retry in a moment");
+    assertThat(slow.review(jwt("{\"n\":\"after\"}"))).isInstanceOf(Authenticated.class);
+  }
+
+  @Test
   void theExpiryIsReadFromTheClaimsAndAbsentWhenTheTokenHasNone() {
     assertThat(CachedServiceAccountReview.expiry(jwt("{\"exp\":1764756000}")))
         .contains(Instant.ofEpochSecond(1764756000));

@@ -61,25 +61,38 @@ public final class SqlTenantDirectory implements TenantDirectory {
 
   @Override
   public Tenant upsertTenant(Tenant tenant) {
-    String types = String.join(" ", tenant.workloadTypeNames());
     return db.write(
         "write tenant " + tenant.id(),
         c -> {
-          update(
-              c,
-              "INSERT INTO tenants ("
-                  + TENANT_COLUMNS
-                  + ") VALUES (?, ?, ?, ?, ?)"
-                  + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
-                  + " max_sessions = excluded.max_sessions, network = excluded.network",
-              tenant.id().value(),
-              types,
-              tenant.maxSessions(),
-              nanos(tenant.createdAt()),
-              tenant.network().wireName());
+          writeGrants(c, tenant);
           replaceServiceAccounts(c, tenant);
           return readTenant(c, tenant.id()).orElseThrow();
         });
+  }
+
+  @Override
+  public Tenant upsertGrants(Tenant tenant) {
+    return db.write(
+        "write the grants of tenant " + tenant.id(),
+        c -> {
+          writeGrants(c, tenant);
+          return readTenant(c, tenant.id()).orElseThrow();
+        });
+  }
+
+  private static void writeGrants(Connection c, Tenant tenant) throws SQLException {
+    update(
+        c,
+        "INSERT INTO tenants ("
+            + TENANT_COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?)"
+            + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
+            + " max_sessions = excluded.max_sessions, network = excluded.network",
+        tenant.id().value(),
+        String.join(" ", tenant.workloadTypeNames()),
+        tenant.maxSessions(),
+        nanos(tenant.createdAt()),
+        tenant.network().wireName());
   }
 
   /**
@@ -102,8 +115,13 @@ public final class SqlTenantDirectory implements TenantDirectory {
               account.toString(),
               tenant.id().value());
       if (inserted == 0) {
-        throw TenantDirectory.listedElsewhere(
-            account, ownerOf(c, account).orElse(new TenantId("unknown")), tenant.id());
+        // Another tenant's write took it after the SELECT above; it has committed by now.
+        Optional<TenantId> taker = ownerOf(c, account);
+        throw taker.isPresent()
+            ? TenantDirectory.listedElsewhere(account, taker.get(), tenant.id())
+            : new dev.berth.core.error.AlreadyExistsException(
+                "service account " + account + " of another tenant",
+                "a service account acts for one tenant; read the tenants and try again");
       }
     }
   }
