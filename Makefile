@@ -5,7 +5,9 @@
 #                the transition coverage check (./mvnw verify:
 #                every declared state-machine move must be taken by some test), then the web UI's
 #                tests (bin/test-web: tsc, ESLint and the generated API types' check, vitest, and
-#                Playwright in Chromium against the real server)
+#                Playwright in Chromium against the real server; its screenshots go to
+#                web/target/screenshots, so the tree stays clean)
+#   make screenshots  the web UI's tests again, writing the screenshots into docs/screenshots/
 #   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
 #                (KubernetesCreateBench takes BENCH_SESSIONS, default 1000, and BENCH_ALIVE, 50)
 #   make fmt     format the Java sources (spotless:apply)
@@ -26,7 +28,7 @@ SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o -name no
 	web/package-lock.json web/index.html web/vite.config.ts .mvn/wrapper/maven-wrapper.properties
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench fmt clean
+.PHONY: build run test bench screenshots fmt clean
 
 # Formatting is checked by `make test`, not here, so that unformatted code still builds and runs.
 build:
@@ -44,6 +46,12 @@ test:
 	@bin/ensure-test-tools
 	$(MVN) verify
 	bin/test-web
+
+# The web UI's checks and browser tests, writing the screenshots of each screen into
+# docs/screenshots/ (what `make test` writes under web/target/ instead, leaving the tree clean).
+screenshots: $(CLI_JAR)
+	@bin/ensure-test-tools
+	BERTH_SCREENSHOTS=$(CURDIR)/docs/screenshots bin/test-web
 
 # Not part of `make test`: benchmarks measure, they do not pass or fail. They run on the
 # distribution (berth-cli.jar + lib/) plus what bench/pom.xml lists beyond it (fabric8's mock API

@@ -1,12 +1,16 @@
-// Shared by the browser tests: the server's address and token, a signed-in page, screenshots into
-// docs/screenshots/, and the rule that no test may leave an error in the browser's console.
+// Shared by the browser tests: the server's address and token, a signed-in page, screenshots (into
+// web/target/screenshots/, or where BERTH_SCREENSHOTS says: `make screenshots` points it at
+// docs/screenshots/), and the rule that no test may leave an error in the browser's console.
 
 import { test as base, expect, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const SCREENSHOTS = fileURLToPath(new URL("../../docs/screenshots", import.meta.url));
+// `make test` leaves the committed screenshots alone: a run writes its own under the build
+// directory, and only `make screenshots` replaces those in docs/.
+export const SCREENSHOTS =
+  process.env.BERTH_SCREENSHOTS ?? fileURLToPath(new URL("../target/screenshots", import.meta.url));
 
 export function server() {
   const url = process.env.BERTH_E2E_URL;
