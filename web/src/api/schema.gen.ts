@@ -21,6 +21,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe; each check by name.
+         * @description `200` when the store answers, the runtime can be asked (the local node answers, and is started if it was not running; the Kubernetes runtime's pod informer has listed and watches) and an archive can be written (a probe is written and removed); `503` otherwise. The answer names each check and whether it passed; why one failed is in the server's log, since this route needs no token.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The same readiness probe under the API prefix. */
+        get: operations["apiReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/healthz": {
         parameters: {
             query?: never;
@@ -730,6 +767,24 @@ export interface components {
             /** @description The same message (the original platform's field). */
             error: string;
             session?: components["schemas"]["SessionIdValue"];
+        };
+        /**
+         * @example {
+         *       "status": "not ready",
+         *       "checks": {
+         *         "store": "ok",
+         *         "runtime": "ok",
+         *         "archive": "failed"
+         *       }
+         *     }
+         */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not ready";
+            /** @description Each check (`store`, `runtime`, `archive`) and its result, in that order. */
+            checks: {
+                [key: string]: "ok" | "failed";
+            };
         };
         Health: {
             /** @constant */
@@ -1585,6 +1640,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description A check failed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    apiReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description A check failed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };

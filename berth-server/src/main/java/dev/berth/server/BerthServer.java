@@ -13,6 +13,7 @@ import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.health.Readiness;
 import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
@@ -218,7 +219,12 @@ public final class BerthServer implements AutoCloseable {
             new TenantTokens(directory, clock, new SecureRandom()),
             directory,
             admission,
-            store);
+            store,
+            new Readiness(
+                List.of(
+                    new Readiness.Check("store", store::checkReachable),
+                    new Readiness.Check("runtime", runtime::checkReachable),
+                    new Readiness.Check("archive", archives::checkWritable))));
     app =
         Javalin.create(
             javalin -> {

@@ -43,6 +43,61 @@ class BerthServerTest {
   }
 
   @Test
+  void readyzNamesEachCheckAndTheArchiveOnceArchivesCannotBeWritten() throws Exception {
+    try (BerthServer server = new BerthServer(new ServerConfig("127.0.0.1", 0, dataDir)).start();
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+      try {
+        HttpResponse<String> ready = get(client, server, "/readyz");
+        assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+        assertThat(ready.body())
+            .isEqualTo(
+                "{\"status\":\"ready\",\"checks\":{\"store\":\"ok\",\"runtime\":\"ok\","
+                    + "\"archive\":\"ok\"}}");
+
+        // Root writes where it likes, so permissions cannot make the directory unwritable: a
+        // file takes its place, as a lost mount would leave nothing writable there.
+        Path archives = dataDir.resolve("archives");
+        try (Stream<Path> leftovers = Files.list(archives)) {
+          assertThat(leftovers).as("the probes leave nothing").isEmpty();
+        }
+        Files.delete(archives);
+        Files.writeString(archives, "not a directory");
+
+        HttpResponse<String> notReady = get(client, server, "/api/v1/readyz");
+        assertThat(notReady.statusCode()).isEqualTo(503);
+        assertThat(notReady.body())
+            .isEqualTo(
+                "{\"status\":\"not ready\",\"checks\":{\"store\":\"ok\",\"runtime\":\"ok\","
+                    + "\"archive\":\"failed\"}}")
+            .as("the reason, with its path, is for the log only")
+            .doesNotContain(dataDir.toString());
+      } finally {
+        stopNode();
+      }
+    }
+  }
+
+  private void stopNode() {
+    dev.berth.protocol.node.NodeInfo.read(dataDir.resolve("node"))
+        .flatMap(info -> ProcessHandle.of(info.pid()))
+        .ifPresent(
+            process -> {
+              process.destroy();
+              process.onExit().join();
+            });
+  }
+
+  private static HttpResponse<String> get(HttpClient client, BerthServer server, String path)
+      throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
   void closeIsIdempotent() {
     BerthServer server = new BerthServer(new ServerConfig("127.0.0.1", 0, dataDir)).start();
     server.close();

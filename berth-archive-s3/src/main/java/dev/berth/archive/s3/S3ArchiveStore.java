@@ -203,6 +203,31 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
     }
   }
 
+  /** Writes and removes {@code <prefix>.probe-<random>}, where no session's archives live. */
+  @Override
+  public void checkWritable() {
+    String key = keys.prefix() + ".probe-" + java.util.UUID.randomUUID();
+    try {
+      bucket.putIfAbsent(key, new byte[] {1});
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot write a probe into bucket "
+              + bucket.name()
+              + " under "
+              + key
+              + ": "
+              + e.getMessage(),
+          e);
+    } finally {
+      try {
+        bucket.delete(key);
+      } catch (RuntimeException e) {
+        // The write is what readiness asks about; a probe left behind is one byte under a key
+        // that no session's listing reads.
+      }
+    }
+  }
+
   /**
    * Removes the leftovers of interrupted uploads under the prefix, by the rule of the package
    * documentation. Runs at construction; safe to call at any time, and spares this instance's

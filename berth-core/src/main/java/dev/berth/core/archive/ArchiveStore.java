@@ -24,4 +24,13 @@ public interface ArchiveStore {
 
   /** Deletes an archive; deleting one that does not exist does nothing. */
   void delete(ArchiveRef archive);
+
+  /**
+   * Proves that an archive could be written now, by writing and removing a small probe where
+   * archives go (not a session's place: no archive is touched). For readiness: a server whose
+   * archives cannot be written cannot suspend a session.
+   *
+   * @throws RuntimeException naming where and why when it cannot be written
+   */
+  void checkWritable();
 }

@@ -29,4 +29,12 @@ public interface Runtime {
 
   /** Every runtime object of this installation, found by its ownership labels. */
   List<RuntimeListing> list();
+
+  /**
+   * Proves that the runtime can be asked now (the local node answers; the pod watch is up), and
+   * cheaply: readiness asks it every few seconds. Creates nothing.
+   *
+   * @throws RuntimeException naming what cannot be reached
+   */
+  void checkReachable();
 }

@@ -85,6 +85,22 @@ public abstract class ArchiveStoreContract {
   // ---- visibility and commit ------------------------------------------------------------------
 
   @Test
+  void aWritableStorePassesTheWriteCheckWhichLeavesNothingBehind() throws Exception {
+    SessionId session = TestSessions.newId();
+    try (ArchiveUpload upload = store.begin(session, 1)) {
+      upload.stream().write(bytes(1, 10));
+      upload.commit(CONTENTS);
+    }
+
+    store.checkWritable();
+    store.checkWritable();
+
+    assertThat(store.list(session)).hasSize(1);
+    assertThat(leftovers()).isZero();
+    assertThat(restartStore(clock).list(session)).hasSize(1);
+  }
+
+  @Test
   void anUploadIsInvisibleUntilItIsCommitted() throws Exception {
     SessionId session = TestSessions.newId();
     try (ArchiveUpload upload = store.begin(session, 1)) {

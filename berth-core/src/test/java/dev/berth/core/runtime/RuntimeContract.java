@@ -124,6 +124,13 @@ public abstract class RuntimeContract {
     assertThat(restarted().kind()).isEqualTo(kind);
   }
 
+  @Test
+  void aRuntimeThatCanBeAskedPassesItsReachabilityCheckWithoutCreatingAnything() {
+    runtime.checkReachable();
+
+    assertThat(runtime.list()).isEmpty();
+  }
+
   // ---- provision ------------------------------------------------------------------------------
 
   @Test

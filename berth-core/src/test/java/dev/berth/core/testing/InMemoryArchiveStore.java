@@ -129,6 +129,12 @@ public final class InMemoryArchiveStore implements ArchiveStore {
     }
   }
 
+  /** Memory is always writable here. */
+  @Override
+  public void checkWritable() {
+    // Nothing to prove.
+  }
+
   private static String uri(SessionId session, long generation) {
     return PREFIX + session.value() + "/" + generation;
   }

@@ -293,6 +293,11 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   }
 
   @Override
+  public void checkReachable() {
+    // The simulated cloud is always there; contact loss is modelled per runtime, not here.
+  }
+
+  @Override
   public synchronized List<RuntimeListing> list() {
     List<RuntimeListing> all = new ArrayList<>();
     for (Sim sim : runtimes.values()) {
@@ -439,5 +444,10 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   @Override
   public void delete(ArchiveRef archive) {
     archives.delete(archive);
+  }
+
+  @Override
+  public void checkWritable() {
+    archives.checkWritable();
   }
 }

@@ -122,6 +122,19 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     return informer.hasSynced() && informer.isWatching();
   }
 
+  /** The informer has listed and watches: no request to the API server is made. */
+  @Override
+  public void checkReachable() {
+    if (!observing()) {
+      throw new IllegalStateException(
+          "the pod informer of installation "
+              + installation
+              + (informer.hasSynced()
+                  ? " lost its watch; reconnecting"
+                  : " has not listed pods yet"));
+    }
+  }
+
   @Override
   public String kind() {
     return KIND;

@@ -8,6 +8,7 @@ import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.auth.UnauthenticatedException;
+import dev.berth.server.health.Readiness;
 import dev.berth.server.session.UseCases;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -42,6 +43,7 @@ public final class PublicApi {
   private final WebUi webUi = WebUi.fromClasspath();
   private final AttachProxy attach;
   private final OpenApiSpec spec = OpenApiSpec.load();
+  private final Readiness readiness;
 
   public PublicApi(
       UseCases sessions,
@@ -49,8 +51,10 @@ public final class PublicApi {
       TenantTokens tokens,
       TenantDirectory directory,
       Admission admission,
-      SessionStore store) {
+      SessionStore store,
+      Readiness readiness) {
     this.authenticator = authenticator;
+    this.readiness = readiness;
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
     this.streamRoutes = new StreamRoutes(sessions);
     this.transcriptRoutes = new TranscriptRoutes(sessions, json);
@@ -68,6 +72,8 @@ public final class PublicApi {
     var routes = config.routes;
     routes.get("/healthz", this::health);
     routes.get("/api/v1/healthz", this::health);
+    routes.get("/readyz", this::ready);
+    routes.get("/api/v1/readyz", this::ready);
     routes.get("/login", this::login);
     routes.before("/api/v1/*", this::authenticate);
     routes.get(
@@ -101,8 +107,19 @@ public final class PublicApi {
     ctx.contentType("application/json").result("{\"status\":\"ok\"}");
   }
 
+  /** 200 when every check passes, else 503; either way each check by name (no reasons). */
+  private void ready(Context ctx) {
+    Readiness.Answer answer = readiness.check();
+    Map<String, Object> body = new java.util.LinkedHashMap<>();
+    body.put("status", answer.ready() ? "ready" : "not ready");
+    body.put("checks", answer.checks());
+    ctx.status(answer.ready() ? 200 : 503)
+        .contentType("application/json")
+        .result(json.writeValueAsString(body));
+  }
+
   private void authenticate(Context ctx) {
-    if (ctx.path().equals("/api/v1/healthz")) {
+    if (ctx.path().equals("/api/v1/healthz") || ctx.path().equals("/api/v1/readyz")) {
       return;
     }
     caller(ctx.header("Authorization"), ctx.cookie(COOKIE)).attachTo(ctx);

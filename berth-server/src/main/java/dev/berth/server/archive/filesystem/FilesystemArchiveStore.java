@@ -421,6 +421,30 @@ public final class FilesystemArchiveStore implements ArchiveStore {
     }
   }
 
+  @Override
+  public void checkWritable() {
+    io(
+        "write a probe into the archive directory " + root,
+        () -> {
+          // Named unlike a session directory, so that no sweep or listing looks at it.
+          Path probe =
+              posix
+                  ? Files.createTempFile(
+                      root,
+                      ".probe-",
+                      ".tmp",
+                      PosixFilePermissions.asFileAttribute(
+                          PosixFilePermissions.fromString("rw-------")))
+                  : Files.createTempFile(root, ".probe-", ".tmp");
+          try {
+            Files.write(probe, new byte[] {1});
+          } finally {
+            Files.deleteIfExists(probe);
+          }
+          return probe;
+        });
+  }
+
   @FunctionalInterface
   private interface IoAction<T> {
     T run() throws IOException;

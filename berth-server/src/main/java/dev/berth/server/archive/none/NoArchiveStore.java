@@ -38,4 +38,10 @@ public final class NoArchiveStore implements ArchiveStore {
   public void delete(ArchiveRef archive) {
     // Nothing was ever stored here.
   }
+
+  /** Nothing is ever written here, and nothing is expected to be: not a failure. */
+  @Override
+  public void checkWritable() {
+    // Snapshots are off; readiness does not depend on archives.
+  }
 }

@@ -140,6 +140,12 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     }
   }
 
+  /** Lists the node's sessions: the node answers (and is started when it was not running). */
+  @Override
+  public void checkReachable() {
+    var unused = list();
+  }
+
   @Override
   public List<RuntimeListing> list() {
     LocalNode.Connection connection = node.ensureRunning();

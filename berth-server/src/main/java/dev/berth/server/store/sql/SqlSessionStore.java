@@ -133,6 +133,15 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
     return db.describe();
   }
 
+  /**
+   * Proves the database answers now (a trivial query through the pool); for readiness.
+   *
+   * @throws RuntimeException naming the database when it does not
+   */
+  public void checkReachable() {
+    db.read("check that the store answers", c -> SqlDatabase.queryOne(c, "SELECT 1", r -> 1));
+  }
+
   /** The database, shared with {@link SqlTenantDirectory}; this store owns and closes it. */
   SqlDatabase database() {
     return db;
