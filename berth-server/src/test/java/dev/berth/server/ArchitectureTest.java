@@ -100,6 +100,8 @@ class ArchitectureTest {
                   "dev.berth.server.api..",
                   "dev.berth.server.auth",
                   "dev.berth.server.session",
+                  // Readiness: named checks the root wires from the ports, run by /readyz.
+                  "dev.berth.server.health",
                   // The agent protocol's shared vocabulary: its refusals, restore progress.
                   "dev.berth.server.runtime",
                   "dev.berth.protocol..",
