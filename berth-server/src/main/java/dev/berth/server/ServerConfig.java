@@ -291,7 +291,20 @@ public record ServerConfig(
       positive("idleScan", idleScan);
       positive("recoveryWindow", recoveryWindow);
       positive("operationTimeout", operationTimeout);
+      // A start that waits for a node or an image must end some day, with its reason: a session
+      // provisioning for ever holds its tenant's quota slot and tells nobody why.
+      if (operationTimeout.compareTo(MAX_OPERATION_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(
+            "--operation-timeout must be at most "
+                + MAX_OPERATION_TIMEOUT.toHours()
+                + "h, got "
+                + operationTimeout
+                + "; a longer wait keeps a stalled session's quota slot for as long");
+      }
     }
+
+    /** The longest {@code --operation-timeout}. */
+    public static final Duration MAX_OPERATION_TIMEOUT = Duration.ofHours(24);
 
     /**
      * The documented defaults: IdleSettings' timings, a scan every 30 s, a 7-day window, 10 minutes
