@@ -17,6 +17,12 @@
 // body's buffer, and an earlier version of this bench that read bodies from the server's request
 // queue, on its own thread, raced the dispatcher and left it about one POST in three with no body
 // to store (400, and a reconcile retry for the session).
+//
+// Measured on two shared cores, December 2026, 1,000 sessions: create p50 567 ms, p99 1,475 ms,
+// 1.19x (p50) and 1.63x (p99) a session pod made by hand; 9.0 API-server writes per session (a
+// Secret, a NetworkPolicy and a pod created, the first two given the pod as owner; on removal the
+// pod's delete, asked again by the pass that finds it still terminating, its Secret's and its
+// policy's). The run takes about 27 minutes; BENCH_SESSIONS=60 about 2.
 
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
