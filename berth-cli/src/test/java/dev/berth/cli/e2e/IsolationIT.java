@@ -432,6 +432,13 @@ class IsolationIT {
     }
 
     @Override
+    void cleanUp() {
+      if (dataDir != null) {
+        removeWorkDirectory(dataDir.getParent());
+      }
+    }
+
+    @Override
     int subnet() {
       return 1;
     }
@@ -514,6 +521,7 @@ class IsolationIT {
         ServerProcess.killNode(dataDir);
       } finally {
         network.close();
+        removeWorkDirectory(dataDir.getParent());
       }
     }
 
@@ -550,6 +558,25 @@ class IsolationIT {
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Removes a work directory of {@link #workDirectory}, sessions' files and all: they belong to
+   * other users (each session's own uid), which {@code rm -rf} run as root removes and a Java walk
+   * may not; a test leaves nothing in /tmp.
+   */
+  private static void removeWorkDirectory(Path dir) {
+    if (!dir.getFileName().toString().startsWith("berth-isolation-")) {
+      return;
+    }
+    try {
+      Process rm = new ProcessBuilder("rm", "-rf", dir.toString()).inheritIO().start();
+      assertThat(rm.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
