@@ -724,8 +724,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This description. */
+        /** This description; no token needed. */
         get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What this server is. */
+        get: operations["getVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -767,6 +784,24 @@ export interface components {
             /** @description The same message (the original platform's field). */
             error: string;
             session?: components["schemas"]["SessionIdValue"];
+        };
+        /**
+         * @example {
+         *       "version": "0.1.0",
+         *       "commit": 2027018,
+         *       "store": "postgres",
+         *       "runtime": "kubernetes"
+         *     }
+         */
+        Version: {
+            /** @description The release, such as `0.1.0`. */
+            version: string;
+            /** @description The abbreviated commit the server was built from, with `-dirty` when the build had uncommitted changes; `unknown` for a build without git. */
+            commit: string;
+            /** @enum {string} */
+            store: "sqlite" | "postgres";
+            /** @enum {string} */
+            runtime: "local" | "kubernetes";
         };
         /**
          * @example {
@@ -2751,6 +2786,26 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+        };
+    };
+    getVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its release, the commit it was built from, its store and its runtime. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Version"];
                 };
             };
             401: components["responses"]["Unauthenticated"];

@@ -13,6 +13,7 @@ import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
+import dev.berth.server.health.BuildVersion;
 import dev.berth.server.health.Readiness;
 import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
@@ -224,7 +225,9 @@ public final class BerthServer implements AutoCloseable {
                 List.of(
                     new Readiness.Check("store", store::checkReachable),
                     new Readiness.Check("runtime", runtime::checkReachable),
-                    new Readiness.Check("archive", archives::checkWritable))));
+                    new Readiness.Check("archive", archives::checkWritable))),
+            BuildVersion.of(
+                config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()));
     app =
         Javalin.create(
             javalin -> {

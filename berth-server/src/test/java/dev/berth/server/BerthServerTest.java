@@ -77,6 +77,36 @@ class BerthServerTest {
     }
   }
 
+  @Test
+  void versionNamesTheReleaseTheCommitTheStoreAndTheRuntime() throws Exception {
+    String token = "version-admin-token-" + "v".repeat(32);
+    try (BerthServer server =
+            new BerthServer(
+                    new ServerConfig("127.0.0.1", 0, dataDir)
+                        .withAdminToken(java.util.Optional.of(token)))
+                .start();
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+      HttpResponse<String> version =
+          client.send(
+              HttpRequest.newBuilder(
+                      URI.create("http://127.0.0.1:" + server.port() + "/api/v1/version"))
+                  .header("Authorization", "Bearer " + token)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> anonymous = get(client, server, "/api/v1/version");
+      HttpResponse<String> spec = get(client, server, "/api/v1/openapi.yaml");
+
+      assertThat(version.statusCode()).isEqualTo(200);
+      assertThat(version.body())
+          .matches(
+              "\\{\"version\":\"\\d+\\.\\d+\\.\\d+[^\"]*\",\"commit\":\"([0-9a-f]{7,}(-dirty)?|unknown)\","
+                  + "\"store\":\"sqlite\",\"runtime\":\"local\"\\}");
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      assertThat(spec.statusCode()).as("the API's description needs no token").isEqualTo(200);
+      assertThat(spec.body()).startsWith("openapi: 3.1");
+    }
+  }
+
   private void stopNode() {
     dev.berth.protocol.node.NodeInfo.read(dataDir.resolve("node"))
         .flatMap(info -> ProcessHandle.of(info.pid()))

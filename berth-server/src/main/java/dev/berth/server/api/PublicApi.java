@@ -8,6 +8,7 @@ import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.auth.UnauthenticatedException;
+import dev.berth.server.health.BuildVersion;
 import dev.berth.server.health.Readiness;
 import dev.berth.server.session.UseCases;
 import io.javalin.config.JavalinConfig;
@@ -44,6 +45,14 @@ public final class PublicApi {
   private final AttachProxy attach;
   private final OpenApiSpec spec = OpenApiSpec.load();
   private final Readiness readiness;
+  private final BuildVersion version;
+
+  /**
+   * The API routes that need no token: the probes, and the API's own description (what a client
+   * needs to learn to authenticate must not need authentication).
+   */
+  private static final java.util.Set<String> UNAUTHENTICATED =
+      java.util.Set.of("/api/v1/healthz", "/api/v1/readyz", "/api/v1/openapi.yaml");
 
   public PublicApi(
       UseCases sessions,
@@ -52,9 +61,11 @@ public final class PublicApi {
       TenantDirectory directory,
       Admission admission,
       SessionStore store,
-      Readiness readiness) {
+      Readiness readiness,
+      BuildVersion version) {
     this.authenticator = authenticator;
     this.readiness = readiness;
+    this.version = version;
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
     this.streamRoutes = new StreamRoutes(sessions);
     this.transcriptRoutes = new TranscriptRoutes(sessions, json);
@@ -80,6 +91,9 @@ public final class PublicApi {
         "/api/v1/openapi.yaml",
         ctx -> ctx.contentType("application/yaml; charset=utf-8").result(spec.yaml()));
     routes.get("/api/v1/config", this::config);
+    routes.get(
+        "/api/v1/version",
+        ctx -> ctx.contentType("application/json").result(json.writeValueAsString(version)));
     sessionRoutes.register(routes);
     streamRoutes.register(routes);
     transcriptRoutes.register(routes);
@@ -119,7 +133,7 @@ public final class PublicApi {
   }
 
   private void authenticate(Context ctx) {
-    if (ctx.path().equals("/api/v1/healthz") || ctx.path().equals("/api/v1/readyz")) {
+    if (UNAUTHENTICATED.contains(ctx.path())) {
       return;
     }
     caller(ctx.header("Authorization"), ctx.cookie(COOKIE)).attachTo(ctx);
