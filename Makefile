@@ -10,6 +10,7 @@
 #   make screenshots  the web UI's tests again, writing the screenshots into docs/screenshots/
 #   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
 #                (KubernetesCreateBench takes BENCH_SESSIONS, default 1000, and BENCH_ALIVE, 50)
+#   make docs    regenerate docs/configuration.md from berth server's options (a test compares them)
 #   make fmt     format the Java sources (spotless:apply)
 #   make clean   remove build output
 
@@ -28,7 +29,7 @@ SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o -name no
 	web/package-lock.json web/index.html web/vite.config.ts .mvn/wrapper/maven-wrapper.properties
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench screenshots fmt clean
+.PHONY: build run test bench screenshots docs fmt clean
 
 # Formatting is checked by `make test`, not here, so that unformatted code still builds and runs.
 build:
@@ -52,6 +53,9 @@ test:
 screenshots: $(CLI_JAR)
 	@bin/ensure-test-tools
 	BERTH_SCREENSHOTS=$(CURDIR)/docs/screenshots bin/test-web
+
+docs: $(CLI_JAR)
+	$(JAVA_HOME)/bin/java -cp $(CLI_JAR) dev.berth.cli.ConfigurationReference docs/configuration.md
 
 # Not part of `make test`: benchmarks measure, they do not pass or fail. They run on the
 # distribution (berth-cli.jar + lib/) plus what bench/pom.xml lists beyond it (fabric8's mock API

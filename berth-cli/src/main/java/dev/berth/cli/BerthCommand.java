@@ -44,12 +44,24 @@ public final class BerthCommand {
 
   /** The command line with the client commands' error reporting and exit codes. */
   static CommandLine commandLine(CliEnvironment environment) {
-    return new CommandLine(new BerthCommand(environment))
-        .setExecutionExceptionHandler(new ErrorReporter());
+    return commandLine(environment, new String[0]);
+  }
+
+  /**
+   * The command line for a run with {@code args}: {@code berth server} also finds its options in
+   * {@code BERTH_*} variables and in the file {@code --config} names ({@link ServerDefaults}).
+   */
+  static CommandLine commandLine(CliEnvironment environment, String... args) {
+    CommandLine cli =
+        new CommandLine(new BerthCommand(environment))
+            .setExecutionExceptionHandler(new ErrorReporter());
+    java.util.Objects.requireNonNull(cli.getSubcommands().get("server"), "berth server")
+        .setDefaultValueProvider(ServerDefaults.of(environment.variables(), args));
+    return cli;
   }
 
   public static void main(String[] args) {
-    System.exit(commandLine(CliEnvironment.system()).execute(args));
+    System.exit(commandLine(CliEnvironment.system(), args).execute(args));
   }
 
   /** The version from the jar's manifest, or the build's version when run from classes. */

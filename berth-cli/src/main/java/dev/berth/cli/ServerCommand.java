@@ -38,6 +38,15 @@ final class ServerCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
   @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "A YAML file of options: each key an option's long name without the dashes (idle-after:"
+              + " 30m). An option given on the command line wins over its BERTH_* variable, which"
+              + " wins over the file. Also BERTH_CONFIG.")
+  private @Nullable Path config;
+
+  @Option(
       names = "--listen",
       paramLabel = "HOST:PORT",
       defaultValue = "127.0.0.1:8080",
@@ -130,12 +139,14 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--sandbox-bind",
+      split = ",",
       paramLabel = "SRC[:DST][:ro]",
       description = "Adds a host path to every session's view, read-write unless :ro (repeatable).")
   private List<String> sandboxBinds = new ArrayList<>();
 
   @Option(
       names = "--sandbox-mask",
+      split = ",",
       paramLabel = "PATH",
       description =
           "Hides a path of the host's /etc (or any path in the view) from sessions, besides the"
@@ -165,6 +176,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--agent-cli",
+      split = ",",
       paramLabel = "TYPE=PATH",
       description =
           "The CLI an agent type runs (claude-code, codex, minimax-code), when it is not on PATH"
@@ -270,6 +282,32 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "berth")
   private String serviceAccountAudience = "berth";
 
+  @Option(
+      names = "--log-format",
+      paramLabel = "text|json",
+      defaultValue = "text",
+      description =
+          "The log's form on stderr: text lines dated in ISO 8601 with their zone, or one JSON"
+              + " object per line (time, level, logger, thread, message, error) (default:"
+              + " ${DEFAULT-VALUE}).")
+  private String logFormat = "text";
+
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      defaultValue = "info",
+      description =
+          "The least severe level logged: trace, debug, info, warn or error; info has a line per"
+              + " request and per lifecycle step (default: ${DEFAULT-VALUE}).")
+  private String logLevel = "info";
+
+  @Option(
+      names = "--metrics-without-token",
+      description =
+          "Serve GET /metrics without the admin token, for a Prometheus that scrapes over a"
+              + " network only the operators reach.")
+  private boolean metricsWithoutToken;
+
   private ServerConfig.Backends backends() {
     try {
       ServerConfig.Backends backends = choices();
@@ -313,6 +351,14 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
+    if (spec.commandLine().getDefaultValueProvider() instanceof ServerDefaults defaults) {
+      defaults.check(spec, Optional.ofNullable(config));
+    }
+    try {
+      LogSetup.apply(LogSetup.Format.parse(logFormat), LogSetup.level(logLevel));
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     // The server creates the directory itself, private (0700), and refuses one that is not.
     BerthServer server =
         new BerthServer(
@@ -327,7 +373,8 @@ final class ServerCommand implements Callable<Integer> {
                 .withLifecycle(lifecycle())
                 .withIsolation(isolation())
                 .withAgents(agents())
-                .withBackends(backends()));
+                .withBackends(backends())
+                .withObservability(new ServerConfig.Observability(metricsWithoutToken)));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

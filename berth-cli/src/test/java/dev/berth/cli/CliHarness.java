@@ -44,7 +44,7 @@ final class CliHarness {
             InstantSource.fixed(NOW),
             () -> terminal,
             false);
-    CommandLine cli = BerthCommand.commandLine(env);
+    CommandLine cli = BerthCommand.commandLine(env, args);
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     return cli.execute(args);

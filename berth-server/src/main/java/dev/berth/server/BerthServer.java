@@ -26,6 +26,9 @@ import dev.berth.server.session.UseCases;
 import dev.berth.server.store.sql.SqlDuties;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
+import dev.berth.server.telemetry.OperationLog;
+import dev.berth.server.telemetry.SessionGauges;
+import dev.berth.server.telemetry.Telemetry;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import java.io.IOException;
@@ -122,6 +125,8 @@ public final class BerthServer implements AutoCloseable {
   private void startComponents() {
     DataDirectory.prepare(config.dataDir());
     lockDataDirectory();
+    Telemetry telemetry = new Telemetry();
+    resources.add(telemetry);
     // The store opens first, so its schema migrations have run before anything is served.
     ServerBackends backends = ServerBackends.open(config, clock);
     SqlSessionStore store = backends.store();
@@ -176,7 +181,10 @@ public final class BerthServer implements AutoCloseable {
             settings,
             new RecoveryMode(),
             failpoints,
-            renewer);
+            renewer,
+            new OperationLog(telemetry.registry()));
+    SessionGauges gauges = new SessionGauges(telemetry.registry(), store::countByPhase);
+    telemetry.beforeScrape(gauges::refresh);
     SessionSignals signals = new SessionSignals(store);
     loop =
         new ReconcileLoop(
@@ -202,7 +210,8 @@ public final class BerthServer implements AutoCloseable {
             new dev.berth.core.idle.WorkloadProbe(dataPlane),
             sessions.idlePolicy(),
             sessions.accesses(),
-            clock);
+            clock,
+            telemetry.registry());
     resources.add(0, idleReaper);
     dev.berth.server.session.AccessFlusher flusher =
         new dev.berth.server.session.AccessFlusher(sessions.accesses(), clock);
@@ -227,7 +236,8 @@ public final class BerthServer implements AutoCloseable {
                     new Readiness.Check("runtime", runtime::checkReachable),
                     new Readiness.Check("archive", archives::checkWritable))),
             BuildVersion.of(
-                config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()));
+                config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()),
+            new PublicApi.Metrics(telemetry, config.observability().metricsWithoutToken()));
     app =
         Javalin.create(
             javalin -> {

@@ -31,7 +31,8 @@ public record ServerConfig(
     Lifecycle lifecycle,
     Isolation isolation,
     Agents agents,
-    Backends backends) {
+    Backends backends,
+    Observability observability) {
 
   public static final int MAX_PORT = 65_535;
 
@@ -45,6 +46,7 @@ public record ServerConfig(
     Objects.requireNonNull(isolation, "isolation must not be null");
     Objects.requireNonNull(agents, "agents must not be null");
     Objects.requireNonNull(backends, "backends must not be null");
+    Objects.requireNonNull(observability, "observability must not be null");
     if (host.isBlank()) {
       throw new IllegalArgumentException("host must not be blank, got '" + host + "'");
     }
@@ -66,7 +68,8 @@ public record ServerConfig(
         Lifecycle.defaults(),
         Isolation.defaults(),
         Agents.none(),
-        Backends.defaults());
+        Backends.defaults(),
+        Observability.defaults());
   }
 
   public ServerConfig withAdminToken(Optional<String> token) {
@@ -80,7 +83,8 @@ public record ServerConfig(
         lifecycle,
         isolation,
         agents,
-        backends);
+        backends,
+        observability);
   }
 
   public ServerConfig withFailpoints(String names) {
@@ -94,7 +98,8 @@ public record ServerConfig(
         lifecycle,
         isolation,
         agents,
-        backends);
+        backends,
+        observability);
   }
 
   /** The command that runs the local node; see {@link LocalNode#javaLaunchCommand(List)}. */
@@ -109,7 +114,8 @@ public record ServerConfig(
         lifecycle,
         isolation,
         agents,
-        backends);
+        backends,
+        observability);
   }
 
   public ServerConfig withLifecycle(Lifecycle settings) {
@@ -123,7 +129,8 @@ public record ServerConfig(
         settings,
         isolation,
         agents,
-        backends);
+        backends,
+        observability);
   }
 
   public ServerConfig withIsolation(Isolation settings) {
@@ -137,7 +144,8 @@ public record ServerConfig(
         lifecycle,
         settings,
         agents,
-        backends);
+        backends,
+        observability);
   }
 
   public ServerConfig withAgents(Agents settings) {
@@ -151,7 +159,8 @@ public record ServerConfig(
         lifecycle,
         isolation,
         settings,
-        backends);
+        backends,
+        observability);
   }
 
   public ServerConfig withBackends(Backends settings) {
@@ -165,7 +174,8 @@ public record ServerConfig(
         lifecycle,
         isolation,
         agents,
-        settings);
+        settings,
+        observability);
   }
 
   /**
@@ -180,6 +190,33 @@ public record ServerConfig(
    * @param serviceAccountAudience {@code --service-account-tokens}: when present, a Kubernetes
    *     service account token minted for this audience authenticates as the tenant listing it
    */
+  public ServerConfig withObservability(Observability settings) {
+    return new ServerConfig(
+        host,
+        port,
+        dataDir,
+        adminToken,
+        nodeCommand,
+        failpoints,
+        lifecycle,
+        isolation,
+        agents,
+        backends,
+        settings);
+  }
+
+  /**
+   * What the server shows its operators.
+   *
+   * @param metricsWithoutToken whether {@code GET /metrics} answers without the admin token (for a
+   *     scraper on a network that only the operators reach)
+   */
+  public record Observability(boolean metricsWithoutToken) {
+    public static Observability defaults() {
+      return new Observability(false);
+    }
+  }
+
   public record Backends(
       StoreChoice store,
       ArchiveChoice archive,

@@ -14,4 +14,5 @@ record LifecyclePorts(
     ArchiveStore archives,
     InstantSource clock,
     LifecycleSettings settings,
-    Failpoints failpoints) {}
+    Failpoints failpoints,
+    OperationEvents events) {}

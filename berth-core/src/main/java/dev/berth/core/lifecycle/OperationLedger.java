@@ -37,13 +37,16 @@ final class OperationLedger {
   private final SessionStore store;
   private final SessionId session;
   private final FencingToken fence;
+  private final OperationEvents events;
   private final Map<OperationId, Operation> byId = new LinkedHashMap<>();
   private OptionalLong readForIntent = OptionalLong.empty();
 
-  OperationLedger(SessionStore store, SessionId session, FencingToken fence) {
+  OperationLedger(
+      SessionStore store, SessionId session, FencingToken fence, OperationEvents events) {
     this.store = store;
     this.session = session;
     this.fence = fence;
+    this.events = events;
   }
 
   /**
@@ -88,6 +91,9 @@ final class OperationLedger {
     }
     Operation recorded = store.createOperation(pending);
     byId.put(recorded.id(), recorded);
+    // Also when the store answered a record someone else made since the ledger read (a request,
+    // or a pass that died): that one was never reported by this process either.
+    events.recorded(recorded);
     return recorded;
   }
 
@@ -97,8 +103,10 @@ final class OperationLedger {
    */
   Operation update(Operation next) {
     requireRead();
+    Operation before = byId.get(next.id());
     Operation stored = store.updateOperation(next, next.version(), fence);
     byId.put(stored.id(), stored);
+    events.updated(before == null ? next : before, stored);
     return stored;
   }
 

@@ -45,7 +45,7 @@ final class ReconcilePass {
     this.store = ports.store();
     this.id = id;
     this.lease = lease;
-    this.ledger = new OperationLedger(store, id, lease.token());
+    this.ledger = new OperationLedger(store, id, lease.token(), ports.events());
   }
 
   LifecyclePorts ports() {

@@ -84,7 +84,38 @@ public final class Reconciler {
       RecoveryMode recovery,
       Failpoints failpoints,
       LeaseKeeper keeper) {
-    this.ports = new LifecyclePorts(store, runtime, agent, archives, clock, settings, failpoints);
+    this(
+        store,
+        runtime,
+        agent,
+        archives,
+        clock,
+        settings,
+        recovery,
+        failpoints,
+        keeper,
+        OperationEvents.NONE);
+  }
+
+  /**
+   * @param keeper keeps the session lease alive while a pass runs (a pass may wait minutes on a
+   *     drain or an upload); {@link LeaseKeeper#NONE} where passes are always short
+   * @param events told of every operation the passes record or change (the server's log and
+   *     metrics)
+   */
+  public Reconciler(
+      SessionStore store,
+      Runtime runtime,
+      AgentClient agent,
+      ArchiveStore archives,
+      InstantSource clock,
+      LifecycleSettings settings,
+      RecoveryMode recovery,
+      Failpoints failpoints,
+      LeaseKeeper keeper,
+      OperationEvents events) {
+    this.ports =
+        new LifecyclePorts(store, runtime, agent, archives, clock, settings, failpoints, events);
     this.recovery = recovery;
     this.keeper = keeper;
   }

@@ -18,10 +18,23 @@ import org.junit.jupiter.api.Test;
 class OperationLedgerTest {
   private final LifecycleFixture f = new LifecycleFixture();
   private final CountingSessionStore counting = new CountingSessionStore(f.store);
+  private final java.util.List<String> events = new java.util.ArrayList<>();
+  private final OperationEvents listener =
+      new OperationEvents() {
+        @Override
+        public void recorded(Operation operation) {
+          events.add("recorded " + operation.type() + " " + operation.state());
+        }
+
+        @Override
+        public void updated(Operation before, Operation after) {
+          events.add("updated " + before.state() + "->" + after.state() + " v" + after.version());
+        }
+      };
 
   private OperationLedger ledgerOf(Session s) {
     Lease lease = f.store.leases().acquire(s.id(), "cp-1", Duration.ofSeconds(30)).orElseThrow();
-    return new OperationLedger(counting.store, s.id(), lease.token());
+    return new OperationLedger(counting.store, s.id(), lease.token(), listener);
   }
 
   /** The ledger of {@code s}, shown {@code s} once (so it has read its operations). */
@@ -101,6 +114,20 @@ class OperationLedgerTest {
     assertThat(ledger.find(op.id())).contains(running);
     assertThat(ledger.operations()).containsExactly(running);
     assertThat(counting.calls("listOperations")).isEqualTo(1);
+  }
+
+  @Test
+  void reportsEachStoredCreateAndUpdateAndNothingItOnlyFound() {
+    Session s = f.create();
+    OperationLedger ledger = following(s);
+    Operation op = ledger.find(OperationId.of(s.id(), OperationType.PROVISION, 1)).orElseThrow();
+    ledger.findOrCreate(pending(s, OperationType.PROVISION, 1));
+    assertThat(events).as("found, not stored").isEmpty();
+    Operation running = ledger.update(op.attempt());
+    ledger.findOrCreate(pending(s, OperationType.TERMINATE, 2));
+    assertThat(events)
+        .containsExactly(
+            "updated PENDING->RUNNING v" + running.version(), "recorded TERMINATE PENDING");
   }
 
   @Test

@@ -50,9 +50,16 @@ final class AttachProxy {
   /**
    * @param authenticate the caller from the Authorization header and the session cookie
    */
-  AttachProxy(UseCases sessions, BiFunction<String, String, Caller> authenticate) {
+  AttachProxy(
+      UseCases sessions,
+      BiFunction<String, String, Caller> authenticate,
+      io.micrometer.core.instrument.MeterRegistry registry) {
     this.sessions = sessions;
     this.authenticate = authenticate;
+    io.micrometer.core.instrument.Gauge.builder("berth.streams.open", upstreams, Map::size)
+        .description("Output streams open to clients: SSE streams and attach WebSockets")
+        .tag("kind", "websocket")
+        .register(registry);
   }
 
   void configure(WsConfig ws) {
@@ -117,6 +124,12 @@ final class AttachProxy {
       ctx.closeSession(WsCloseStatus.POLICY_VIOLATION, shorten(e.getMessage()));
       return;
     }
+    // The HTTP request log does not see a WebSocket: its upgrade is answered outside the router.
+    LOG.info(
+        "WS {}/attach open principal={} session={}",
+        SessionRoutes.SESSION,
+        actors.getOrDefault(ctx.sessionId(), "-"),
+        RequestLog.safe(ctx.pathParam("id")));
     // Neither the browser nor the Java client pings; without this an idle terminal would be
     // closed by the server's idle timeout.
     ctx.enableAutomaticPings(15, java.util.concurrent.TimeUnit.SECONDS);
@@ -131,7 +144,10 @@ final class AttachProxy {
   }
 
   private void close(String id) {
-    actors.remove(id);
+    String actor = actors.remove(id);
+    if (actor != null) {
+      LOG.info("WS {}/attach closed principal={}", SessionRoutes.SESSION, actor);
+    }
     CompletableFuture<AttachLink> pending = upstreams.remove(id);
     if (pending != null) {
       // Aborted once it is open, if it is still opening.

@@ -9,7 +9,7 @@ import io.javalin.http.Context;
  */
 record Caller(Scope scope, String actor) {
 
-  private static final String ATTRIBUTE = "berth.caller";
+  static final String ATTRIBUTE = "berth.caller";
 
   static Caller of(Context ctx) {
     Caller caller = ctx.attribute(ATTRIBUTE);

@@ -46,6 +46,8 @@ public final class PublicApi {
   private final OpenApiSpec spec = OpenApiSpec.load();
   private final Readiness readiness;
   private final BuildVersion version;
+  private final dev.berth.server.telemetry.Telemetry telemetry;
+  private final boolean publicMetrics;
 
   /**
    * The API routes that need no token: the probes, and the API's own description (what a client
@@ -62,12 +64,15 @@ public final class PublicApi {
       Admission admission,
       SessionStore store,
       Readiness readiness,
-      BuildVersion version) {
+      BuildVersion version,
+      Metrics metrics) {
     this.authenticator = authenticator;
     this.readiness = readiness;
     this.version = version;
+    this.telemetry = metrics.telemetry();
+    this.publicMetrics = metrics.withoutToken();
     this.sessionRoutes = new SessionRoutes(sessions, bodies, json);
-    this.streamRoutes = new StreamRoutes(sessions);
+    this.streamRoutes = new StreamRoutes(sessions, telemetry.registry());
     this.transcriptRoutes = new TranscriptRoutes(sessions, json);
     this.catalog = sessions.catalog();
     this.executionRoutes = new ExecutionRoutes(sessions, bodies, json);
@@ -76,8 +81,14 @@ public final class PublicApi {
         new AdminRoutes(tokens, directory, admission, store, bodies, json, sessions.clock());
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
     this.runtimeRoutes = new RuntimeRoutes(sessions, json);
-    this.attach = new AttachProxy(sessions, this::caller);
+    this.attach = new AttachProxy(sessions, this::caller, telemetry.registry());
   }
+
+  /**
+   * The meters {@code GET /metrics} shows, and whether it asks for a token: by default it needs the
+   * admin's (a scrape tells how many sessions are in each phase), as JupyterHub's does.
+   */
+  public record Metrics(dev.berth.server.telemetry.Telemetry telemetry, boolean withoutToken) {}
 
   public void register(JavalinConfig config) {
     var routes = config.routes;
@@ -86,6 +97,8 @@ public final class PublicApi {
     routes.get("/readyz", this::ready);
     routes.get("/api/v1/readyz", this::ready);
     routes.get("/login", this::login);
+    routes.get("/metrics", this::metrics);
+    config.requestLogger.http(new RequestLog(telemetry.registry()));
     routes.before("/api/v1/*", this::authenticate);
     routes.get(
         "/api/v1/openapi.yaml",
@@ -130,6 +143,21 @@ public final class PublicApi {
     ctx.status(answer.ready() ? 200 : 503)
         .contentType("application/json")
         .result(json.writeValueAsString(body));
+  }
+
+  private void metrics(Context ctx) {
+    if (!publicMetrics) {
+      Caller caller = caller(ctx.header("Authorization"), ctx.cookie(COOKIE));
+      caller.attachTo(ctx);
+      if (!(caller.scope().principal() instanceof Principal.Admin)) {
+        throw new dev.berth.core.error.ForbiddenException(
+            caller.actor(),
+            "read /metrics",
+            "the metrics are the administrator's; scrape with the admin token, or start the server"
+                + " with --metrics-without-token");
+      }
+    }
+    ctx.contentType(dev.berth.server.telemetry.Telemetry.CONTENT_TYPE).result(telemetry.scrape());
   }
 
   private void authenticate(Context ctx) {

@@ -19,10 +19,17 @@ final class StreamRoutes {
 
   private final UseCases sessions;
   private final DataPlane data;
+  private final java.util.concurrent.atomic.AtomicInteger open =
+      new java.util.concurrent.atomic.AtomicInteger();
 
-  StreamRoutes(UseCases sessions) {
+  StreamRoutes(UseCases sessions, io.micrometer.core.instrument.MeterRegistry registry) {
     this.sessions = sessions;
     this.data = sessions.dataPlane();
+    io.micrometer.core.instrument.Gauge.builder(
+            "berth.streams.open", open, java.util.concurrent.atomic.AtomicInteger::get)
+        .description("Output streams open to clients: SSE streams and attach WebSockets")
+        .tag("kind", "sse")
+        .register(registry);
   }
 
   void register(RoutesConfig routes) {
@@ -43,7 +50,13 @@ final class StreamRoutes {
         new DataPlane.StreamFrom(
             Optional.ofNullable(ctx.queryParam("offset")),
             Optional.ofNullable(ctx.header("Last-Event-ID")));
-    relay(ctx, open.apply(runtime, from));
+    ByteStream stream = open.apply(runtime, from);
+    this.open.incrementAndGet();
+    try {
+      relay(ctx, stream);
+    } finally {
+      this.open.decrementAndGet();
+    }
   }
 
   /** Relays an agent's event stream to the client as it comes, and closes it. */

@@ -57,6 +57,8 @@ public final class IdleReaper implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().daemon().name("berth-idle-reaper").unstarted(r));
 
+  private final io.micrometer.core.instrument.MeterRegistry registry;
+
   public IdleReaper(
       SessionStore store,
       SessionIntents intents,
@@ -64,7 +66,9 @@ public final class IdleReaper implements AutoCloseable {
       WorkloadProbe probe,
       IdlePolicy policy,
       AccessLog accesses,
-      Clock clock) {
+      Clock clock,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    this.registry = registry;
     this.accesses = accesses;
     this.store = store;
     this.intents = intents;
@@ -131,7 +135,9 @@ public final class IdleReaper implements AutoCloseable {
             reported.get().shellBusy(),
             reported.get().executionRunning(),
             current.activity().busySince());
-    if (!(policy.decide(current, workload, now) instanceof IdleDecision.Suspend)) {
+    IdleDecision decision = policy.decide(current, workload, now);
+    count(decision);
+    if (!(decision instanceof IdleDecision.Suspend)) {
       return false;
     }
     Instant[] basis = {current.activity().lastAccess()};
@@ -158,6 +164,23 @@ public final class IdleReaper implements AutoCloseable {
     LOG.info("idle session {} asked to suspend", s.id());
     loop.enqueue(s.id());
     return true;
+  }
+
+  /** {@code berth_idle_decisions_total{decision}}: what each scan decided, session by session. */
+  private void count(IdleDecision decision) {
+    String name =
+        switch (decision) {
+          case IdleDecision.NotApplicable n -> "not_applicable";
+          case IdleDecision.Active a -> "active";
+          case IdleDecision.Idle i -> "idle";
+          case IdleDecision.Held h -> "held_" + h.hold().name().toLowerCase(java.util.Locale.ROOT);
+          case IdleDecision.Suspend s -> "suspend";
+        };
+    io.micrometer.core.instrument.Counter.builder("berth.idle.decisions")
+        .description("The idle policy's decisions, one per ready session per scan")
+        .tag("decision", name)
+        .register(registry)
+        .increment();
   }
 
   /**

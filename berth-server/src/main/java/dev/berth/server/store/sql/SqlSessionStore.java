@@ -142,6 +142,25 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
     db.read("check that the store answers", c -> SqlDatabase.queryOne(c, "SELECT 1", r -> 1));
   }
 
+  /**
+   * How many sessions (not deleted) are in each phase, for the metrics: one grouped read over the
+   * phase index, however many sessions there are.
+   */
+  public java.util.Map<dev.berth.core.session.Phase, Long> countByPhase() {
+    java.util.Map<dev.berth.core.session.Phase, Long> counts =
+        new java.util.EnumMap<>(dev.berth.core.session.Phase.class);
+    db.read(
+        "count the sessions by phase",
+        c ->
+            SqlDatabase.queryList(
+                c,
+                "SELECT phase, COUNT(*) FROM sessions WHERE deleted = 0 GROUP BY phase",
+                r ->
+                    counts.put(
+                        dev.berth.core.session.Phase.valueOf(r.getString(1)), r.getLong(2))));
+    return counts;
+  }
+
   /** The database, shared with {@link SqlTenantDirectory}; this store owns and closes it. */
   SqlDatabase database() {
     return db;

@@ -90,7 +90,8 @@ class RequireIsolationTest {
         defaults.lifecycle(),
         new ServerConfig.Isolation(List.of(), required),
         ServerConfig.Agents.none(),
-        ServerConfig.Backends.defaults());
+        ServerConfig.Backends.defaults(),
+        ServerConfig.Observability.defaults());
   }
 
   private HttpResponse<String> create(BerthServer server) throws Exception {

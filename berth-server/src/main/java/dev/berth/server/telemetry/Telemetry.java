@@ -1,0 +1,110 @@
+package dev.berth.server.telemetry;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One server's meters: its own registry (never Micrometer's global one, so that two servers in one
+ * JVM, as tests run them, count apart), the JVM's and the process's meters bound to it, and the
+ * scrape in the Prometheus text format.
+ */
+public final class Telemetry implements AutoCloseable {
+
+  /** The Prometheus text format's media type, as a scraper asks for it. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  /**
+   * The histogram buckets of lifecycle durations (an operation, a restore): from a fast local start
+   * to the default operation timeout.
+   */
+  static final Duration[] LIFECYCLE_BUCKETS = {
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30),
+    Duration.ofMinutes(1),
+    Duration.ofMinutes(2),
+    Duration.ofMinutes(5),
+    Duration.ofMinutes(10)
+  };
+
+  /** The buckets of short calls: an API request, a call to a node agent, a store transaction. */
+  static final Duration[] CALL_BUCKETS = {
+    Duration.ofMillis(1),
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10)
+  };
+
+  /** {@link #CALL_BUCKETS}, for the adapters outside this package that time calls. */
+  public static Duration[] callBuckets() {
+    return CALL_BUCKETS.clone();
+  }
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<AutoCloseable> binders = new ArrayList<>();
+  private final List<Runnable> beforeScrape = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  public Telemetry() {
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    binders.add(gc);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** Runs {@code refresh} before every scrape: for gauges read from elsewhere in one go. */
+  public void beforeScrape(Runnable refresh) {
+    beforeScrape.add(refresh);
+  }
+
+  /** Every meter now, in the Prometheus text format. */
+  public String scrape() {
+    beforeScrape.forEach(Runnable::run);
+    return registry.scrape();
+  }
+
+  @Override
+  public void close() {
+    for (AutoCloseable binder : binders) {
+      try {
+        binder.close();
+      } catch (Exception e) {
+        // a binder that cannot let go of its listeners keeps nothing else from closing
+      }
+    }
+    registry.close();
+  }
+}
