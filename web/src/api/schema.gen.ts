@@ -687,7 +687,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Every tenant token by its id, tenant and issue time (admin only).
+         * @description The tokens themselves are not kept, so they cannot be listed.
+         */
+        get: operations["listTokens"];
         put?: never;
         /**
          * Issues a token for a tenant (admin only).
@@ -695,6 +699,26 @@ export interface paths {
          */
         post: operations["createToken"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a tenant token (admin only).
+         * @description Its next request answers `401`. An attach WebSocket it opened keeps its connection until it closes.
+         */
+        delete: operations["revokeToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1161,6 +1185,16 @@ export interface components {
             /** @description The token, shown only here (256 random bits, hex). */
             token: string;
             tenant: components["schemas"]["TenantName"];
+            /** @description The token's id (its SHA-256 digest, hex), to list and revoke it by. */
+            id: string;
+        };
+        TokenList: {
+            tokens: {
+                id: string;
+                tenant: components["schemas"]["TenantName"];
+                /** Format: date-time */
+                createdAt: string;
+            }[];
         };
         TenantList: {
             tenants: components["schemas"]["Tenant"][];
@@ -2722,6 +2756,28 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    listTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every token, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     createToken: {
         parameters: {
             query?: never;
@@ -2748,6 +2804,30 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token's id (64 hex digits), as issued and listed. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listTenants: {

@@ -34,9 +34,13 @@ import picocli.CommandLine.Parameters;
 final class AttachCommand extends ClientCommand {
 
   @Parameters(
-      paramLabel = "ID",
-      converter = SessionIdConverter.class,
-      description = "The session's id.")
+      paramLabel = "SESSION",
+      converter = SessionRef.Converter.class,
+      description = SessionRef.DESCRIPTION)
+  SessionRef session;
+
+  /** The session {@link #session} names, found at the start of {@code run}. */
+  @SuppressWarnings("NullAway.Init")
   SessionId id;
 
   @Option(
@@ -57,6 +61,7 @@ final class AttachCommand extends ClientCommand {
 
   @Override
   int run(BerthClient client) throws Exception {
+    id = session.resolve(client);
     CliEnvironment env = environment();
     Terminal terminal = env.terminal().get();
     if (!terminal.isInteractive()) {

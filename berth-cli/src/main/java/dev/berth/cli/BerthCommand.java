@@ -22,7 +22,13 @@ import picocli.CommandLine.Command;
       TranscriptCommand.class,
       PluginsCommand.class,
       LifecycleCommands.Switch.class,
-      LifecycleCommands.Snapshot.class
+      LifecycleCommands.Snapshot.class,
+      LifecycleCommands.Recover.class,
+      LifecycleCommands.KeepAlive.class,
+      InspectCommands.Idle.class,
+      InspectCommands.Operations.class,
+      InspectCommands.Executions.class,
+      AdminCommand.class
     })
 public final class BerthCommand {
 

@@ -26,7 +26,8 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
   public int handleExecutionException(
       Exception exception, CommandLine commandLine, CommandLine.ParseResult parseResult) {
     PrintWriter err = commandLine.getErr();
-    err.println(message(exception));
+    boolean loggingIn = "login".equals(commandLine.getCommandName());
+    err.println(loggingIn ? plain(exception) : message(exception));
     err.flush();
     return exitCode(exception);
   }
@@ -35,7 +36,19 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
     return failure instanceof UsageException ? USAGE : FAILED;
   }
 
+  /**
+   * The message, with the way out of a refused token: but not for {@code berth login} itself, whose
+   * refusal is of the token just given.
+   */
   static String message(Throwable failure) {
+    if (failure instanceof dev.berth.client.BerthApiException e && e.status() == 401) {
+      return plain(failure)
+          + "; run berth login --token TOKEN (or set BERTH_TOKEN) with a token that is valid";
+    }
+    return plain(failure);
+  }
+
+  private static String plain(Throwable failure) {
     return switch (failure) {
       case BerthClientException e -> "berth: " + e.reason() + ": " + Escape.text(e.getMessage());
       case UsageException e -> "berth: " + Escape.text(e.getMessage());

@@ -42,9 +42,13 @@ final class ExecCommand extends ClientCommand {
 
   @Parameters(
       index = "0",
-      paramLabel = "ID",
-      converter = SessionIdConverter.class,
-      description = "The session's id.")
+      paramLabel = "SESSION",
+      converter = SessionRef.Converter.class,
+      description = SessionRef.DESCRIPTION)
+  SessionRef session;
+
+  /** The session {@link #session} names, found at the start of {@code run}. */
+  @SuppressWarnings("NullAway.Init")
   SessionId id;
 
   @Parameters(
@@ -63,6 +67,7 @@ final class ExecCommand extends ClientCommand {
 
   @Override
   int run(BerthClient client) throws Exception {
+    id = session.resolve(client);
     Execution started =
         client.startExecution(id, ShellQuote.join(command), Optional.ofNullable(timeout));
     OutputStream out = environment().stdout();

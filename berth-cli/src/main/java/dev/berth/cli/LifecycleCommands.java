@@ -9,7 +9,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code berth switch ID} and {@code berth snapshot ID}: the lifecycle requests. */
+/**
+ * {@code berth switch}, {@code snapshot}, {@code recover} and {@code keepalive}: the lifecycle
+ * requests.
+ */
 final class LifecycleCommands {
 
   private LifecycleCommands() {}
@@ -17,9 +20,13 @@ final class LifecycleCommands {
   /** Options both share. */
   abstract static class Lifecycle extends ClientCommand {
     @Parameters(
-        paramLabel = "ID",
-        converter = SessionIdConverter.class,
-        description = "The session's id.")
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = SessionRef.DESCRIPTION)
+    SessionRef session;
+
+    /** The session {@link #session} names, found at the start of {@code run}. */
+    @SuppressWarnings("NullAway.Init")
     SessionId id;
 
     @Option(
@@ -44,6 +51,7 @@ final class LifecycleCommands {
   static final class Switch extends Lifecycle {
     @Override
     int run(BerthClient client) {
+      id = session.resolve(client);
       print(format.format, client.switchSession(id, ifMatch()));
       return 0;
     }
@@ -60,7 +68,64 @@ final class LifecycleCommands {
   static final class Snapshot extends Lifecycle {
     @Override
     int run(BerthClient client) {
+      id = session.resolve(client);
       print(format.format, client.snapshot(id, ifMatch()));
+      return 0;
+    }
+  }
+
+  /** {@code berth recover SESSION}. */
+  @Command(
+      name = "recover",
+      mixinStandardHelpOptions = true,
+      versionProvider = BerthCommand.Version.class,
+      description =
+          "Makes a new session from a deleted one's last archive, within the recovery window;"
+              + " SESSION is looked up among the deleted sessions.")
+  static final class Recover extends ClientCommand {
+    @Parameters(
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = "The deleted session: its id, a unique id prefix, or its name.")
+    SessionRef session;
+
+    @Mixin FormatOption format;
+
+    @Override
+    int run(BerthClient client) {
+      print(format.format, client.recover(session.resolveDeleted(client)));
+      return 0;
+    }
+  }
+
+  /** {@code berth keepalive SESSION [--for DURATION]}. */
+  @Command(
+      name = "keepalive",
+      mixinStandardHelpOptions = true,
+      versionProvider = BerthCommand.Version.class,
+      description =
+          "Holds a session from idle suspension for a while (at most 4h); it is not an access.")
+  static final class KeepAlive extends ClientCommand {
+    @Parameters(
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = SessionRef.DESCRIPTION)
+    SessionRef session;
+
+    @Option(
+        names = "--for",
+        paramLabel = "DURATION",
+        converter = DurationConverter.class,
+        description = "How long, such as 30m or 2h (default: the server's, up to its cap).")
+    java.time.@Nullable Duration duration;
+
+    @Mixin FormatOption format;
+
+    @Override
+    int run(BerthClient client) {
+      print(
+          format.format,
+          client.keepAlive(session.resolve(client), java.util.Optional.ofNullable(duration)));
       return 0;
     }
   }

@@ -37,9 +37,13 @@ import picocli.CommandLine.Parameters;
 final class LogsCommand extends ClientCommand {
 
   @Parameters(
-      paramLabel = "ID",
-      converter = SessionIdConverter.class,
-      description = "The session's id.")
+      paramLabel = "SESSION",
+      converter = SessionRef.Converter.class,
+      description = SessionRef.DESCRIPTION)
+  SessionRef session;
+
+  /** The session {@link #session} names, found at the start of {@code run}. */
+  @SuppressWarnings("NullAway.Init")
   SessionId id;
 
   @Option(
@@ -56,6 +60,7 @@ final class LogsCommand extends ClientCommand {
 
   @Override
   int run(BerthClient client) throws Exception {
+    id = session.resolve(client);
     if (offset < 0) {
       throw new UsageException("--offset is a byte offset >= 0, was " + offset);
     }

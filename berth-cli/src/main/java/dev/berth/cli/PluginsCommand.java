@@ -28,13 +28,18 @@ final class PluginsCommand {
       })
   static final class Refresh extends ClientCommand {
     @Parameters(
-        paramLabel = "ID",
-        converter = SessionIdConverter.class,
-        description = "The agent session's id.")
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = SessionRef.DESCRIPTION)
+    SessionRef session;
+
+    /** The session {@link #session} names, found at the start of {@code run}. */
+    @SuppressWarnings("NullAway.Init")
     SessionId id;
 
     @Override
     int run(BerthClient client) {
+      id = session.resolve(client);
       List<String> refreshed = client.refreshPlugins(id);
       if (refreshed.isEmpty()) {
         err().println("session " + id + " has no plugins: nothing to refresh");

@@ -42,9 +42,13 @@ final class PromptCommand extends ClientCommand {
 
   @Parameters(
       index = "0",
-      paramLabel = "ID",
-      converter = SessionIdConverter.class,
-      description = "The agent session's id.")
+      paramLabel = "SESSION",
+      converter = SessionRef.Converter.class,
+      description = SessionRef.DESCRIPTION)
+  SessionRef session;
+
+  /** The session {@link #session} names, found at the start of {@code run}. */
+  @SuppressWarnings("NullAway.Init")
   SessionId id;
 
   @Parameters(index = "1", paramLabel = "TEXT", description = "The prompt.")
@@ -63,6 +67,7 @@ final class PromptCommand extends ClientCommand {
 
   @Override
   int run(BerthClient client) throws Exception {
+    id = session.resolve(client);
     if (noWait) {
       Prompted queued = client.prompt(id, text, Optional.ofNullable(permissionMode));
       out().println(queued.execution().value());

@@ -136,9 +136,19 @@ final class SessionsCommand {
 
     @Mixin FormatOption format;
 
+    @Option(
+        names = {"-q", "--quiet"},
+        description = "Print only the sessions' ids, one per line (every page, as --all).")
+    boolean quiet;
+
     @Override
     int run(BerthClient client) {
       SessionQuery query = query();
+      if (quiet) {
+        client.iterateSessions(query).forEachRemaining(s -> out().println(s.id()));
+        out().flush();
+        return 0;
+      }
       if (all) {
         List<SessionView> sessions = new ArrayList<>();
         Iterator<SessionView> iterator = client.iterateSessions(query);
@@ -194,15 +204,20 @@ final class SessionsCommand {
       description = "Shows a session.")
   static final class GetSession extends ClientCommand {
     @Parameters(
-        paramLabel = "ID",
-        converter = SessionIdConverter.class,
-        description = "The session's id.")
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = SessionRef.DESCRIPTION)
+    SessionRef session;
+
+    /** The session {@link #session} names, found at the start of {@code run}. */
+    @SuppressWarnings("NullAway.Init")
     SessionId id;
 
     @Mixin FormatOption format;
 
     @Override
     int run(BerthClient client) {
+      id = session.resolve(client);
       print(format.format, client.getSession(id));
       return 0;
     }
@@ -220,6 +235,7 @@ final class SessionsCommand {
   static final class DeleteSession extends LifecycleCommands.Lifecycle {
     @Override
     int run(BerthClient client) {
+      id = session.resolve(client);
       Deletion deletion = client.deleteSession(id, ifMatch());
       if (format.format == OutputFormat.JSON) {
         if (deletion.session().isPresent()) {

@@ -29,9 +29,13 @@ final class TranscriptCommand extends ClientCommand {
   private static final Duration POLL = Duration.ofMillis(500);
 
   @Parameters(
-      paramLabel = "ID",
-      converter = SessionIdConverter.class,
-      description = "The agent session's id.")
+      paramLabel = "SESSION",
+      converter = SessionRef.Converter.class,
+      description = SessionRef.DESCRIPTION)
+  SessionRef session;
+
+  /** The session {@link #session} names, found at the start of {@code run}. */
+  @SuppressWarnings("NullAway.Init")
   SessionId id;
 
   @Option(
@@ -55,6 +59,7 @@ final class TranscriptCommand extends ClientCommand {
 
   @Override
   int run(BerthClient client) throws Exception {
+    id = session.resolve(client);
     if (!format.equals("text") && !format.equals("json")) {
       throw new UsageException("-o must be text or json, was " + format);
     }

@@ -73,6 +73,100 @@ class ClientCommandsAgainstServerTest {
     return new CliHarness(home);
   }
 
+  /** A command run as {@code token} (BERTH_URL and BERTH_TOKEN), with its exit code checked. */
+  private CliHarness as(String token, int expected, String... args) {
+    CliHarness run = cli();
+    run.variables.put("BERTH_URL", url);
+    run.variables.put("BERTH_TOKEN", token);
+    assertThat(run.run(args)).as(String.join(" ", args) + ": " + run.err).isEqualTo(expected);
+    return run;
+  }
+
+  private CliHarness admin(String... args) {
+    return as(ADMIN, 0, args);
+  }
+
+  @Test
+  void aSessionIsNamedByItsIdAUniqueIdPrefixOrItsNameAndAnAmbiguousOneListsTheCandidates()
+      throws Exception {
+    SessionId first = createAs("named-first");
+    String prefix = first.value().substring(0, 6);
+    // A second session whose name is the first one's id prefix: the prefix now names both.
+    SessionId second = createAs(prefix);
+
+    assertThat(admin("sessions", "get", "named-first").out.toString()).contains(first.value());
+    assertThat(admin("sessions", "get", first.value().substring(0, 12)).out.toString())
+        .contains(first.value());
+
+    CliHarness ambiguous = as(ADMIN, 2, "sessions", "get", prefix);
+    assertThat(ambiguous.err.toString())
+        .contains("names 2 sessions")
+        .contains(first.value())
+        .contains(second.value())
+        .doesNotContain("Usage:");
+    CliHarness none = as(ADMIN, 2, "sessions", "get", "no-such-session");
+    assertThat(none.err.toString()).contains("no session has").doesNotContain("Usage:");
+
+    assertThat(admin("sessions", "list", "-q").out.toString().lines())
+        .contains(first.value(), second.value())
+        .allMatch(line -> line.matches("[0-9a-f]{32}"));
+    admin("sessions", "delete", second.value());
+  }
+
+  @Test
+  void keepaliveIdleOperationsExecutionsAndRecoverWorkOnASessionByName() throws Exception {
+    SessionId id = createAs("inspected");
+    assertThat(admin("keepalive", "inspected", "--for", "20m", "-o", "json").out.toString())
+        .contains("keepAliveUntil");
+    assertThat(admin("idle", "inspected").out.toString()).startsWith("DECISION").contains("active");
+    assertThat(as(ADMIN, 0, "exec", "inspected", "--", "true").err.toString()).isEmpty();
+    assertThat(admin("executions", "inspected").out.toString())
+        .startsWith("ID")
+        .contains("SUCCEEDED")
+        .contains("true");
+    admin("snapshot", "inspected");
+    assertThat(admin("operations", "inspected").out.toString())
+        .contains("PROVISION")
+        .contains("SUSPEND")
+        .contains("SUCCEEDED");
+    admin("sessions", "delete", "inspected");
+
+    CliHarness recovered = admin("recover", "inspected", "-o", "json");
+    var heir = JsonMapper.builder().build().readTree(recovered.out.toString());
+    assertThat(heir.path("id").asString()).isNotEqualTo(id.value());
+    assertThat(heir.path("state").asString()).isEqualTo("snapshot");
+    admin("sessions", "delete", heir.path("id").asString());
+  }
+
+  @Test
+  void theAdminIssuesListsAndRevokesTokensAndARevokedTokenIsToldToLogIn() throws Exception {
+    CliHarness issued =
+        admin("admin", "tokens", "create", "--tenant", "cli-co", "--type", "shell", "-q");
+    String token = issued.out.toString().strip();
+    assertThat(as(token, 0, "sessions", "list").out.toString()).startsWith("ID");
+
+    String listed = admin("admin", "tokens", "list").out.toString();
+    assertThat(listed).startsWith("ID").contains("cli-co").doesNotContain(token);
+    assertThat(admin("admin", "tenants").out.toString()).contains("cli-co").contains("shell");
+    assertThat(as(token, 1, "admin", "tenants").err.toString()).contains("FORBIDDEN");
+
+    String id = dev.berth.core.tenant.TokenDigest.of(token).hex();
+    assertThat(admin("admin", "tokens", "revoke", id.substring(0, 16)).out.toString())
+        .contains("revoked");
+    assertThat(as(token, 1, "sessions", "list").err.toString())
+        .contains("UNAUTHENTICATED")
+        .contains("run berth login");
+    assertThat(admin("admin", "tokens", "list").out.toString()).doesNotContain(id);
+    assertThat(as(ADMIN, 2, "admin", "tokens", "revoke", id).err.toString())
+        .contains("no token has the id");
+  }
+
+  private SessionId createAs(String name) throws Exception {
+    CliHarness create = admin("sessions", "create", name, "--type", "shell", "-o", "json");
+    var session = JsonMapper.builder().build().readTree(create.out.toString());
+    return new SessionId(session.path("id").asString());
+  }
+
   private SessionId create(String name) throws Exception {
     CliHarness create = cli();
     assertThat(create.run("sessions", "create", name, "--type", "shell", "-o", "json"))

@@ -132,8 +132,8 @@ class ClientCommandsTest {
         .contains("berth login");
 
     CliHarness badId = new CliHarness(home);
-    assertThat(badId.run("sessions", "get", "nope")).isEqualTo(2);
-    assertThat(badId.err.toString()).contains("32 lowercase hex");
+    assertThat(badId.run("sessions", "get", " ")).isEqualTo(2);
+    assertThat(badId.err.toString()).contains("not an empty string");
 
     CliHarness badFormat = new CliHarness(home);
     assertThat(badFormat.run("sessions", "list", "-o", "yaml")).isEqualTo(2);

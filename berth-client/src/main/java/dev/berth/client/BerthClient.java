@@ -477,6 +477,76 @@ public final class BerthClient implements AutoCloseable {
     return Json.read(body(answer, "the issued token"), IssuedToken.class, "issued token");
   }
 
+  /** {@code GET /admin/tokens}: every tenant token, oldest first (admin only). */
+  public List<TokenInfo> tokens() {
+    List<TokenInfo> tokens = new ArrayList<>();
+    for (JsonNode item : get("/admin/tokens", "the token list").path("tokens")) {
+      tokens.add(Json.read(item, TokenInfo.class, "token"));
+    }
+    return List.copyOf(tokens);
+  }
+
+  /**
+   * {@code DELETE /admin/tokens/{id}}: revokes a tenant token (admin only).
+   *
+   * @throws BerthApiException 404 {@code NOT_FOUND} when no token has that id
+   */
+  public void revokeToken(String id) {
+    api.call(
+        "DELETE",
+        "/admin/tokens/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8),
+        Optional.empty(),
+        NO_HEADERS,
+        timeout,
+        "revoking token " + id);
+  }
+
+  /**
+   * {@code POST /sessions/{id}/recover}: a new session from a deleted one's last archive.
+   *
+   * @throws BerthApiException 409 {@code ALREADY_RECOVERED}, 410 {@code NOT_RECOVERABLE} or {@code
+   *     RECOVERY_WINDOW_ENDED}
+   */
+  public SessionView recover(SessionId id) {
+    return session(
+        body(
+            api.call(
+                "POST",
+                "/sessions/" + id + "/recover",
+                Optional.of(Map.of()),
+                NO_HEADERS,
+                lifecycleTimeout,
+                "recovering session " + id),
+            "the recovered session"));
+  }
+
+  /**
+   * {@code POST /sessions/{id}/keepalive}: holds an idle session from suspension for {@code for}
+   * (the server's default when empty; capped at 4 h by the server).
+   */
+  public SessionView keepAlive(SessionId id, Optional<Duration> duration) {
+    Map<String, Object> body = new java.util.LinkedHashMap<>();
+    duration.ifPresent(d -> body.put("seconds", d.toSeconds()));
+    return session(
+        body(
+            api.call(
+                "POST",
+                "/sessions/" + id + "/keepalive",
+                Optional.of(body),
+                NO_HEADERS,
+                timeout,
+                "keeping session " + id + " alive"),
+            "the kept session"));
+  }
+
+  /**
+   * {@code GET /sessions/{id}/idle}: what the idle policy decides about the session now, and why
+   * (passive: not an access). The answer's members are in docs/api.md.
+   */
+  public JsonNode idle(SessionId id) {
+    return get("/sessions/" + id + "/idle", "the idle decision of " + id);
+  }
+
   /** {@code GET /admin/tenants} (admin only). */
   public List<Tenant> tenants() {
     List<Tenant> tenants = new ArrayList<>();

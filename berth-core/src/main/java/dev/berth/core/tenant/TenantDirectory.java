@@ -67,6 +67,9 @@ public interface TenantDirectory {
    */
   void addToken(TokenRecord token);
 
+  /** Every token (its digest, never the token), oldest first, then by digest. */
+  List<TokenRecord> tokens();
+
   /** The token with this digest, or empty when there is none (never issued, or revoked). */
   Optional<TokenRecord> findToken(TokenDigest digest);
 

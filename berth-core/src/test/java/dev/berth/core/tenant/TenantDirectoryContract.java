@@ -311,6 +311,18 @@ public abstract class TenantDirectoryContract {
   }
 
   @Test
+  void tokensAreListedOldestFirstByDigestAndARevokedOneIsNot() {
+    directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
+    directory.upsertTenant(tenant(BETA, 2, T0, WorkloadType.SHELL));
+    TokenRecord late = new TokenRecord(TokenDigest.of("late"), BETA, T0.plusSeconds(9));
+    directory.addToken(late);
+    directory.addToken(token("b", ACME));
+    directory.addToken(token("a", ACME));
+    directory.revokeToken(TokenDigest.of("b"));
+    assertThat(directory.tokens()).containsExactly(token("a", ACME), late);
+  }
+
+  @Test
   void aRevokedTokenIsNoLongerFoundAndTheOthersStay() {
     directory.upsertTenant(tenant(ACME, 2, T0, WorkloadType.SHELL));
     directory.addToken(token("old", ACME));

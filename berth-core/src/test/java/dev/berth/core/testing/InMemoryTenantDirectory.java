@@ -98,6 +98,17 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
   }
 
   @Override
+  public List<TokenRecord> tokens() {
+    return locked(
+        () ->
+            tokens.values().stream()
+                .sorted(
+                    java.util.Comparator.comparing(TokenRecord::createdAt)
+                        .thenComparing(t -> t.digest().hex()))
+                .toList());
+  }
+
+  @Override
   public Optional<TokenRecord> findToken(TokenDigest digest) {
     return locked(() -> Optional.ofNullable(tokens.get(digest)));
   }

@@ -6,6 +6,7 @@ import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
+import dev.berth.core.tenant.TokenDigest;
 import dev.berth.server.api.body.CreateTokenBody;
 import dev.berth.server.api.body.PutTenantBody;
 import dev.berth.server.auth.IssuedToken;
@@ -48,6 +49,8 @@ final class AdminRoutes {
 
   void register(RoutesConfig routes) {
     routes.post("/api/v1/admin/tokens", this::issue);
+    routes.get("/api/v1/admin/tokens", this::listTokens);
+    routes.delete("/api/v1/admin/tokens/{id}", this::revoke);
     routes.get("/api/v1/admin/tenants", this::tenants);
     routes.put("/api/v1/admin/tenants/{tenant}", this::put);
   }
@@ -80,7 +83,52 @@ final class AdminRoutes {
         .contentType("application/json")
         .result(
             json.writeValueAsString(
-                Map.of("token", issued.token(), "tenant", issued.tenant().id().value())));
+                Map.of(
+                    "token",
+                    issued.token(),
+                    "tenant",
+                    issued.tenant().id().value(),
+                    "id",
+                    TokenDigest.of(issued.token()).hex())));
+  }
+
+  /**
+   * Every tenant token by its id (the SHA-256 digest of the token, which is all the store keeps:
+   * the token itself cannot be shown again), its tenant and when it was issued.
+   */
+  private void listTokens(Context ctx) {
+    admission.requireAdmin(Caller.of(ctx).scope().principal(), "list tenant tokens");
+    var list =
+        directory.tokens().stream()
+            .map(
+                t ->
+                    Map.of(
+                        "id",
+                        t.digest().hex(),
+                        "tenant",
+                        t.tenant().value(),
+                        "createdAt",
+                        t.createdAt().toString()))
+            .toList();
+    ctx.contentType("application/json").result(json.writeValueAsString(Map.of("tokens", list)));
+  }
+
+  /** Revokes a token by its id: its next request is 401 (an open attach keeps its connection). */
+  private void revoke(Context ctx) {
+    admission.requireAdmin(Caller.of(ctx).scope().principal(), "revoke tenant tokens");
+    String id = ctx.pathParam("id");
+    TokenDigest digest;
+    try {
+      digest = new TokenDigest(id);
+    } catch (RuntimeException e) {
+      throw new dev.berth.core.error.NotFoundException(
+          "token " + RequestLog.safe(id) + " (an id is the 64 hex digits GET /admin/tokens lists)");
+    }
+    if (!directory.revokeToken(digest)) {
+      throw new dev.berth.core.error.NotFoundException(
+          "token " + id + " (already revoked, or never issued; GET /admin/tokens lists them)");
+    }
+    ctx.status(204);
   }
 
   private void tenants(Context ctx) {

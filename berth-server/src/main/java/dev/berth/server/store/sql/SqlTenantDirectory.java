@@ -223,6 +223,17 @@ public final class SqlTenantDirectory implements TenantDirectory {
   }
 
   @Override
+  public List<TokenRecord> tokens() {
+    return db.read(
+        "list the tokens",
+        c ->
+            queryList(
+                c,
+                "SELECT digest, tenant, created_at FROM api_tokens ORDER BY created_at, digest",
+                SqlTenantDirectory::token));
+  }
+
+  @Override
   public Optional<TokenRecord> findToken(TokenDigest digest) {
     return db.read(
         "look up a token",
