@@ -1,6 +1,7 @@
 # Berth developer entry points. The default target is `build`.
 #   make build   compile and package everything (no tests): berth-cli/target/berth-cli.jar + lib/
-#   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080)
+#   make run     build if needed, then run `bin/berth server` (http://127.0.0.1:8080); PORT=9090
+#                listens elsewhere, ARGS='--no-suspend --log-level debug' adds server flags
 #   make test    all tests (every compile runs Error Prone and NullAway), the formatting check and
 #                the transition coverage check (./mvnw verify:
 #                every declared state-machine move must be taken by some test), then the web UI's
@@ -39,9 +40,12 @@ $(CLI_JAR): $(SOURCES)
 	$(MVN) -q package -DskipTests -Dspotless.check.skip=true
 	@touch $@
 
+PORT ?= 8080
+ARGS ?=
+
 run: $(CLI_JAR)
 	@bin/ensure-test-tools --runtime
-	bin/berth server
+	bin/berth server --listen 127.0.0.1:$(PORT) $(ARGS)
 
 test:
 	@bin/ensure-test-tools

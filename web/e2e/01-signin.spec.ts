@@ -32,3 +32,15 @@ test("a login link with a wrong token says so and never keeps the token in the a
   await expect(page).toHaveURL(`${url}/login`);
   await screenshot(page, "sign-in");
 });
+
+test("sign out clears the cookie: the next visit gets the sign-in screen", async ({ page, allowConsoleErrors }) => {
+  allowConsoleErrors("status of 401");
+  const { url, token } = server();
+  await page.goto(`${url}/login?token=${token}`);
+  await expect(page.getByRole("heading", { name: "Sessions" })).toBeVisible();
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("heading", { name: "Sign in to Berth" })).toBeVisible();
+  expect((await page.context().cookies()).filter((c) => c.name === "berth_token" && c.value !== "")).toHaveLength(0);
+  await page.goto(`${url}/`);
+  await expect(page.getByRole("heading", { name: "Sign in to Berth" })).toBeVisible();
+});

@@ -11,6 +11,12 @@ import { SignIn } from "./screens/SignIn";
 // The terminal (xterm.js) is most of the code; the console loads without it.
 const ShellWorkspace = lazy(() => import("./screens/ShellWorkspace").then((m) => ({ default: m.ShellWorkspace })));
 
+/** Clears the HttpOnly cookie (only the server can), then starts over at the sign-in screen. */
+async function signOut() {
+  await fetch("/logout", { method: "POST", credentials: "same-origin" });
+  window.location.assign("/");
+}
+
 export function App() {
   return (
     <ToastProvider>
@@ -96,6 +102,9 @@ function Shell() {
         <Link to="/new" className="rail-link">
           New session
         </Link>
+        <button type="button" className="rail-link rail-signout" onClick={signOut}>
+          Sign out
+        </button>
       </nav>
       <div id="content" className="content">
         <Suspense

@@ -95,6 +95,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clears the web UI's `berth_token` cookie (signs this browser out).
+         * @description The token itself stays valid (revoke a tenant token with `DELETE /api/v1/admin/tokens/{id}`).
+         */
+        post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/login": {
         parameters: {
             query?: never;
@@ -724,6 +744,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's entries of the stored audit log, oldest first.
+         * @description The admin reads any session's (a deleted one's too), a tenant its own sessions' (another's answers `404`). One session per request. `after` pages by sequence (`nextAfter` of the previous answer, present when the page is full); `since` keeps the entries at or after an instant.
+         */
+        get: operations["audit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/tenants": {
         parameters: {
             query?: never;
@@ -1187,6 +1227,21 @@ export interface components {
             tenant: components["schemas"]["TenantName"];
             /** @description The token's id (its SHA-256 digest, hex), to list and revoke it by. */
             id: string;
+        };
+        AuditPage: {
+            events: {
+                sequence: number;
+                session?: string;
+                /** Format: date-time */
+                at: string;
+                /** @description Who caused it (admin, tenant:NAME, the idle policy, the reconciler). */
+                actor: string;
+                /** @description A dotted event type such as session.intent. */
+                type: string;
+                detail: string;
+            }[];
+            /** @description Present when the page is full; the next page's after. */
+            nextAfter?: number;
         };
         TokenList: {
             tokens: {
@@ -1830,6 +1885,26 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Health"];
                 };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cookie is cleared. */
+            204: {
+                headers: {
+                    /** @description `berth_token` emptied, `Max-Age=0`. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2827,6 +2902,34 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    audit: {
+        parameters: {
+            query: {
+                session: string;
+                after?: number;
+                limit?: number;
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
         };
     };

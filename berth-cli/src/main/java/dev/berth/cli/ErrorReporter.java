@@ -52,6 +52,7 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
     return switch (failure) {
       case BerthClientException e -> "berth: " + e.reason() + ": " + Escape.text(e.getMessage());
       case UsageException e -> "berth: " + Escape.text(e.getMessage());
+      case StartFailedException e -> "berth: " + Escape.text(e.getMessage());
       case UncheckedIOException e ->
           "berth: " + Escape.text(Objects.requireNonNullElse(e.getMessage(), e.toString()));
       case NotPrivateException e -> "berth: " + Escape.text(e.getMessage());

@@ -24,7 +24,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = BerthCommand.Version.class,
     description =
-        "Runs the local session host (one sandboxed shell per session) until SIGTERM or SIGINT.")
+        "Runs the local session host (one sandboxed shell per session) until SIGTERM or SIGINT;"
+            + " node status and node stop look after the one the server started.",
+    subcommands = {NodeControl.Status.class, NodeControl.Stop.class})
 final class NodeCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;

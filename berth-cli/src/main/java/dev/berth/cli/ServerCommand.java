@@ -308,6 +308,15 @@ final class ServerCommand implements Callable<Integer> {
               + " network only the operators reach.")
   private boolean metricsWithoutToken;
 
+  private CliEnvironment environment() {
+    return ((BerthCommand) spec.root().userObject()).environment();
+  }
+
+  /** The environment's variables: the process's, or those a test gives. */
+  private java.util.Map<String, String> variables() {
+    return environment().variables();
+  }
+
   private ServerConfig.Backends backends() {
     try {
       ServerConfig.Backends backends = choices();
@@ -321,7 +330,7 @@ final class ServerCommand implements Callable<Integer> {
 
   private ServerConfig.Backends choices() {
     return new ServerConfig.Backends(
-        StoreChoice.parse(store, System.getenv()),
+        StoreChoice.parse(store, variables()),
         ArchiveChoice.parse(archive),
         Optional.ofNullable(replica),
         RuntimeChoice.parse(
@@ -329,7 +338,7 @@ final class ServerCommand implements Callable<Integer> {
             Optional.ofNullable(kubeNamespace),
             Optional.ofNullable(agentImage),
             Optional.ofNullable(agentServiceAccount),
-            System.getenv()));
+            variables()));
   }
 
   private ServerConfig.Agents agents() {
@@ -355,7 +364,12 @@ final class ServerCommand implements Callable<Integer> {
       defaults.check(spec, Optional.ofNullable(config));
     }
     try {
-      LogSetup.apply(LogSetup.Format.parse(logFormat), LogSetup.level(logLevel));
+      LogSetup.Format format = LogSetup.Format.parse(logFormat);
+      ch.qos.logback.classic.Level level = LogSetup.level(logLevel);
+      // In-process runs (tests) keep their host's logging.
+      if (environment().ownsProcess()) {
+        LogSetup.apply(format, level);
+      }
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -363,13 +377,13 @@ final class ServerCommand implements Callable<Integer> {
     BerthServer server =
         new BerthServer(
             new ServerConfig(listen.host(), listen.port(), dataDir)
-                .withAdminToken(Optional.ofNullable(System.getenv("BERTH_ADMIN_TOKEN")))
-                .withFailpoints(Objects.requireNonNullElse(System.getenv("BERTH_FAILPOINTS"), ""))
+                .withAdminToken(Optional.ofNullable(variables().get("BERTH_ADMIN_TOKEN")))
+                .withFailpoints(Objects.requireNonNullElse(variables().get("BERTH_FAILPOINTS"), ""))
                 .withNodeCommand(
                     LocalNode.javaLaunchCommand(
                         LocalNode.javaOptions(
                             Optional.ofNullable(
-                                System.getenv(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
+                                variables().get(LocalNode.NODE_JAVA_OPTIONS_VARIABLE)))))
                 .withLifecycle(lifecycle())
                 .withIsolation(isolation())
                 .withAgents(agents())
@@ -384,11 +398,17 @@ final class ServerCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "berth-shutdown"));
-    server.start();
+    try {
+      server.start();
+    } catch (IllegalStateException | IllegalArgumentException | java.io.UncheckedIOException e) {
+      // The refusals of a start say what to do already; a Java class name would only be noise.
+      throw new StartFailedException(
+          "the server did not start: " + java.util.Objects.toString(e.getMessage(), e.toString()));
+    }
     PrintWriter out = spec.commandLine().getOut();
     String base = "http://" + new ListenAddress(listen.host(), server.port()).authority();
     out.println("Berth server listening on " + base);
-    if (System.getenv("BERTH_ADMIN_TOKEN") != null) {
+    if (variables().get("BERTH_ADMIN_TOKEN") != null) {
       // A token the operator gave is never printed: this output is a container's log in a
       // cluster, which more people read than hold the token.
       out.println("Open the web UI and sign in with the admin token BERTH_ADMIN_TOKEN holds:");

@@ -64,6 +64,11 @@ final class SessionsCommand {
     @Option(names = "--no-wait", description = "Answer at once, while it is still provisioning.")
     boolean noWait;
 
+    @Option(
+        names = {"-q", "--quiet"},
+        description = "Print only the new session's id.")
+    boolean quiet;
+
     @Mixin FormatOption format;
 
     @Override
@@ -82,6 +87,11 @@ final class SessionsCommand {
         request = request.tenant(tenant);
       }
       SessionView session = client.createSession(request);
+      if (quiet) {
+        out().println(session.id());
+        out().flush();
+        return 0;
+      }
       print(format.format, session);
       return 0;
     }

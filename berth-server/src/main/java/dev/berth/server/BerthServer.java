@@ -111,11 +111,23 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.NEW) {
       throw new IllegalStateException("server cannot be started: it is " + state);
     }
+    requireFreeAddress();
+    java.nio.file.Path tokenFile = config.dataDir().resolve(AdminToken.FILE_NAME);
+    boolean hadToken = java.nio.file.Files.exists(tokenFile);
     try {
       startComponents();
     } catch (RuntimeException e) {
       closeResources();
       state = State.CLOSED;
+      // A start that failed leaves nothing behind: an admin token minted by it was never printed,
+      // and the next start would otherwise keep it without saying so.
+      if (!hadToken) {
+        try {
+          java.nio.file.Files.deleteIfExists(tokenFile);
+        } catch (IOException ignored) {
+          // the start's own failure is the news
+        }
+      }
       throw e;
     }
     state = State.STARTED;
@@ -297,6 +309,29 @@ public final class BerthServer implements AutoCloseable {
     return idleReaper.scan();
   }
 
+  /**
+   * Refuses at once an address something already listens on, before anything is opened or started:
+   * Jetty would find it only at the end, after the store, the node and the token.
+   */
+  private void requireFreeAddress() {
+    if (config.port() == 0) {
+      return;
+    }
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new java.net.InetSocketAddress(config.host(), config.port()));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          config.host()
+              + ":"
+              + config.port()
+              + " cannot be listened on ("
+              + e.getMessage()
+              + "); stop what listens there, or give --listen another address",
+          e);
+    }
+  }
+
   private void lockDataDirectory() {
     try {
       FileChannel channel =
@@ -304,7 +339,13 @@ public final class BerthServer implements AutoCloseable {
               config.dataDir().resolve("server.lock"),
               StandardOpenOption.CREATE,
               StandardOpenOption.WRITE);
-      FileLock lock = channel.tryLock();
+      FileLock lock;
+      try {
+        lock = channel.tryLock();
+      } catch (java.nio.channels.OverlappingFileLockException heldInThisProcess) {
+        // Another server of this same process holds it (a test's, or an embedding's).
+        lock = null;
+      }
       if (lock == null) {
         channel.close();
         throw new IllegalStateException(

@@ -54,11 +54,40 @@ public final class S3TestServer {
                       S3MockApplication.PROP_ROOT_DIRECTORY,
                       root.toString(),
                       S3MockApplication.PROP_SILENT,
-                      true)));
+                      true,
+                      // Spring Boot's Tomcat would otherwise leave a tomcat.* directory in /tmp.
+                      "server.tomcat.basedir",
+                      WORK.resolve("tomcat").toString())));
       running = new S3TestServer(app);
-      Runtime.getRuntime().addShutdownHook(new Thread(app::stop, "s3mock-stop"));
+      java.time.Instant started = java.time.Instant.now().minusSeconds(1);
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    app.stop();
+                    sweepRefusedUploads(started);
+                  },
+                  "s3mock-stop"));
     }
     return running;
+  }
+
+  /**
+   * S3Mock spools each upload to a temporary file in java.io.tmpdir and leaves it there when it
+   * refuses the upload (the tests send bad checksums on purpose): those this JVM's S3Mock made are
+   * removed at exit, so that a test run leaves nothing in /tmp.
+   */
+  private static void sweepRefusedUploads(java.time.Instant since) {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    try (var entries = Files.newDirectoryStream(tmp, "ObjectService*toTempFile")) {
+      for (Path entry : entries) {
+        if (Files.getLastModifiedTime(entry).toInstant().isAfter(since)) {
+          Files.deleteIfExists(entry);
+        }
+      }
+    } catch (IOException e) {
+      // at exit, nothing else to do
+    }
   }
 
   // S3Mock 4 marks its port getters for removal (5.x, on Spring Boot 4, replaces them); they are

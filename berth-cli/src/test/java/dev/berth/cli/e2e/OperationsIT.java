@@ -93,6 +93,29 @@ class OperationsIT {
         .doesNotContain(id)
         .doesNotContain("metered");
     assertThat(scrape("").statusCode()).as("no token").isEqualTo(401);
+
+    Api.Answer audit = tenant.get("/admin/audit?session=" + id);
+    assertThat(audit.status()).as(audit.body()).isEqualTo(200);
+    assertThat(audit.json().path("events").valueStream().map(e -> e.path("type").asString()))
+        .as("the deleted session's log, read by its tenant")
+        .contains("session.created", "session.intent", "session.phase");
+    assertThat(
+            admin
+                .get("/admin/audit?session=" + id + "&since=2999-01-01T00:00:00Z")
+                .json()
+                .path("events"))
+        .isEmpty();
+    assertThat(admin.get("/admin/audit").reason()).isEqualTo("INVALID_INPUT");
+    Api other =
+        admin.as(
+            admin
+                .post(
+                    "/admin/tokens",
+                    "{\"tenant\":\"other\",\"workloadTypes\":[\"shell\"],\"maxSessions\":1}")
+                .json()
+                .path("token")
+                .asString());
+    assertThat(other.get("/admin/audit?session=" + id).status()).isEqualTo(404);
     assertThat(scrape(tenantToken).statusCode()).as("a tenant's token").isEqualTo(403);
 
     String log = Files.readString(work.resolve("data.log"));

@@ -82,6 +82,18 @@ final class ServerProcess implements AutoCloseable {
     try {
       // Private, as the server requires of a data directory it did not create itself.
       PrivateFiles.createDirectories(dataDir);
+      if (launch.launcher().isEmpty()) {
+        // SQLite's native library, which a server extracts at start and removes only when it
+        // exits normally, goes beside the data directory, which the test removes: a server killed
+        // on purpose leaves nothing in /tmp. (A server run as another user is left as it is;
+        // UnprivilegedUser removes what it leaves.)
+        builder
+            .environment()
+            .merge(
+                "BERTH_JAVA_OPTS",
+                "-Dorg.sqlite.tmpdir=" + privateTemp(dataDir),
+                (given, ours) -> ours + " " + given);
+      }
       ServerProcess server = new ServerProcess(builder.start(), port);
       try {
         server.awaitHealthy();
@@ -97,6 +109,11 @@ final class ServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start bin/berth server", e);
     }
+  }
+
+  /** {@code <data-dir>.tmp}, made once. */
+  private static Path privateTemp(Path dataDir) throws IOException {
+    return PrivateFiles.createDirectories(dataDir.resolveSibling(dataDir.getFileName() + ".tmp"));
   }
 
   String baseUrl() {

@@ -132,6 +132,35 @@ final class UnprivilegedUser implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    removeItsTemporaryFiles();
+  }
+
+  /**
+   * What the user's processes left in /tmp: the JVM's perf data directory, pty4j's library folder
+   * of its uid, SQLite's native library of a server that was killed and the sandboxes' /etc files
+   * of a node that was. Only entries the test's own account owns are touched.
+   */
+  private void removeItsTemporaryFiles() {
+    try (var entries = Files.list(Path.of("/tmp"))) {
+      for (Path entry : entries.toList()) {
+        String name = entry.getFileName().toString();
+        boolean ours =
+            name.equals("hsperfdata_berth-it-" + uid)
+                || name.startsWith("berth-pty4j-" + uid + "-")
+                || name.startsWith("berth-sandbox-")
+                || name.startsWith("sqlite-");
+        if (ours
+            && ((Number) Files.getAttribute(entry, "unix:uid", LinkOption.NOFOLLOW_LINKS))
+                    .longValue()
+                == uid) {
+          try (var paths = Files.walk(entry)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** bin/berth, bin/java-home and the jars, readable by anyone. */

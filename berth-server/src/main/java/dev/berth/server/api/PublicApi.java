@@ -40,6 +40,7 @@ public final class PublicApi {
   private final OperationRoutes operationRoutes;
   private final AdminRoutes adminRoutes;
   private final IdleRoutes idleRoutes;
+  private final AuditRoutes auditRoutes;
   private final RuntimeRoutes runtimeRoutes;
   private final WebUi webUi = WebUi.fromClasspath();
   private final AttachProxy attach;
@@ -80,6 +81,7 @@ public final class PublicApi {
     this.adminRoutes =
         new AdminRoutes(tokens, directory, admission, store, bodies, json, sessions.clock());
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
+    this.auditRoutes = new AuditRoutes(store, json);
     this.runtimeRoutes = new RuntimeRoutes(sessions, json);
     this.attach = new AttachProxy(sessions, this::caller, telemetry.registry());
   }
@@ -97,6 +99,7 @@ public final class PublicApi {
     routes.get("/readyz", this::ready);
     routes.get("/api/v1/readyz", this::ready);
     routes.get("/login", this::login);
+    routes.post("/logout", this::logout);
     routes.get("/metrics", this::metrics);
     config.requestLogger.http(new RequestLog(telemetry.registry()));
     routes.before("/api/v1/*", this::authenticate);
@@ -114,6 +117,7 @@ public final class PublicApi {
     operationRoutes.register(routes);
     adminRoutes.register(routes);
     idleRoutes.register(routes);
+    auditRoutes.register(routes);
     runtimeRoutes.register(routes);
     routes.ws(SessionRoutes.SESSION + "/attach", attach::configure);
     webUi.register(config);
@@ -199,6 +203,17 @@ public final class PublicApi {
     cookie.setPath("/");
     ctx.cookie(cookie);
     ctx.redirect("/");
+  }
+
+  /** Signs this browser out: the cookie is emptied and expires now; the token stays valid. */
+  private void logout(Context ctx) {
+    Cookie cookie = new Cookie(COOKIE, "");
+    cookie.setHttpOnly(true);
+    cookie.setSameSite(SameSite.STRICT);
+    cookie.setPath("/");
+    cookie.setMaxAge(0);
+    ctx.cookie(cookie);
+    ctx.status(204);
   }
 
   /**

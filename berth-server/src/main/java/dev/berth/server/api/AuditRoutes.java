@@ -1,0 +1,121 @@
+package dev.berth.server.api;
+
+import dev.berth.core.error.InvalidValueException;
+import dev.berth.core.error.NotFoundException;
+import dev.berth.core.session.SessionId;
+import dev.berth.core.store.AuditEvent;
+import dev.berth.core.store.SessionStore;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code GET /admin/audit?session=}: a session's entries of the stored audit log (its intents, its
+ * phases, who asked), oldest first, paged by sequence. The admin reads any session's, deleted ones
+ * included; a tenant its own sessions' (another's is 404, as everywhere). One session per request:
+ * the store keeps the log by session.
+ */
+final class AuditRoutes {
+
+  static final int MAX_LIMIT = 1000;
+
+  private final SessionStore store;
+  private final JsonMapper json;
+
+  AuditRoutes(SessionStore store, JsonMapper json) {
+    this.store = store;
+    this.json = json;
+  }
+
+  void register(RoutesConfig routes) {
+    routes.get("/api/v1/admin/audit", this::audit);
+  }
+
+  private void audit(Context ctx) {
+    Caller caller = Caller.of(ctx);
+    String given = ctx.queryParam("session");
+    if (given == null || given.isBlank()) {
+      throw new InvalidValueException(
+          "invalid input: session is required (?session=<id>): the audit log is read one"
+              + " session at a time");
+    }
+    SessionId id = SessionRoutes.id(given);
+    if (store.get(id).filter(s -> caller.scope().sees(s)).isEmpty()) {
+      throw new NotFoundException("session " + id);
+    }
+    long after = longParam(ctx, "after");
+    int limit = SessionRoutes.intParam(ctx, "limit", 100, 1, MAX_LIMIT);
+    Optional<Instant> since = since(ctx);
+    List<Map<String, Object>> events = new ArrayList<>();
+    long cursor = after;
+    boolean more = true;
+    // since filters by time; pages are read until the answer is full or the log ends.
+    while (events.size() < limit && more) {
+      List<AuditEvent> page = store.events(id, cursor, limit);
+      more = page.size() == limit;
+      for (AuditEvent event : page) {
+        cursor = event.sequence();
+        if (since.isEmpty() || !event.at().isBefore(since.get())) {
+          events.add(item(event));
+          if (events.size() == limit) {
+            break;
+          }
+        }
+      }
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("events", events);
+    if (events.size() == limit) {
+      body.put("nextAfter", cursor);
+    }
+    ctx.contentType("application/json").result(json.writeValueAsString(body));
+  }
+
+  private static Map<String, Object> item(AuditEvent event) {
+    Map<String, Object> item = new LinkedHashMap<>();
+    item.put("sequence", event.sequence());
+    event.sessionId().ifPresent(s -> item.put("session", s.value()));
+    item.put("at", event.at().toString());
+    item.put("actor", event.actor());
+    item.put("type", event.type());
+    item.put("detail", event.detail());
+    return item;
+  }
+
+  private static long longParam(Context ctx, String name) {
+    String value = ctx.queryParam(name);
+    if (value == null || value.isEmpty()) {
+      return 0;
+    }
+    try {
+      long n = Long.parseLong(value);
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new InvalidValueException(
+        "invalid input: " + name + " must be a sequence >= 0 (nextAfter of a previous page)");
+  }
+
+  private static Optional<Instant> since(Context ctx) {
+    String value = ctx.queryParam("since");
+    if (value == null || value.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(value));
+    } catch (DateTimeParseException e) {
+      throw new InvalidValueException(
+          "invalid input: since must be an ISO 8601 instant such as 2026-12-03T10:00:00Z");
+    }
+  }
+}
