@@ -400,6 +400,9 @@ final class ServerCommand implements Callable<Integer> {
                 "berth-shutdown"));
     try {
       server.start();
+    } catch (dev.berth.protocol.files.NotPrivateException e) {
+      // Says the path, the mode, the rule and the chmod already (ErrorReporter prints it as is).
+      throw e;
     } catch (IllegalStateException | IllegalArgumentException | java.io.UncheckedIOException e) {
       // The refusals of a start say what to do already; a Java class name would only be noise.
       throw new StartFailedException(
