@@ -736,7 +736,7 @@ export interface paths {
         post?: never;
         /**
          * Revokes a tenant token (admin only).
-         * @description Its next request answers `401`. An attach WebSocket it opened keeps its connection until it closes.
+         * @description Its next request answers `401`. An attach WebSocket or an SSE stream it opened stays open until it ends.
          */
         delete: operations["revokeToken"];
         options?: never;

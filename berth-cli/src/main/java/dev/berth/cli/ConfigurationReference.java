@@ -45,7 +45,7 @@ public final class ConfigurationReference {
         A repeatable flag takes a YAML list in the file, or commas in its variable
         (`BERTH_SANDBOX_BIND=/opt/tools:ro,/data`). A key in the file that names no flag, a file
         that is not a mapping, or a value of the wrong kind stops the server at start with a
-        message naming it. A flag without a value (`--no-suspend`) takes `true` or `false` from
+        message naming the option. A flag without a value (`--no-suspend`) takes `true` or `false` from
         its variable or key.
 
         ```yaml

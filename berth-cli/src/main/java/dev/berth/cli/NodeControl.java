@@ -64,9 +64,25 @@ final class NodeControl {
       return spec.commandLine().getOut();
     }
 
-    /** The running node's record, or empty when none runs on the directory. */
+    /**
+     * The running node's record, or empty when none runs on the directory. A process with the
+     * recorded pid that started after the node wrote its record is another one (the pid was
+     * reused), not the node.
+     */
     Optional<NodeInfo> running() {
-      return NodeInfo.read(stateDirectory()).filter(NodeInfo::processAlive);
+      return NodeInfo.read(stateDirectory())
+          .filter(
+              node ->
+                  ProcessHandle.of(node.pid())
+                      .filter(ProcessHandle::isAlive)
+                      .map(
+                          process ->
+                              process
+                                  .info()
+                                  .startInstant()
+                                  .map(started -> !started.isAfter(node.startedAt()))
+                                  .orElse(true))
+                      .orElse(false));
     }
 
     /** How many sessions the node hosts, or empty when it does not answer. */
@@ -172,7 +188,13 @@ final class NodeControl {
                 + ", whose shells would end with it; stop it anyway with --force, or delete the"
                 + " sessions first");
       }
-      ProcessHandle process = ProcessHandle.of(info.pid()).orElseThrow();
+      Optional<ProcessHandle> found = ProcessHandle.of(info.pid());
+      if (found.isEmpty()) {
+        out().println("node (pid " + info.pid() + ") stopped by itself meanwhile");
+        out().flush();
+        return 0;
+      }
+      ProcessHandle process = found.get();
       process.destroy();
       if (!process
           .onExit()

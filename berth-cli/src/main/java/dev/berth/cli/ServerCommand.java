@@ -123,6 +123,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--no-suspend",
+      // Set, not toggled, when the flag is given: its default may come from BERTH_* or --config.
+      fallbackValue = "true",
       description =
           "Never suspend sessions: snapshots answer 503 and idle sessions keep their runtimes.")
   private boolean noSuspend;
@@ -169,6 +171,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--require-isolation",
+      // Set, not toggled, when the flag is given: its default may come from BERTH_* or --config.
+      fallbackValue = "true",
       description =
           "Refuse to create sessions (503 ISOLATION_UNAVAILABLE) when the node cannot give them"
               + " user, mount, PID and network namespaces and a cgroup.")
@@ -202,6 +206,8 @@ final class ServerCommand implements Callable<Integer> {
               + " (\"plugins\" at create). Read at start (docs/agents.md).")
   private @Nullable Path pluginsDir;
 
+  // The defaults of --store and --archive are written out, not ${DEFAULT-VALUE}: help shows the
+  // value a BERTH_* variable or the config file gives, which may hold a password in its URL.
   @Option(
       names = "--store",
       paramLabel = "STORE",
@@ -210,7 +216,7 @@ final class ServerCommand implements Callable<Integer> {
           "Where the records live: sqlite (the data directory's berth.db, one server) or a"
               + " PostgreSQL URL postgres://USER@HOST[:PORT]/DB that several replicas share (the"
               + " password from PGPASSWORD; a shared store needs BERTH_ADMIN_TOKEN and an s3://"
-              + " --archive) (default: ${DEFAULT-VALUE}).")
+              + " --archive) (default: sqlite).")
   private String store;
 
   @Option(
@@ -221,7 +227,7 @@ final class ServerCommand implements Callable<Integer> {
           "Where suspended sessions' archives go: filesystem (the data directory) or"
               + " s3://BUCKET[/PREFIX][?endpoint=URL&region=NAME&pathStyle=true] (credentials"
               + " from the AWS SDK's default chain, e.g. AWS_ACCESS_KEY_ID and"
-              + " AWS_SECRET_ACCESS_KEY) (default: ${DEFAULT-VALUE}).")
+              + " AWS_SECRET_ACCESS_KEY) (default: filesystem).")
   private String archive;
 
   @Option(
@@ -266,6 +272,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--service-account-tokens",
+      // Set, not toggled, when the flag is given: its default may come from BERTH_* or --config.
+      fallbackValue = "true",
       description =
           "Also accept Kubernetes service account tokens as bearer tokens: the API server checks"
               + " each (TokenReview, which needs the ClusterRole system:auth-delegator) and the"
@@ -303,6 +311,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--metrics-without-token",
+      // Set, not toggled, when the flag is given: its default may come from BERTH_* or --config.
+      fallbackValue = "true",
       description =
           "Serve GET /metrics without the admin token, for a Prometheus that scrapes over a"
               + " network only the operators reach.")

@@ -80,6 +80,31 @@ class ServerDefaultsTest {
   }
 
   @Test
+  void aFlagGivenOnTheCommandLineIsSetWhateverItsVariableSays() {
+    for (String given : List.of("true", "false")) {
+      CommandSpec server =
+          parsed(
+              Map.of("BERTH_NO_SUSPEND", given, "BERTH_REQUIRE_ISOLATION", given),
+              "server",
+              "--no-suspend",
+              "--require-isolation");
+      assertThat(value(server, "--no-suspend")).as("BERTH_NO_SUSPEND=" + given).isEqualTo(true);
+      assertThat(value(server, "--require-isolation")).isEqualTo(true);
+    }
+    assertThat(value(parsed(Map.of("BERTH_NO_SUSPEND", "true"), "server"), "--no-suspend"))
+        .isEqualTo(true);
+  }
+
+  @Test
+  void helpNeverShowsAStoreUrlAVariableGave() {
+    CliHarness help = new CliHarness(dir);
+    help.variables.put("BERTH_STORE", "postgres://berth:hunter2-secret@db.example/berth");
+    help.variables.put("BERTH_ARCHIVE", "s3://bucket/prefix?endpoint=http://user:pw-secret@x");
+    assertThat(help.run("server", "--help")).isZero();
+    assertThat(help.out.toString()).contains("--store").doesNotContain("secret");
+  }
+
+  @Test
   void theFileCanBeNamedByBerthConfig() throws Exception {
     Path file = dir.resolve("berth.yaml");
     Files.writeString(file, "log-format: json\n");

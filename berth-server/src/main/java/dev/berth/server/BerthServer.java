@@ -79,6 +79,7 @@ public final class BerthServer implements AutoCloseable {
   private ReconcileLoop loop;
   private String adminToken;
   private SessionPlacement placement;
+  private boolean tokenMintedHere;
 
   public BerthServer(ServerConfig config) {
     this(config, Clock.systemUTC(), ProcessFailpoints.from(config.failpoints()));
@@ -112,8 +113,6 @@ public final class BerthServer implements AutoCloseable {
       throw new IllegalStateException("server cannot be started: it is " + state);
     }
     requireFreeAddress();
-    java.nio.file.Path tokenFile = config.dataDir().resolve(AdminToken.FILE_NAME);
-    boolean hadToken = java.nio.file.Files.exists(tokenFile);
     try {
       startComponents();
     } catch (RuntimeException e) {
@@ -121,9 +120,9 @@ public final class BerthServer implements AutoCloseable {
       state = State.CLOSED;
       // A start that failed leaves nothing behind: an admin token minted by it was never printed,
       // and the next start would otherwise keep it without saying so.
-      if (!hadToken) {
+      if (tokenMintedHere) {
         try {
-          java.nio.file.Files.deleteIfExists(tokenFile);
+          java.nio.file.Files.deleteIfExists(config.dataDir().resolve(AdminToken.FILE_NAME));
         } catch (IOException ignored) {
           // the start's own failure is the news
         }
@@ -137,6 +136,10 @@ public final class BerthServer implements AutoCloseable {
   private void startComponents() {
     DataDirectory.prepare(config.dataDir());
     lockDataDirectory();
+    // Under the lock: no other server of this directory can mint it meanwhile.
+    tokenMintedHere =
+        config.adminToken().isEmpty()
+            && !java.nio.file.Files.exists(config.dataDir().resolve(AdminToken.FILE_NAME));
     Telemetry telemetry = new Telemetry();
     resources.add(telemetry);
     // The store opens first, so its schema migrations have run before anything is served.

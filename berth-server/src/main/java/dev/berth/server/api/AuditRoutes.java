@@ -26,6 +26,9 @@ final class AuditRoutes {
 
   static final int MAX_LIMIT = 1000;
 
+  /** The most pages of the store one request reads while it skips entries before since. */
+  static final int MAX_PAGES = 10;
+
   private final SessionStore store;
   private final JsonMapper json;
 
@@ -56,8 +59,10 @@ final class AuditRoutes {
     List<Map<String, Object>> events = new ArrayList<>();
     long cursor = after;
     boolean more = true;
-    // since filters by time; pages are read until the answer is full or the log ends.
-    while (events.size() < limit && more) {
+    int pages = 0;
+    // since filters by time; pages are read until the answer is full, the log ends, or MAX_PAGES
+    // were read (then nextAfter says where to go on: one request never reads a whole long log).
+    while (events.size() < limit && more && pages++ < MAX_PAGES) {
       List<AuditEvent> page = store.events(id, cursor, limit);
       more = page.size() == limit;
       for (AuditEvent event : page) {
@@ -72,7 +77,7 @@ final class AuditRoutes {
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("events", events);
-    if (events.size() == limit) {
+    if (events.size() == limit || more) {
       body.put("nextAfter", cursor);
     }
     ctx.contentType("application/json").result(json.writeValueAsString(body));

@@ -59,7 +59,7 @@ final class RequestLog implements RequestLogger {
             status,
             millis,
             principal(ctx),
-            session(ctx));
+            route.startsWith(SessionRoutes.SESSION) ? session(ctx) : "");
     if (QUIET.contains(route)) {
       LOG.debug(line);
     } else {

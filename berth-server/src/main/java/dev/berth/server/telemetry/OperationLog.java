@@ -61,7 +61,7 @@ public final class OperationLog implements OperationEvents {
           "operation {} step {}{}",
           after.id(),
           step.name(),
-          step.detail().isEmpty() ? "" : ": " + step.detail());
+          step.detail().isEmpty() ? "" : ": " + oneLine(step.detail()));
       Counter.builder("berth.operation.steps")
           .description("Steps recorded by lifecycle operations")
           .tag("type", label(after))
@@ -77,7 +77,8 @@ public final class OperationLog implements OperationEvents {
   private void finished(Operation op) {
     Duration took = Duration.between(op.createdAt(), op.finishedAt().orElse(op.createdAt())).abs();
     String result = op.state().name().toLowerCase(Locale.ROOT);
-    String reason = op.error().map(e -> " (" + e.reason() + ": " + e.message() + ")").orElse("");
+    String reason =
+        op.error().map(e -> " (" + e.reason() + ": " + oneLine(e.message()) + ")").orElse("");
     if (op.error().isPresent()) {
       LOG.warn(
           "operation {} {}: {} of session {} after {} ms{}",
@@ -103,6 +104,24 @@ public final class OperationLog implements OperationEvents {
         .serviceLevelObjectives(Telemetry.LIFECYCLE_BUCKETS)
         .register(registry)
         .record(took);
+  }
+
+  /**
+   * Text from a runtime or an agent (a step's detail, an error's message) as one log line: a line
+   * break or another control character in it could otherwise forge a line of its own.
+   */
+  static String oneLine(String text) {
+    StringBuilder line = new StringBuilder(text.length());
+    text.codePoints()
+        .forEach(
+            c -> {
+              if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+                line.append(String.format(Locale.ROOT, "\\x%02x", c));
+              } else {
+                line.appendCodePoint(c);
+              }
+            });
+    return line.toString();
   }
 
   private static String label(Operation op) {
