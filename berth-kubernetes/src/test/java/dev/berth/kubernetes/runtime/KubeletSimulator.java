@@ -328,10 +328,20 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     private Process launch(Pod pod) {
+      // Each pod has a /tmp of its own, as a container has: what its agent leaves there when it is
+      // killed (a sandbox's /etc files, pty4j's library) goes with the pod's directory.
+      Path tmp;
+      try {
+        tmp = Files.createDirectories(root.resolve(name + ".tmp"));
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not make the /tmp of pod " + name, e);
+      }
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.addAll(
           List.of(
+              "-Djava.io.tmpdir=" + tmp,
+              "-XX:-UsePerfData",
               "-XX:TieredStopAtLevel=1",
               "-XX:+UseSerialGC",
               "-Xmx256m",
