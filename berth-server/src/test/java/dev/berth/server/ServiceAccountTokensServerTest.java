@@ -70,41 +70,13 @@ class ServiceAccountTokensServerTest {
       if (server != null) {
         server.close();
       }
-      stopProcessesOf(work);
+      DetachedProcesses.stopAllUnder(work);
     } finally {
       for (String property : CLIENT_PROPERTIES) {
         System.clearProperty(property);
       }
       api.close();
       removeWork();
-    }
-  }
-
-  /**
-   * Stops every process started for this test's data directory and waits for each to exit: the
-   * node, and one a reconcile pass may still have been starting when the server closed (the tests'
-   * sessions are created without waiting, and the node is detached from the server by design), so
-   * that nothing writes into the directory once it is removed.
-   */
-  private static void stopProcessesOf(Path dir) {
-    String marker = dir.toString();
-    // Read from /proc: ProcessHandle.Info has no command line for one as long as the node's.
-    List<ProcessHandle> ours =
-        ProcessHandle.allProcesses().filter(p -> commandLine(p.pid()).contains(marker)).toList();
-    ours.forEach(ProcessHandle::destroy);
-    for (ProcessHandle process : ours) {
-      process.onExit().completeOnTimeout(process, 30, java.util.concurrent.TimeUnit.SECONDS).join();
-      process.destroyForcibly();
-    }
-  }
-
-  private static String commandLine(long pid) {
-    try {
-      return new String(
-          java.nio.file.Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")),
-          java.nio.charset.StandardCharsets.UTF_8);
-    } catch (java.io.IOException e) {
-      return ""; // gone meanwhile, or not ours to read
     }
   }
 

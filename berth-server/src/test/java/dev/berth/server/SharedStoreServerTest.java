@@ -57,6 +57,9 @@ class SharedStoreServerTest {
                 process.onExit().join();
               });
     }
+    // A node a server was still starting when it closed has no node.json yet: it is found by
+    // the directory its command line names.
+    DetachedProcesses.stopAllUnder(work);
   }
 
   @Test
