@@ -6,6 +6,8 @@ import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Reservation;
 import dev.berth.core.tenant.Admission;
 import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
@@ -26,8 +28,10 @@ import dev.berth.server.session.UseCases;
 import dev.berth.server.store.sql.SqlDuties;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
+import dev.berth.server.telemetry.CallTimers;
+import dev.berth.server.telemetry.CountGauges;
+import dev.berth.server.telemetry.MeteredArchiveStore;
 import dev.berth.server.telemetry.OperationLog;
-import dev.berth.server.telemetry.SessionGauges;
 import dev.berth.server.telemetry.Telemetry;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
@@ -143,7 +147,8 @@ public final class BerthServer implements AutoCloseable {
     Telemetry telemetry = new Telemetry();
     resources.add(telemetry);
     // The store opens first, so its schema migrations have run before anything is served.
-    ServerBackends backends = ServerBackends.open(config, clock);
+    CallTimers calls = new CallTimers(telemetry);
+    ServerBackends backends = ServerBackends.open(config, clock, calls.store());
     SqlSessionStore store = backends.store();
     // Closed before the data-directory lock is released (resources close front to back).
     resources.add(0, store);
@@ -165,15 +170,17 @@ public final class BerthServer implements AutoCloseable {
                             .agents()
                             .pluginsDir()
                             .map(PluginMarketplace::load)
-                            .orElse(PluginMarketplace.none())));
+                            .orElse(PluginMarketplace.none())),
+            calls.agent());
     placement.closeable().ifPresent(c -> resources.add(0, c));
     this.placement = placement;
     AgentCatalog agents = placement.agents();
     dev.berth.core.runtime.Runtime runtime = placement.runtime();
-    ArchiveStore archives = ServerBackends.openArchives(config, clock, failpoints);
-    if (archives instanceof AutoCloseable closeable) {
+    ArchiveStore opened = ServerBackends.openArchives(config, clock, failpoints);
+    if (opened instanceof AutoCloseable closeable) {
       resources.add(0, closeable);
     }
+    ArchiveStore archives = new MeteredArchiveStore(opened, telemetry);
     ServerConfig.Lifecycle lifecycle = config.lifecycle();
     RestoreProgress restores = new RestoreProgress(clock);
     LifecycleSettings settings =
@@ -181,7 +188,7 @@ public final class BerthServer implements AutoCloseable {
             .withRecoveryWindow(lifecycle.recoveryWindow())
             .withOperationTimeout(lifecycle.operationTimeout());
     AgentWireDataPlane dataPlane =
-        new AgentWireDataPlane(placement.endpoints(), archives, restores);
+        new AgentWireDataPlane(placement.endpoints(), archives, restores, calls.agent());
     // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
     // another replica sharing the store would take the session over mid-operation.
     LeaseRenewer renewer = new LeaseRenewer(store.leases());
@@ -197,9 +204,25 @@ public final class BerthServer implements AutoCloseable {
             new RecoveryMode(),
             failpoints,
             renewer,
-            new OperationLog(telemetry.registry()));
-    SessionGauges gauges = new SessionGauges(telemetry.registry(), store::countByPhase);
-    telemetry.beforeScrape(gauges::refresh);
+            new OperationLog(telemetry));
+    CountGauges<Phase> phases =
+        new CountGauges<>(
+            telemetry.registry(),
+            new CountGauges.Meter(
+                "berth.sessions", "Sessions, not deleted, by lifecycle phase", "phase"),
+            Phase.class,
+            store::countByPhase);
+    CountGauges<Reservation> reservations =
+        new CountGauges<>(
+            telemetry.registry(),
+            new CountGauges.Meter(
+                "berth.reservations",
+                "Quota reservations of sessions, not deleted, by state (uncertain ones count)",
+                "state"),
+            Reservation.class,
+            store::countByReservation);
+    telemetry.beforeScrape(phases::refresh);
+    telemetry.beforeScrape(reservations::refresh);
     SessionSignals signals = new SessionSignals(store);
     loop =
         new ReconcileLoop(
@@ -226,7 +249,9 @@ public final class BerthServer implements AutoCloseable {
             sessions.idlePolicy(),
             sessions.accesses(),
             clock,
-            telemetry.registry());
+            telemetry.counter(
+                "berth.idle.decisions",
+                "The idle policy's decisions, one per ready session per scan"));
     resources.add(0, idleReaper);
     dev.berth.server.session.AccessFlusher flusher =
         new dev.berth.server.session.AccessFlusher(sessions.accesses(), clock);

@@ -10,6 +10,7 @@ import dev.berth.server.auth.AdminToken;
 import dev.berth.server.store.sql.SqlAdmissionLock;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
+import dev.berth.server.store.sql.SqlTimings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ record ServerBackends(
    * @throws InvalidValueException when a shared store is given without an admin token or with the
    *     data directory's archives
    */
-  static ServerBackends open(ServerConfig config, Clock clock) {
+  static ServerBackends open(ServerConfig config, Clock clock, SqlTimings timings) {
     ServerConfig.Backends backends = config.backends();
     if (backends.store().shared() && config.adminToken().isEmpty()) {
       throw new InvalidValueException(
@@ -78,8 +79,9 @@ record ServerBackends(
     SqlSessionStore store =
         switch (backends.store()) {
           case StoreChoice.Sqlite s ->
-              SqlSessionStore.openSqlite(config.dataDir().resolve(DataDirectory.DATABASE), clock);
-          case StoreChoice.Postgres p -> SqlSessionStore.openPostgres(p.location(), clock);
+              SqlSessionStore.openSqlite(
+                  config.dataDir().resolve(DataDirectory.DATABASE), clock, timings);
+          case StoreChoice.Postgres p -> SqlSessionStore.openPostgres(p.location(), clock, timings);
         };
     try {
       String installation =

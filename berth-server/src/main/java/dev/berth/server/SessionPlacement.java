@@ -11,6 +11,7 @@ import dev.berth.kubernetes.runtime.KubernetesRuntime;
 import dev.berth.kubernetes.runtime.KubernetesRuntimeSettings;
 import dev.berth.kubernetes.runtime.NetworkPolicyTemplate;
 import dev.berth.kubernetes.runtime.PodTemplate;
+import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
@@ -53,9 +54,11 @@ record SessionPlacement(
       String installation,
       SqlSessionStore store,
       SqlTenantDirectory directory,
-      Supplier<AgentCatalog> agents) {
+      Supplier<AgentCatalog> agents,
+      AgentCallTimings timings) {
     return switch (config.backends().runtime()) {
-      case RuntimeChoice.Local l -> local(config, installation, store, directory, agents.get());
+      case RuntimeChoice.Local l ->
+          local(config, installation, store, directory, agents.get(), timings);
       case RuntimeChoice.Kubernetes k ->
           kubernetes(config, installation, k, networkAccess(store, directory));
     };
@@ -66,7 +69,8 @@ record SessionPlacement(
       String installation,
       SqlSessionStore store,
       SqlTenantDirectory directory,
-      AgentCatalog agents) {
+      AgentCatalog agents,
+      AgentCallTimings timings) {
     LocalNode node =
         new LocalNode(
             config.dataDir().resolve(DataDirectory.NODE),
@@ -78,7 +82,8 @@ record SessionPlacement(
             node,
             installation,
             networkAccess(store, directory),
-            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()));
+            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()),
+            timings);
     return new SessionPlacement(
         runtime,
         runtime,

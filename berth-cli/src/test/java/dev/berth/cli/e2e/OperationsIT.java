@@ -86,7 +86,24 @@ class OperationsIT {
     assertThat(sum(after, "berth_http_server_requests_seconds_count", "route=\"/api/v1/sessions\""))
         .isGreaterThan(
             sum(before, "berth_http_server_requests_seconds_count", "route=\"/api/v1/sessions\""));
+    // The snapshot wrote an archive and the restore read it back, through the store and the node.
+    for (String direction : List.of("write", "read")) {
+      assertThat(
+              sum(after, "berth_archive_bytes_total", "direction=\"" + direction + "\"")
+                  - sum(before, "berth_archive_bytes_total", "direction=\"" + direction + "\""))
+          .as("archive bytes, %s", direction)
+          .isPositive();
+    }
+    assertThat(sum(after, "berth_archive_transfers_seconds_count", "result=\"committed\""))
+        .isGreaterThan(
+            sum(before, "berth_archive_transfers_seconds_count", "result=\"committed\""));
+    assertThat(sum(after, "berth_store_transactions_seconds_count", "kind=\"write\""))
+        .isGreaterThan(sum(before, "berth_store_transactions_seconds_count", "kind=\"write\""));
+    assertThat(sum(after, "berth_agent_calls_seconds_count", "outcome=\"2xx\""))
+        .isGreaterThan(sum(before, "berth_agent_calls_seconds_count", "outcome=\"2xx\""));
     assertThat(after)
+        .containsPattern("berth_agent_calls_seconds_count\\{[^}]*route=\"/v1/sessions/\\{id\\}/")
+        .contains("berth_reservations{state=\"held\"}")
         .contains("berth_sessions{phase=\"ready\"}")
         .contains("berth_streams_open{kind=\"sse\"}")
         .contains("jvm_memory_used_bytes")
@@ -186,7 +203,8 @@ class OperationsIT {
   private static double sum(String metrics, String name, String... labels) {
     double total = 0;
     Matcher line =
-        Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)\\} (\\S+)$", Pattern.MULTILINE)
+        // Greedy: a route template's label value has braces of its own ({id}).
+        Pattern.compile("^" + Pattern.quote(name) + "\\{(.*)\\} (\\S+)$", Pattern.MULTILINE)
             .matcher(metrics);
     while (line.find()) {
       String found = line.group(1);

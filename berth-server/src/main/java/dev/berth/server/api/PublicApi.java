@@ -101,7 +101,7 @@ public final class PublicApi {
     routes.get("/login", this::login);
     routes.post("/logout", this::logout);
     routes.get("/metrics", this::metrics);
-    config.requestLogger.http(new RequestLog(telemetry.registry()));
+    config.requestLogger.http(new RequestLog(telemetry));
     routes.before("/api/v1/*", this::authenticate);
     routes.get(
         "/api/v1/openapi.yaml",

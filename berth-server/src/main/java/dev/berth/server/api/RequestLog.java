@@ -1,9 +1,10 @@
 package dev.berth.server.api;
 
+import dev.berth.server.telemetry.Telemetry;
 import io.javalin.http.Context;
 import io.javalin.http.RequestLogger;
 import io.javalin.router.Endpoint;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Set;
@@ -29,23 +30,21 @@ final class RequestLog implements RequestLogger {
   /** The route label of a request that matched no route, so that unknown paths add no series. */
   static final String UNMATCHED = "unmatched";
 
-  private final MeterRegistry registry;
+  private final Meter.MeterProvider<Timer> requests;
 
-  RequestLog(MeterRegistry registry) {
-    this.registry = registry;
+  RequestLog(Telemetry telemetry) {
+    this.requests =
+        telemetry.callTimer(
+            "berth.http.server.requests",
+            "API and web UI requests by method, route template and status");
   }
 
   @Override
   public void handle(Context ctx, Float millis) {
     String route = route(ctx);
     int status = ctx.statusCode();
-    Timer.builder("berth.http.server.requests")
-        .description("API and web UI requests by method, route template and status")
-        .tag("method", ctx.method().name())
-        .tag("route", route)
-        .tag("status", Integer.toString(status))
-        .serviceLevelObjectives(dev.berth.server.telemetry.Telemetry.callBuckets())
-        .register(registry)
+    requests
+        .withTags("method", ctx.method().name(), "route", route, "status", Integer.toString(status))
         .record(Duration.ofNanos((long) (millis * 1_000_000)));
     if (QUIET.contains(route) ? !LOG.isDebugEnabled() : !LOG.isInfoEnabled()) {
       return;

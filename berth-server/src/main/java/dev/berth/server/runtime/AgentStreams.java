@@ -33,8 +33,13 @@ final class AgentStreams {
 
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private final BlockingAgentHttp reads = new BlockingAgentHttp(READ_TIMEOUT);
+  private final BlockingAgentHttp reads;
   private final JsonMapper json = JsonMapper.builder().build();
+
+  /** Streams whose output reads tell {@code timings} (the streams themselves are not timed). */
+  AgentStreams(AgentCallTimings timings) {
+    this.reads = new BlockingAgentHttp(READ_TIMEOUT, timings);
+  }
 
   /**
    * A read of the output: a bounded answer, on a kept connection (see {@link BlockingAgentHttp}).

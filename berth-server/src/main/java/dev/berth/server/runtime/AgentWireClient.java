@@ -29,8 +29,18 @@ public final class AgentWireClient {
   /** Short commands; streams and archives use their own clients without an overall timeout. */
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-  private final BlockingAgentHttp http = new BlockingAgentHttp(TIMEOUT);
+  private final BlockingAgentHttp http;
   private final JsonMapper json = JsonMapper.builder().build();
+
+  /** A client whose calls are not timed. */
+  public AgentWireClient() {
+    this(AgentCallTimings.NONE);
+  }
+
+  /** A client telling {@code timings} of every call. */
+  public AgentWireClient(AgentCallTimings timings) {
+    this.http = new BlockingAgentHttp(TIMEOUT, timings);
+  }
 
   /** An answer: its status and its JSON body (empty for 204). */
   public record Answer(int status, Optional<JsonNode> body) {

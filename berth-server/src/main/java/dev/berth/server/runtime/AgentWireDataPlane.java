@@ -58,8 +58,8 @@ public final class AgentWireDataPlane implements DataPlane {
   private final AgentEndpoints endpoints;
   private final ArchiveStore archives;
   private final ArchiveTransfer transfer;
-  private final AgentWireClient wire = new AgentWireClient();
-  private final AgentStreams streams = new AgentStreams();
+  private final AgentWireClient wire;
+  private final AgentStreams streams;
   private final AgentAttach attach = new AgentAttach();
   private final JsonMapper json = JsonMapper.builder().build();
 
@@ -69,6 +69,17 @@ public final class AgentWireDataPlane implements DataPlane {
    */
   public AgentWireDataPlane(
       AgentEndpoints endpoints, ArchiveStore archives, RestoreProgress progress) {
+    this(endpoints, archives, progress, AgentCallTimings.NONE);
+  }
+
+  /** As the other constructor, telling {@code timings} of each short exchange with an agent. */
+  public AgentWireDataPlane(
+      AgentEndpoints endpoints,
+      ArchiveStore archives,
+      RestoreProgress progress,
+      AgentCallTimings timings) {
+    this.wire = new AgentWireClient(timings);
+    this.streams = new AgentStreams(timings);
     this.endpoints = endpoints;
     this.archives = archives;
     this.transfer = new ArchiveTransfer(progress);

@@ -57,12 +57,14 @@ final class BlockingAgentHttp implements AutoCloseable {
 
   private final CloseableHttpClient client;
   private final RequestConfig config;
+  private final AgentCallTimings timings;
 
   /**
    * A client whose connect takes at most five seconds and whose reads wait at most {@code timeout}
    * for the next bytes (and for a free connection).
    */
-  BlockingAgentHttp(Duration timeout) {
+  BlockingAgentHttp(Duration timeout, AgentCallTimings timings) {
+    this.timings = timings;
     Timeout wait = Timeout.of(timeout);
     this.client =
         HttpClients.createMinimal(
@@ -86,7 +88,19 @@ final class BlockingAgentHttp implements AutoCloseable {
   <T> T execute(HttpUriRequestBase request, HttpClientResponseHandler<? extends T> handler)
       throws IOException {
     request.setConfig(config);
-    return client.execute(target(request), request, handler);
+    long start = System.nanoTime();
+    int[] status = {0};
+    try {
+      return client.execute(
+          target(request),
+          request,
+          response -> {
+            status[0] = response.getCode();
+            return handler.handleResponse(response);
+          });
+    } finally {
+      took(request, status[0], start);
+    }
   }
 
   /**
@@ -95,7 +109,30 @@ final class BlockingAgentHttp implements AutoCloseable {
    */
   ClassicHttpResponse open(HttpUriRequestBase request) throws IOException {
     request.setConfig(config);
-    return client.executeOpen(target(request), request, null);
+    long start = System.nanoTime();
+    int status = 0;
+    try {
+      ClassicHttpResponse response = client.executeOpen(target(request), request, null);
+      status = response.getCode();
+      return response;
+    } finally {
+      took(request, status, start);
+    }
+  }
+
+  /** Tells the timings of an exchange; {@code status} 0 when no answer came. */
+  private void took(HttpUriRequestBase request, int status, long start) {
+    String route;
+    try {
+      route = AgentCallTimings.route(request.getUri());
+    } catch (java.net.URISyntaxException e) {
+      route = "unknown";
+    }
+    timings.took(
+        request.getMethod(),
+        route,
+        status == 0 ? "error" : AgentCallTimings.outcome(status),
+        System.nanoTime() - start);
   }
 
   /** The minimal client takes its target apart from the request (the full one worked it out). */

@@ -17,6 +17,8 @@ import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,7 +59,8 @@ public final class IdleReaper implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().daemon().name("berth-idle-reaper").unstarted(r));
 
-  private final io.micrometer.core.instrument.MeterRegistry registry;
+  /** {@code berth_idle_decisions_total{decision}}. */
+  private final Meter.MeterProvider<Counter> decisions;
 
   public IdleReaper(
       SessionStore store,
@@ -67,8 +70,8 @@ public final class IdleReaper implements AutoCloseable {
       IdlePolicy policy,
       AccessLog accesses,
       Clock clock,
-      io.micrometer.core.instrument.MeterRegistry registry) {
-    this.registry = registry;
+      Meter.MeterProvider<Counter> decisions) {
+    this.decisions = decisions;
     this.accesses = accesses;
     this.store = store;
     this.intents = intents;
@@ -176,11 +179,7 @@ public final class IdleReaper implements AutoCloseable {
           case IdleDecision.Held h -> "held_" + h.hold().name().toLowerCase(java.util.Locale.ROOT);
           case IdleDecision.Suspend s -> "suspend";
         };
-    io.micrometer.core.instrument.Counter.builder("berth.idle.decisions")
-        .description("The idle policy's decisions, one per ready session per scan")
-        .tag("decision", name)
-        .register(registry)
-        .increment();
+    decisions.withTag("decision", name).increment();
   }
 
   /**

@@ -4,7 +4,7 @@ import dev.berth.core.lifecycle.OperationEvents;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.Step;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.Locale;
@@ -24,10 +24,21 @@ public final class OperationLog implements OperationEvents {
 
   private static final Logger LOG = LoggerFactory.getLogger(OperationLog.class);
 
-  private final MeterRegistry registry;
+  private final Meter.MeterProvider<Counter> attempts;
+  private final Meter.MeterProvider<Counter> steps;
+  private final Meter.MeterProvider<Timer> operations;
 
-  public OperationLog(MeterRegistry registry) {
-    this.registry = registry;
+  public OperationLog(Telemetry telemetry) {
+    this.attempts =
+        telemetry.counter(
+            "berth.operation.attempts",
+            "Attempts of lifecycle operations (more than one: a restart resumed it)");
+    this.steps =
+        telemetry.counter("berth.operation.steps", "Steps recorded by lifecycle operations");
+    this.operations =
+        telemetry.lifecycleTimer(
+            "berth.operations",
+            "Lifecycle operations from recorded to finished, by type and result");
   }
 
   @Override
@@ -49,11 +60,7 @@ public final class OperationLog implements OperationEvents {
           label(after),
           after.sessionId(),
           after.attempts());
-      Counter.builder("berth.operation.attempts")
-          .description("Attempts of lifecycle operations (more than one: a restart resumed it)")
-          .tag("type", label(after))
-          .register(registry)
-          .increment();
+      attempts.withTag("type", label(after)).increment();
     }
     int known = Math.min(before.steps().size(), after.steps().size());
     for (Step step : after.steps().subList(known, after.steps().size())) {
@@ -62,11 +69,8 @@ public final class OperationLog implements OperationEvents {
           after.id(),
           step.name(),
           step.detail().isEmpty() ? "" : ": " + oneLine(step.detail()));
-      Counter.builder("berth.operation.steps")
-          .description("Steps recorded by lifecycle operations")
-          .tag("type", label(after))
-          .tag("step", step.name().name().toLowerCase(Locale.ROOT))
-          .register(registry)
+      steps
+          .withTags("type", label(after), "step", step.name().name().toLowerCase(Locale.ROOT))
           .increment();
     }
     if (after.state().isFinished() && !before.state().isFinished()) {
@@ -97,13 +101,7 @@ public final class OperationLog implements OperationEvents {
           op.sessionId(),
           took.toMillis());
     }
-    Timer.builder("berth.operations")
-        .description("Lifecycle operations from recorded to finished, by type and result")
-        .tag("type", label(op))
-        .tag("result", result)
-        .serviceLevelObjectives(Telemetry.LIFECYCLE_BUCKETS)
-        .register(registry)
-        .record(took);
+    operations.withTags("type", label(op), "result", result).record(took);
   }
 
   /**

@@ -1,6 +1,9 @@
 package dev.berth.server.telemetry;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -28,7 +31,7 @@ public final class Telemetry implements AutoCloseable {
    * The histogram buckets of lifecycle durations (an operation, a restore): from a fast local start
    * to the default operation timeout.
    */
-  static final Duration[] LIFECYCLE_BUCKETS = {
+  private static final Duration[] LIFECYCLE_BUCKETS = {
     Duration.ofMillis(100),
     Duration.ofMillis(250),
     Duration.ofMillis(500),
@@ -44,7 +47,7 @@ public final class Telemetry implements AutoCloseable {
   };
 
   /** The buckets of short calls: an API request, a call to a node agent, a store transaction. */
-  static final Duration[] CALL_BUCKETS = {
+  private static final Duration[] CALL_BUCKETS = {
     Duration.ofMillis(1),
     Duration.ofMillis(5),
     Duration.ofMillis(10),
@@ -59,9 +62,30 @@ public final class Telemetry implements AutoCloseable {
     Duration.ofSeconds(10)
   };
 
-  /** {@link #CALL_BUCKETS}, for the adapters outside this package that time calls. */
-  public static Duration[] callBuckets() {
-    return CALL_BUCKETS.clone();
+  /**
+   * A timer of short calls ({@link #CALL_BUCKETS}) made once, whose tagged instances are then
+   * looked up by their tags alone: what is timed on every request pays no builder and no copy of
+   * the buckets each time.
+   */
+  public Meter.MeterProvider<Timer> callTimer(String name, String description) {
+    return timer(name, description, CALL_BUCKETS);
+  }
+
+  /** As {@link #callTimer}, for lifecycle durations ({@link #LIFECYCLE_BUCKETS}). */
+  public Meter.MeterProvider<Timer> lifecycleTimer(String name, String description) {
+    return timer(name, description, LIFECYCLE_BUCKETS);
+  }
+
+  /** A counter made once, whose tagged instances are looked up by their tags alone. */
+  public Meter.MeterProvider<Counter> counter(String name, String description) {
+    return Counter.builder(name).description(description).withRegistry(registry);
+  }
+
+  private Meter.MeterProvider<Timer> timer(String name, String description, Duration[] buckets) {
+    return Timer.builder(name)
+        .description(description)
+        .serviceLevelObjectives(buckets)
+        .withRegistry(registry);
   }
 
   private final PrometheusMeterRegistry registry =

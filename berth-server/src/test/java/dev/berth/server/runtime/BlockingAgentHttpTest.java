@@ -1,6 +1,7 @@
 package dev.berth.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,8 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
@@ -38,7 +41,8 @@ class BlockingAgentHttpTest {
   void aKeptConnectionTheAgentClosedWhileIdleIsDialledAgainRatherThanFailingTheCall()
       throws Exception {
     startClosingServer(Duration.ofMillis(100));
-    try (BlockingAgentHttp http = new BlockingAgentHttp(Duration.ofSeconds(5))) {
+    try (BlockingAgentHttp http =
+        new BlockingAgentHttp(Duration.ofSeconds(5), AgentCallTimings.NONE)) {
       assertThat(get(http)).isEqualTo("one");
 
       // Past the idle time after which a kept connection is checked before it is used again.
@@ -52,17 +56,38 @@ class BlockingAgentHttpTest {
   @Test
   void connectionsInUseOneAfterTheOtherAreReusedNotDialledEachTime() throws Exception {
     startClosingServer(Duration.ofSeconds(30));
-    try (BlockingAgentHttp http = new BlockingAgentHttp(Duration.ofSeconds(5))) {
+    try (BlockingAgentHttp http = new BlockingAgentHttp(Duration.ofSeconds(5), recording)) {
       for (int i = 0; i < 5; i++) {
         assertThat(get(http)).isEqualTo("one");
       }
       assertThat(connections).hasValue(1);
     }
+    assertThat(told)
+        .hasSize(5)
+        .allSatisfy(call -> assertThat(call).startsWith("GET /v1/sessions/{id}/output 2xx "));
   }
+
+  @Test
+  void anExchangeThatGotNoAnswerIsToldAsAnError() throws Exception {
+    startClosingServer(Duration.ofSeconds(30));
+    server.close();
+    try (BlockingAgentHttp http = new BlockingAgentHttp(Duration.ofSeconds(5), recording)) {
+      assertThatThrownBy(() -> get(http)).isInstanceOf(IOException.class);
+    }
+    assertThat(told).singleElement().asString().startsWith("GET /v1/sessions/{id}/output error ");
+  }
+
+  /** What the client told of its exchanges: "method route outcome nanos", one per exchange. */
+  private final List<String> told = new CopyOnWriteArrayList<>();
+
+  private final AgentCallTimings recording =
+      (method, route, outcome, nanos) ->
+          told.add(method + " " + route + " " + outcome + " " + nanos);
 
   private String get(BlockingAgentHttp http) throws IOException {
     HttpGet request =
-        new HttpGet(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/x"));
+        new HttpGet(
+            URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/sessions/ses_7/output"));
     return http.execute(request, response -> EntityUtils.toString(response.getEntity()));
   }
 

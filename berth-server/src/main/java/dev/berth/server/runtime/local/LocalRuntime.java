@@ -12,6 +12,7 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,7 +36,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
 
   private final LocalNode node;
   private final String installation;
-  private final AgentWireClient wire = new AgentWireClient();
+  private final AgentWireClient wire;
   private final JsonMapper json = JsonMapper.builder().build();
 
   private final Function<SessionId, NetworkAccess> networkAccess;
@@ -65,6 +66,17 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       String installation,
       Function<SessionId, NetworkAccess> networkAccess,
       Function<RuntimeSpec, Optional<Map<String, Object>>> agents) {
+    this(node, installation, networkAccess, agents, AgentCallTimings.NONE);
+  }
+
+  /** As the other constructors, telling {@code timings} of each call to the node. */
+  public LocalRuntime(
+      LocalNode node,
+      String installation,
+      Function<SessionId, NetworkAccess> networkAccess,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
+      AgentCallTimings timings) {
+    this.wire = new AgentWireClient(timings);
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
     this.networkAccess = Objects.requireNonNull(networkAccess, "networkAccess");

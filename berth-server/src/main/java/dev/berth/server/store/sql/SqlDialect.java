@@ -32,6 +32,17 @@ public enum SqlDialect {
     };
   }
 
+  /**
+   * The SQL expression reading a top-level text field of a JSON body column (for an aggregate over
+   * what only the body keeps; both engines parse the text on each row).
+   */
+  String jsonText(String column, String field) {
+    return switch (this) {
+      case SQLITE -> "json_extract(" + column + ", '$." + field + "')";
+      case POSTGRES -> "(" + column + "::jsonb ->> '" + field + "')";
+    };
+  }
+
   /** The column that orders a table's rows by insertion (SQLite's implicit rowid). */
   String insertionOrder() {
     return switch (this) {

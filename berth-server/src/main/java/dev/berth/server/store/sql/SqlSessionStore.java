@@ -91,9 +91,14 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
    * @throws StoreAccessException when the file cannot be created, opened or migrated
    */
   public static SqlSessionStore openSqlite(Path dbFile, InstantSource clock) {
+    return openSqlite(dbFile, clock, SqlTimings.NONE);
+  }
+
+  /** As {@link #openSqlite(Path, InstantSource)}, telling {@code timings} of each unit of work. */
+  public static SqlSessionStore openSqlite(Path dbFile, InstantSource clock, SqlTimings timings) {
     Objects.requireNonNull(dbFile, "dbFile");
     Objects.requireNonNull(clock, "clock");
-    return new SqlSessionStore(SqliteDatabase.open(dbFile), clock);
+    return new SqlSessionStore(timed(SqliteDatabase.open(dbFile), timings), clock);
   }
 
   /**
@@ -104,9 +109,22 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
    * @throws StoreAccessException when the database cannot be reached or migrated
    */
   public static SqlSessionStore openPostgres(PostgresLocation location, InstantSource clock) {
+    return openPostgres(location, clock, SqlTimings.NONE);
+  }
+
+  /**
+   * As {@link #openPostgres(PostgresLocation, InstantSource)}, telling {@code timings} of each unit
+   * of work.
+   */
+  public static SqlSessionStore openPostgres(
+      PostgresLocation location, InstantSource clock, SqlTimings timings) {
     Objects.requireNonNull(location, "location");
     Objects.requireNonNull(clock, "clock");
-    return new SqlSessionStore(PostgresDatabase.open(location), clock);
+    return new SqlSessionStore(timed(PostgresDatabase.open(location), timings), clock);
+  }
+
+  private static SqlDatabase timed(SqlDatabase db, SqlTimings timings) {
+    return timings == SqlTimings.NONE ? db : new TimedSqlDatabase(db, timings);
   }
 
   /**
@@ -158,6 +176,26 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
                 r ->
                     counts.put(
                         dev.berth.core.session.Phase.valueOf(r.getString(1)), r.getLong(2))));
+    return counts;
+  }
+
+  /**
+   * How many sessions (not deleted) hold each kind of reservation, in one query: the reservation is
+   * kept only in the body, whose field the dialect reads.
+   */
+  public java.util.Map<dev.berth.core.session.Reservation, Long> countByReservation() {
+    java.util.Map<dev.berth.core.session.Reservation, Long> counts =
+        new java.util.EnumMap<>(dev.berth.core.session.Reservation.class);
+    String field = db.dialect().jsonText("body", "reservation");
+    db.read(
+        "count the sessions by reservation",
+        c ->
+            SqlDatabase.queryList(
+                c,
+                "SELECT " + field + ", COUNT(*) FROM sessions WHERE deleted = 0 GROUP BY " + field,
+                r ->
+                    counts.put(
+                        dev.berth.core.session.Reservation.valueOf(r.getString(1)), r.getLong(2))));
     return counts;
   }
 

@@ -1,0 +1,50 @@
+package dev.berth.server.runtime;
+
+import java.net.URI;
+import java.util.regex.Pattern;
+
+/**
+ * Told how long each short exchange with a node agent took (a command, input, an output read, a
+ * status): for {@code berth_agent_calls_seconds}, which lives outside the runtime adapters. Called
+ * on the caller's thread, so it must be quick. Streams (SSE, attach, archives) are not short
+ * exchanges and are not told.
+ */
+@FunctionalInterface
+public interface AgentCallTimings {
+
+  /** Nothing is told. */
+  AgentCallTimings NONE = (method, route, outcome, nanos) -> {};
+
+  /**
+   * @param route the agent route's template ({@link #route}), never a path with a session id
+   * @param outcome the answer's status class ({@code 2xx}, {@code 4xx}, ...) or {@code error} when
+   *     no answer came
+   */
+  void took(String method, String route, String outcome, long nanos);
+
+  /**
+   * A path segment that is a word of a route (a version, a noun), not an id: ids (32 hex
+   * characters, or prefixed like {@code exe_...}) have digits, underscores or length.
+   */
+  Pattern ROUTE_WORD = Pattern.compile("v[0-9]{1,2}|[a-z][a-z-]{0,19}");
+
+  /**
+   * The route template of an agent URL: {@code /v1/sessions/{id}/input} for {@code
+   * /v1/sessions/ses_0a1b/input}, so that each session adds no series of its own.
+   */
+  static String route(URI uri) {
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    StringBuilder route = new StringBuilder();
+    for (String segment : path.split("/")) {
+      if (!segment.isEmpty()) {
+        route.append('/').append(ROUTE_WORD.matcher(segment).matches() ? segment : "{id}");
+      }
+    }
+    return route.isEmpty() ? "/" : route.toString();
+  }
+
+  /** The outcome label of an answer's status. */
+  static String outcome(int status) {
+    return (status / 100) + "xx";
+  }
+}
