@@ -8,6 +8,7 @@ import dev.berth.client.TokenInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -63,12 +64,21 @@ final class AdminCommand {
         description = "How many sessions it may hold at once (default: ${DEFAULT-VALUE}).")
     int maxSessions;
 
+    @Option(
+        names = "--network",
+        paramLabel = "none|egress",
+        description =
+            "The most network the tenant's sessions get: none (loopback only) or egress; the"
+                + " server's --network when not given.")
+    @Nullable String network;
+
     @Option(names = "-q", description = "Print only the token.")
     boolean quiet;
 
     @Override
     int run(BerthClient client) {
-      TokenGrant grant = new TokenGrant(tenant, types, maxSessions);
+      TokenGrant grant =
+          new TokenGrant(tenant, types, maxSessions, java.util.Optional.ofNullable(network));
       IssuedToken issued = client.issueToken(grant);
       if (quiet) {
         out().println(issued.token());
@@ -95,23 +105,18 @@ final class AdminCommand {
     @Override
     int run(BerthClient client) {
       List<TokenInfo> tokens = client.tokens();
-      if (format.format == OutputFormat.JSON) {
-        ObjectNode document = JSON.createObjectNode();
-        ArrayNode array = document.putArray("tokens");
-        for (TokenInfo t : tokens) {
-          array
-              .addObject()
-              .put("id", t.id())
-              .put("tenant", t.tenant())
-              .put("createdAt", t.createdAt().toString());
-        }
-        out().print(JsonOutput.render(document));
-      } else {
-        Table table = new Table(List.of("ID", "TENANT", "ISSUED"));
-        tokens.forEach(t -> table.row(List.of(t.id(), t.tenant(), t.createdAt().toString())));
-        out().print(table.render());
+      ObjectNode document = JSON.createObjectNode();
+      ArrayNode array = document.putArray("tokens");
+      Table table = new Table(List.of("ID", "TENANT", "ISSUED"));
+      for (TokenInfo t : tokens) {
+        array
+            .addObject()
+            .put("id", t.id())
+            .put("tenant", t.tenant())
+            .put("createdAt", t.createdAt().toString());
+        table.row(List.of(t.id(), t.tenant(), t.createdAt().toString()));
       }
-      out().flush();
+      print(format.format, document, wide -> table.render());
       return 0;
     }
   }
@@ -168,31 +173,26 @@ final class AdminCommand {
     @Override
     int run(BerthClient client) {
       List<Tenant> tenants = client.tenants();
-      if (format.format == OutputFormat.JSON) {
-        ObjectNode document = JSON.createObjectNode();
-        ArrayNode array = document.putArray("tenants");
-        for (Tenant t : tenants) {
-          ObjectNode item = array.addObject();
-          item.put("tenant", t.tenant())
-              .put("maxSessions", t.maxSessions())
-              .put("sessions", t.sessions());
-          ArrayNode types = item.putArray("workloadTypes");
-          t.workloadTypes().forEach(types::add);
-        }
-        out().print(JsonOutput.render(document));
-      } else {
-        Table table = new Table(List.of("TENANT", "TYPES", "SESSIONS", "MAX"));
-        tenants.forEach(
-            t ->
-                table.row(
-                    List.of(
-                        t.tenant(),
-                        String.join(",", t.workloadTypes()),
-                        Integer.toString(t.sessions()),
-                        Integer.toString(t.maxSessions()))));
-        out().print(table.render());
+      ObjectNode document = JSON.createObjectNode();
+      ArrayNode array = document.putArray("tenants");
+      Table table = new Table(List.of("TENANT", "TYPES", "NETWORK", "SESSIONS", "MAX"));
+      for (Tenant t : tenants) {
+        ObjectNode item = array.addObject();
+        item.put("tenant", t.tenant())
+            .put("maxSessions", t.maxSessions())
+            .put("sessions", t.sessions());
+        t.network().ifPresent(n -> item.put("network", n));
+        ArrayNode types = item.putArray("workloadTypes");
+        t.workloadTypes().forEach(types::add);
+        table.row(
+            List.of(
+                t.tenant(),
+                String.join(",", t.workloadTypes()),
+                t.network().orElse("-"),
+                Integer.toString(t.sessions()),
+                Integer.toString(t.maxSessions())));
       }
-      out().flush();
+      print(format.format, document, wide -> table.render());
       return 0;
     }
   }

@@ -42,20 +42,32 @@ abstract class ClientCommand implements Callable<Integer> {
     return spec.commandLine().getErr();
   }
 
-  /** Prints sessions in {@code format}; for JSON, {@code json} is the document to print. */
+  /**
+   * Prints what a command answers: {@code document} for {@code -o json|yaml}, else the table that
+   * {@code table} renders (given whether {@code -o wide} asked for more columns).
+   */
+  void print(
+      OutputFormat format,
+      tools.jackson.databind.JsonNode document,
+      java.util.function.Function<Boolean, String> table) {
+    out()
+        .print(
+            format.document() ? format.render(document) : table.apply(format == OutputFormat.WIDE));
+    out().flush();
+  }
+
+  /** Prints sessions in {@code format}; for a document, {@code json} is the document to print. */
   void print(
       OutputFormat format, List<SessionView> sessions, tools.jackson.databind.JsonNode json) {
-    PrintWriter out = out();
-    switch (format) {
-      case TABLE -> out.print(SessionPrinter.table(sessions, environment().clock().instant()));
-      case JSON -> out.print(JsonOutput.render(json));
-    }
-    out.flush();
+    print(
+        format,
+        json,
+        wide -> SessionPrinter.table(sessions, environment().clock().instant(), wide));
   }
 
   void print(OutputFormat format, SessionView session) {
     print(format, List.of(session), session.json());
-    if (format == OutputFormat.TABLE) {
+    if (!format.document()) {
       out().print(SessionPrinter.archive(session));
       out().flush();
     }

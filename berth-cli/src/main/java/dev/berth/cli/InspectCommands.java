@@ -33,8 +33,7 @@ final class InspectCommands {
     @Mixin FormatOption format;
 
     void print(JsonNode json, Table table) {
-      out().print(format.format == OutputFormat.JSON ? JsonOutput.render(json) : table.render());
-      out().flush();
+      print(format.format, json, wide -> table.render());
     }
 
     static String when(Optional<Instant> at) {

@@ -70,54 +70,64 @@ final class NodeControl {
      * reused), not the node.
      */
     Optional<NodeInfo> running() {
-      return NodeInfo.read(stateDirectory())
-          .filter(
-              node ->
-                  ProcessHandle.of(node.pid())
-                      .filter(ProcessHandle::isAlive)
-                      .map(
-                          process ->
-                              process
-                                  .info()
-                                  .startInstant()
-                                  .map(started -> !started.isAfter(node.startedAt()))
-                                  .orElse(true))
-                      .orElse(false));
+      return NodeControl.running(stateDirectory());
     }
 
     /** How many sessions the node hosts, or empty when it does not answer. */
     Optional<Integer> sessions(NodeInfo node) {
-      Path tokenFile = stateDirectory().resolve(NodeToken.FILE);
-      try {
-        if (!Files.isRegularFile(tokenFile)) {
-          return Optional.empty();
-        }
-        String token = Files.readString(tokenFile).strip();
-        HttpRequest request =
-            HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v1/sessions"))
-                .timeout(Duration.ofSeconds(5))
-                .header("Authorization", "Bearer " + token)
-                .build();
-        try (HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
-          HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
-          if (answer.statusCode() != 200) {
-            return Optional.empty();
-          }
-          JsonNode body = JsonMapper.builder().build().readTree(answer.body());
-          return Optional.of(body.path("sessions").size());
-        }
-      } catch (IOException e) {
-        return Optional.empty();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      return NodeControl.sessions(stateDirectory(), node);
+    }
+  }
+
+  /** The node running on {@code stateDir}, as {@link Located#running()} says. */
+  static Optional<NodeInfo> running(Path stateDir) {
+    return NodeInfo.read(stateDir)
+        .filter(
+            node ->
+                ProcessHandle.of(node.pid())
+                    .filter(ProcessHandle::isAlive)
+                    .map(
+                        process ->
+                            process
+                                .info()
+                                .startInstant()
+                                .map(started -> !started.isAfter(node.startedAt()))
+                                .orElse(true))
+                    .orElse(false));
+  }
+
+  /** How many sessions the node on {@code stateDir} hosts, or empty when it does not answer. */
+  static Optional<Integer> sessions(Path stateDir, NodeInfo node) {
+    Path tokenFile = stateDir.resolve(NodeToken.FILE);
+    try {
+      if (!Files.isRegularFile(tokenFile)) {
         return Optional.empty();
       }
+      String token = Files.readString(tokenFile).strip();
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(node.baseUrl() + "/v1/sessions"))
+              .timeout(Duration.ofSeconds(5))
+              .header("Authorization", "Bearer " + token)
+              .build();
+      try (HttpClient http =
+          HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+        HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+          return Optional.empty();
+        }
+        JsonNode body = JsonMapper.builder().build().readTree(answer.body());
+        return Optional.of(body.path("sessions").size());
+      }
+    } catch (IOException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
     }
+  }
 
-    static String count(Optional<Integer> sessions) {
-      return sessions.map(n -> n + (n == 1 ? " session" : " sessions")).orElse("sessions unknown");
-    }
+  static String count(Optional<Integer> sessions) {
+    return sessions.map(n -> n + (n == 1 ? " session" : " sessions")).orElse("sessions unknown");
   }
 
   /** {@code berth node status}. */
@@ -170,49 +180,57 @@ final class NodeControl {
     boolean force;
 
     @Override
-    public Integer call() throws InterruptedException {
-      Optional<NodeInfo> node = running();
-      if (node.isEmpty()) {
-        out().println("no node runs on " + stateDirectory() + "; nothing to stop");
-        out().flush();
-        return 0;
-      }
-      NodeInfo info = node.get();
-      Optional<Integer> sessions = sessions(info);
-      if (!force && sessions.orElse(1) > 0) {
-        throw new UsageException(
-            "the node (pid "
-                + info.pid()
-                + ") hosts "
-                + count(sessions)
-                + ", whose shells would end with it; stop it anyway with --force, or delete the"
-                + " sessions first");
-      }
-      Optional<ProcessHandle> found = ProcessHandle.of(info.pid());
-      if (found.isEmpty()) {
-        out().println("node (pid " + info.pid() + ") stopped by itself meanwhile");
-        out().flush();
-        return 0;
-      }
-      ProcessHandle process = found.get();
-      process.destroy();
-      if (!process
-          .onExit()
-          .completeOnTimeout(process, PATIENCE.toSeconds(), TimeUnit.SECONDS)
-          .thenApply(p -> !p.isAlive())
-          .join()) {
-        throw new UsageException(
-            "the node (pid "
-                + info.pid()
-                + ") did not stop within "
-                + PATIENCE.toSeconds()
-                + " s of SIGTERM; kill -9 "
-                + info.pid()
-                + " ends it (its sessions' disks may stay mounted)");
-      }
-      out().println("node (pid " + info.pid() + ") stopped");
+    public Integer call() {
+      out().println(stop(stateDirectory(), force));
       out().flush();
       return 0;
     }
+  }
+
+  /**
+   * Stops the node on {@code stateDir} (SIGTERM, then waits for it) and says what happened. While
+   * it hosts sessions (or does not say how many) it refuses unless {@code force}: their shells
+   * would end with it.
+   *
+   * @throws UsageException naming the sessions and the way out when it refuses, or when the node
+   *     did not stop in time
+   */
+  static String stop(Path stateDir, boolean force) {
+    Optional<NodeInfo> node = running(stateDir);
+    if (node.isEmpty()) {
+      return "no node runs on " + stateDir + "; nothing to stop";
+    }
+    NodeInfo info = node.get();
+    Optional<Integer> sessions = sessions(stateDir, info);
+    if (!force && sessions.orElse(1) > 0) {
+      throw new UsageException(
+          "the node (pid "
+              + info.pid()
+              + ") hosts "
+              + count(sessions)
+              + ", whose shells would end with it; stop it anyway with --force, or delete the"
+              + " sessions first");
+    }
+    Optional<ProcessHandle> found = ProcessHandle.of(info.pid());
+    if (found.isEmpty()) {
+      return "node (pid " + info.pid() + ") stopped by itself meanwhile";
+    }
+    ProcessHandle process = found.get();
+    process.destroy();
+    if (!process
+        .onExit()
+        .completeOnTimeout(process, PATIENCE.toSeconds(), TimeUnit.SECONDS)
+        .thenApply(p -> !p.isAlive())
+        .join()) {
+      throw new UsageException(
+          "the node (pid "
+              + info.pid()
+              + ") did not stop within "
+              + PATIENCE.toSeconds()
+              + " s of SIGTERM; kill -9 "
+              + info.pid()
+              + " ends it (its sessions' disks may stay mounted)");
+    }
+    return "node (pid " + info.pid() + ") stopped";
   }
 }

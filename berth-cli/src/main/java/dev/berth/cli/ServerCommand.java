@@ -318,6 +318,33 @@ final class ServerCommand implements Callable<Integer> {
               + " network only the operators reach.")
   private boolean metricsWithoutToken;
 
+  @Option(
+      names = "--stop-node",
+      fallbackValue = "true",
+      description =
+          "When the server stops, stop its local node too, unless the node still hosts sessions"
+              + " (it then keeps running, with them, and the server says so; berth node stop"
+              + " --force ends it). Without it the node outlives the server, so that a restart"
+              + " finds the sessions running.")
+  private boolean stopNode;
+
+  /**
+   * {@code --stop-node} at shutdown: the node stops only when it hosts no session (never a shell
+   * ended by surprise); otherwise why it runs on is said on stderr, the server's log.
+   */
+  private void stopNode() {
+    PrintWriter err = spec.commandLine().getErr();
+    try {
+      err.println("berth: " + NodeControl.stop(dataDir.resolve(NODE_DIRECTORY), false));
+    } catch (UsageException e) {
+      err.println("berth: " + e.getMessage() + "; it keeps running");
+    }
+    err.flush();
+  }
+
+  /** Where the local node of a data directory keeps its state (the server's DataDirectory.NODE). */
+  private static final String NODE_DIRECTORY = "node";
+
   private CliEnvironment environment() {
     return ((BerthCommand) spec.root().userObject()).environment();
   }
@@ -405,6 +432,9 @@ final class ServerCommand implements Callable<Integer> {
             new Thread(
                 () -> {
                   server.close();
+                  if (stopNode && "local".equals(runtime)) {
+                    stopNode();
+                  }
                   stopped.countDown();
                 },
                 "berth-shutdown"));

@@ -11,21 +11,51 @@ final class SessionPrinter {
 
   static final List<String> HEADERS = List.of("ID", "NAME", "TYPE", "STATE", "RUNTIME", "AGE");
 
+  /** What {@code -o wide} adds: whose it is, its intent, and when it was last used or kept. */
+  static final List<String> WIDE_HEADERS =
+      List.of("TENANT", "INTENT", "LAST ACCESS", "KEPT UNTIL", "OPERATION");
+
   private SessionPrinter() {}
 
   static String table(List<SessionView> sessions, Instant now) {
-    Table table = new Table(HEADERS);
+    return table(sessions, now, false);
+  }
+
+  static String table(List<SessionView> sessions, Instant now, boolean wide) {
+    List<String> headers = new java.util.ArrayList<>(HEADERS);
+    if (wide) {
+      headers.addAll(WIDE_HEADERS);
+    }
+    Table table = new Table(headers);
     for (SessionView s : sessions) {
-      table.row(
-          List.of(
-              s.id().value(),
-              s.name(),
-              s.workloadType(),
-              state(s),
-              s.runtimeName().orElse("-"),
-              age(s.createdAt(), now)));
+      List<String> row =
+          new java.util.ArrayList<>(
+              List.of(
+                  s.id().value(),
+                  s.name(),
+                  s.workloadType(),
+                  state(s),
+                  s.runtimeName().orElse("-"),
+                  age(s.createdAt(), now)));
+      if (wide) {
+        row.addAll(wideCells(s, now));
+      }
+      table.row(row);
     }
     return table.render();
+  }
+
+  private static List<String> wideCells(SessionView s, Instant now) {
+    return List.of(
+        s.tenant().orElse("-"),
+        s.intent().flatMap(SessionView.Intent::desired).orElse("-")
+            + s.intentVersion().stream().mapToObj(v -> " v" + v).findFirst().orElse(""),
+        age(s.lastAccess(), now) + (s.lastAccess().isPresent() ? " ago" : ""),
+        s.activity()
+            .flatMap(SessionView.Activity::keepAliveUntil)
+            .map(Instant::toString)
+            .orElse("-"),
+        s.operation().orElse("-"));
   }
 
   /**

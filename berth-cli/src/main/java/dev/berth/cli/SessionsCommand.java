@@ -171,7 +171,7 @@ final class SessionsCommand {
       }
       SessionPage page = client.listSessions(query);
       print(format.format, page.sessions(), page.json());
-      if (format.format == OutputFormat.TABLE && page.nextPageToken().isPresent()) {
+      if (!format.format.document() && page.nextPageToken().isPresent()) {
         err()
             .println(
                 "berth: more sessions follow; use --all, or --page-token "
@@ -247,15 +247,15 @@ final class SessionsCommand {
     int run(BerthClient client) {
       id = session.resolve(client);
       Deletion deletion = client.deleteSession(id, ifMatch());
-      if (format.format == OutputFormat.JSON) {
+      if (format.format.document()) {
         if (deletion.session().isPresent()) {
-          out().print(JsonOutput.render(deletion.session().get().json()));
+          out().print(format.format.render(deletion.session().get().json()));
         } else {
           ObjectNode document = JsonMapper.builder().build().createObjectNode();
           document.put("id", id.value());
           document.put("state", "deleted");
           document.put("phase", "TERMINATED");
-          out().print(JsonOutput.render(document));
+          out().print(format.format.render(document));
         }
       } else if (deletion.terminated()) {
         out().println("session " + id + " terminated");

@@ -114,6 +114,27 @@ class ClientCommandsAgainstServerTest {
   }
 
   @Test
+  void wideAddsColumnsAndYamlPrintsTheDocumentWithEveryControlCharacterEscaped() throws Exception {
+    SessionId id = createAs("evil\u001b[2J\u202ename");
+
+    assertThat(admin("sessions", "get", id.value(), "-o", "wide").out.toString())
+        .startsWith("ID")
+        .contains("TENANT")
+        .contains("LAST ACCESS")
+        .contains("admin")
+        .contains("RUNNING v1");
+    String yaml = admin("sessions", "get", id.value(), "-o", "yaml").out.toString();
+    assertThat(yaml)
+        .contains("id: \"" + id.value() + "\"")
+        .contains("name: \"evil\\e[2J\\u202ename\"")
+        .doesNotContain("\u001b")
+        .doesNotContain("\u202e");
+    var parsed = new tools.jackson.dataformat.yaml.YAMLMapper().readTree(yaml);
+    assertThat(parsed.path("name").asString()).isEqualTo("evil\u001b[2J\u202ename");
+    admin("sessions", "delete", id.value());
+  }
+
+  @Test
   void keepaliveIdleOperationsExecutionsAndRecoverWorkOnASessionByName() throws Exception {
     SessionId id = createAs("inspected");
     assertThat(admin("keepalive", "inspected", "--for", "20m", "-o", "json").out.toString())
@@ -141,13 +162,27 @@ class ClientCommandsAgainstServerTest {
   @Test
   void theAdminIssuesListsAndRevokesTokensAndARevokedTokenIsToldToLogIn() throws Exception {
     CliHarness issued =
-        admin("admin", "tokens", "create", "--tenant", "cli-co", "--type", "shell", "-q");
+        admin(
+            "admin",
+            "tokens",
+            "create",
+            "--tenant",
+            "cli-co",
+            "--type",
+            "shell",
+            "--network",
+            "none",
+            "-q");
     String token = issued.out.toString().strip();
     assertThat(as(token, 0, "sessions", "list").out.toString()).startsWith("ID");
 
     String listed = admin("admin", "tokens", "list").out.toString();
     assertThat(listed).startsWith("ID").contains("cli-co").doesNotContain(token);
-    assertThat(admin("admin", "tenants").out.toString()).contains("cli-co").contains("shell");
+    assertThat(admin("admin", "tenants").out.toString())
+        .containsPattern("cli-co +shell +none +0 +10");
+    assertThat(admin("admin", "tenants", "-o", "yaml").out.toString())
+        .contains("- tenant: \"cli-co\"")
+        .contains("network: \"none\"");
     assertThat(as(token, 1, "admin", "tenants").err.toString()).contains("FORBIDDEN");
 
     String id = dev.berth.core.tenant.TokenDigest.of(token).hex();

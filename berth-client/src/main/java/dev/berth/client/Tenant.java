@@ -7,9 +7,15 @@ import java.util.List;
  *
  * @param sessions the sessions whose reservation the tenant holds now
  */
-public record Tenant(String tenant, List<String> workloadTypes, int maxSessions, int sessions) {
+public record Tenant(
+    String tenant,
+    List<String> workloadTypes,
+    int maxSessions,
+    int sessions,
+    java.util.Optional<String> network) {
 
   public Tenant {
     workloadTypes = workloadTypes == null ? List.of() : List.copyOf(workloadTypes);
+    network = network == null ? java.util.Optional.empty() : network;
   }
 }

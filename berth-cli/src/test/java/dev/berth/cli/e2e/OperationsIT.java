@@ -37,14 +37,34 @@ class OperationsIT {
 
   @BeforeAll
   static void startServer() {
-    server = ServerProcess.start(work.resolve("data"), Map.of());
+    server =
+        ServerProcess.start(
+            work.resolve("data"),
+            Map.of(),
+            ServerProcess.Launch.plain().withArguments("--stop-node"));
     admin = new Api(server.baseUrl(), ServerProcess.ADMIN_TOKEN);
   }
 
+  /**
+   * The server runs with {@code --stop-node}, and the tests leave no session: its node stops with
+   * it rather than outliving it.
+   */
   @AfterAll
-  static void stopServer() {
-    server.close();
-    ServerProcess.killNode(work.resolve("data"));
+  static void stopServerAndItsNode() throws Exception {
+    long node =
+        ServerProcess.readJson(work.resolve("data").resolve("node").resolve("node.json"))
+            .path("pid")
+            .asLong();
+    try {
+      server.close();
+      assertThat(ProcessHandle.of(node).map(ProcessHandle::isAlive).orElse(false))
+          .as("the node outlived a server run with --stop-node")
+          .isFalse();
+      assertThat(Files.readString(work.resolve("data.log")))
+          .contains("node (pid " + node + ") stopped");
+    } finally {
+      ServerProcess.killNode(work.resolve("data"));
+    }
   }
 
   @Test
