@@ -892,6 +892,7 @@ export interface components {
          *       "status": "not ready",
          *       "checks": {
          *         "store": "ok",
+         *         "schema": "ok",
          *         "runtime": "ok",
          *         "archive": "failed"
          *       }
@@ -900,7 +901,7 @@ export interface components {
         Readiness: {
             /** @enum {string} */
             status: "ready" | "not ready";
-            /** @description Each check (`store`, `runtime`, `archive`) and its result, in that order. */
+            /** @description Each check (`store`, `schema`, `runtime`, `archive`) and its result, in that order. */
             checks: {
                 [key: string]: "ok" | "failed";
             };

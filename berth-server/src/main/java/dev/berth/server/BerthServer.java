@@ -273,6 +273,7 @@ public final class BerthServer implements AutoCloseable {
             new Readiness(
                 List.of(
                     new Readiness.Check("store", store::checkReachable),
+                    new Readiness.Check("schema", store::checkMigrated),
                     new Readiness.Check("runtime", runtime::checkReachable),
                     new Readiness.Check("archive", archives::checkWritable))),
             BuildVersion.of(

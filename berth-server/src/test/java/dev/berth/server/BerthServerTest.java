@@ -51,7 +51,7 @@ class BerthServerTest {
         assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
         assertThat(ready.body())
             .isEqualTo(
-                "{\"status\":\"ready\",\"checks\":{\"store\":\"ok\",\"runtime\":\"ok\","
+                "{\"status\":\"ready\",\"checks\":{\"store\":\"ok\",\"schema\":\"ok\",\"runtime\":\"ok\","
                     + "\"archive\":\"ok\"}}");
 
         // Root writes where it likes, so permissions cannot make the directory unwritable: a
@@ -67,7 +67,7 @@ class BerthServerTest {
         assertThat(notReady.statusCode()).isEqualTo(503);
         assertThat(notReady.body())
             .isEqualTo(
-                "{\"status\":\"not ready\",\"checks\":{\"store\":\"ok\",\"runtime\":\"ok\","
+                "{\"status\":\"not ready\",\"checks\":{\"store\":\"ok\",\"schema\":\"ok\",\"runtime\":\"ok\","
                     + "\"archive\":\"failed\"}}")
             .as("the reason, with its path, is for the log only")
             .doesNotContain(dataDir.toString());

@@ -186,6 +186,7 @@ class OperationsIT {
       JsonNode checks = Api.JSON.readTree(ready.body()).path("checks");
       assertThat(checks.path("archive").asString()).as(ready.body()).isNotEqualTo("ok");
       assertThat(checks.path("store").asString()).isEqualTo("ok");
+      assertThat(checks.path("schema").asString()).isEqualTo("ok");
       assertThat(checks.path("runtime").asString()).isEqualTo("ok");
     } finally {
       Files.delete(archives);

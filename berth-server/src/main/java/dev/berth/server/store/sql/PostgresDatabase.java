@@ -8,7 +8,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
@@ -45,13 +44,18 @@ final class PostgresDatabase implements SqlDatabase {
   private final PostgresLocation location;
   private final HikariDataSource pool;
   private final HikariDataSource lockPool;
+  private final int schemaVersion;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private PostgresDatabase(
-      PostgresLocation location, HikariDataSource pool, HikariDataSource lockPool) {
+      PostgresLocation location,
+      HikariDataSource pool,
+      HikariDataSource lockPool,
+      int schemaVersion) {
     this.location = location;
     this.pool = pool;
     this.lockPool = lockPool;
+    this.schemaVersion = schemaVersion;
   }
 
   /**
@@ -74,11 +78,12 @@ final class PostgresDatabase implements SqlDatabase {
           e);
     }
     try {
-      migrate(pool, location);
+      int schemaVersion = migrate(pool, location);
       return new PostgresDatabase(
           location,
           pool,
-          new HikariDataSource(poolConfig(location, "berth-locks", LOCK_POOL_SIZE)));
+          new HikariDataSource(poolConfig(location, "berth-locks", LOCK_POOL_SIZE)),
+          schemaVersion);
     } catch (RuntimeException e) {
       pool.close();
       throw e;
@@ -88,6 +93,11 @@ final class PostgresDatabase implements SqlDatabase {
   @Override
   public SqlDialect dialect() {
     return SqlDialect.POSTGRES;
+  }
+
+  @Override
+  public int schemaVersion() {
+    return schemaVersion;
   }
 
   @Override
@@ -279,14 +289,9 @@ final class PostgresDatabase implements SqlDatabase {
     return config;
   }
 
-  private static void migrate(HikariDataSource pool, PostgresLocation location) {
+  private static int migrate(HikariDataSource pool, PostgresLocation location) {
     try {
-      Flyway.configure()
-          .dataSource(pool)
-          .locations(MIGRATIONS)
-          .failOnMissingLocations(true)
-          .load()
-          .migrate();
+      return SchemaMigrations.migrate(pool, MIGRATIONS);
     } catch (FlywayException e) {
       throw new StoreAccessException(
           "postgres store "

@@ -33,6 +33,9 @@ public interface SqlDatabase extends AutoCloseable {
   /** How this engine's SQL differs where the tables need it to. */
   SqlDialect dialect();
 
+  /** The newest schema version this server knows, to which it migrated the database at open. */
+  int schemaVersion();
+
   /** Names the database in messages, such as {@code "sqlite store /var/lib/berth/berth.db"}. */
   String describe();
 

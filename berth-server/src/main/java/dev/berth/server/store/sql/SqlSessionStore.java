@@ -161,6 +161,21 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
   }
 
   /**
+   * Checks that the store's schema is the one this server migrated it to: not migrated further by a
+   * newer release sharing it, nor set back by a restored backup.
+   *
+   * @throws IllegalStateException naming both versions and what to do
+   */
+  public void checkMigrated() {
+    db.read(
+        "check the store's schema version",
+        c -> {
+          SchemaMigrations.check(c, db.schemaVersion(), db.describe());
+          return db.schemaVersion();
+        });
+  }
+
+  /**
    * How many sessions (not deleted) are in each phase, for the metrics: one grouped read over the
    * phase index, however many sessions there are.
    */

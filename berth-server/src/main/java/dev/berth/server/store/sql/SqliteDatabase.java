@@ -13,7 +13,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 
 /**
@@ -40,12 +39,14 @@ final class SqliteDatabase implements SqlDatabase {
 
   private final Path file;
   private final HikariDataSource pool;
+  private final int schemaVersion;
   private final ReentrantLock writer = new ReentrantLock();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqliteDatabase(Path file, HikariDataSource pool) {
+  private SqliteDatabase(Path file, HikariDataSource pool, int schemaVersion) {
     this.file = file;
     this.pool = pool;
+    this.schemaVersion = schemaVersion;
   }
 
   /**
@@ -68,9 +69,9 @@ final class SqliteDatabase implements SqlDatabase {
       throw new StoreAccessException("sqlite store " + file + " could not be opened: " + e, e);
     }
     try {
-      migrate(pool, file);
+      int schemaVersion = migrate(pool, file);
       restrictModes(file);
-      return new SqliteDatabase(file, pool);
+      return new SqliteDatabase(file, pool, schemaVersion);
     } catch (RuntimeException e) {
       pool.close();
       throw e;
@@ -84,6 +85,11 @@ final class SqliteDatabase implements SqlDatabase {
   @Override
   public SqlDialect dialect() {
     return SqlDialect.SQLITE;
+  }
+
+  @Override
+  public int schemaVersion() {
+    return schemaVersion;
   }
 
   @Override
@@ -232,14 +238,9 @@ final class SqliteDatabase implements SqlDatabase {
     return config;
   }
 
-  private static void migrate(HikariDataSource pool, Path file) {
+  private static int migrate(HikariDataSource pool, Path file) {
     try {
-      Flyway.configure()
-          .dataSource(pool)
-          .locations(MIGRATIONS)
-          .failOnMissingLocations(true)
-          .load()
-          .migrate();
+      return SchemaMigrations.migrate(pool, MIGRATIONS);
     } catch (FlywayException e) {
       throw new StoreAccessException(
           "sqlite store "

@@ -23,6 +23,11 @@ final class TimedSqlDatabase implements SqlDatabase {
   }
 
   @Override
+  public int schemaVersion() {
+    return db.schemaVersion();
+  }
+
+  @Override
   public String describe() {
     return db.describe();
   }

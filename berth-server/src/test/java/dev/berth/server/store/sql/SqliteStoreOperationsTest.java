@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The grouped counts on a SQLite file. */
-class SqliteSessionCountsTest extends SqlSessionCountsContract {
+class SqliteStoreOperationsTest extends SqlStoreOperationsContract {
   @TempDir Path dir;
 
   @Override
