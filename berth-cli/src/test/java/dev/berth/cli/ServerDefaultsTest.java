@@ -136,4 +136,18 @@ class ServerDefaultsTest {
     assertThatThrownBy(() -> parsed(Map.of(), "server", "--config", nested.toString()))
         .hasMessageContaining("gives listen a mapping");
   }
+
+  @Test
+  void aValueOfTheWrongKindFromTheFileOrAVariableIsRefusedNamingTheOption() throws Exception {
+    Path file = dir.resolve("berth.yaml");
+    Files.writeString(file, "idle-after: soon\n");
+    assertThatThrownBy(() -> parsed(Map.of(), "server", "--config", file.toString()))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--idle-after")
+        .hasMessageContaining("soon");
+    assertThatThrownBy(() -> parsed(Map.of("BERTH_MAX_BUSY", "forever"), "server"))
+        .isInstanceOf(CommandLine.ParameterException.class)
+        .hasMessageContaining("--max-busy")
+        .hasMessageContaining("forever");
+  }
 }
