@@ -175,6 +175,16 @@ public final class ExecutionRunner implements AutoCloseable {
     }
   }
 
+  /** How many executions have not finished yet (the node's gauge). */
+  public int running() {
+    lock.lock();
+    try {
+      return (int) entries.values().stream().filter(e -> !e.execution.state().isFinished()).count();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether any execution is still running (the idle policy keeps such a session). */
   public boolean anyRunning() {
     lock.lock();

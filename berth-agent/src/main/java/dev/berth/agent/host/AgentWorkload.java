@@ -47,13 +47,15 @@ final class AgentWorkload {
       Sandbox sandbox,
       AgentLaunch launch,
       String workload,
-      Clock clock) {
+      Clock clock,
+      NodeMeters meters) {
     AgentAdapter adapter =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
     if (!sandbox.confines()) {
       // Unconfined, the CLI's tools would run as the node's user, beside the proxy's port and the
       // node's own process: the token would be one step away. Agents need the sandbox.
+      meters.sandboxFailed(NodeMeters.SandboxFailure.UNCONFINED);
       throw new HostRefusal(
           503,
           "ISOLATION_UNAVAILABLE",
@@ -78,8 +80,17 @@ final class AgentWorkload {
               .withTmp(state.resolve("tmp"))
               .withTarget(paths.home(), AgentPaths.SANDBOX_HOME);
       plan =
-          sandbox.agentPlan(
-              planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds());
+          SandboxSteps.reported(
+              meters,
+              NodeMeters.SandboxFailure.CONFINEMENT,
+              () ->
+                  sandbox.agentPlan(
+                      planName,
+                      List.of("true"),
+                      writable,
+                      config.limits(),
+                      proxySocket,
+                      cli.binds()));
       plan.giveToWorkload(
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       ProviderEndpoint endpoint =
@@ -97,7 +108,7 @@ final class AgentWorkload {
                   plan,
                   endpoint,
                   profile.secrets(),
-                  output,
+                  new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
                   output.nextOffset(),
                   transcript,
                   clock,

@@ -63,6 +63,7 @@ final class HostedRuntime {
   private final HostConfig config;
   private final Clock clock;
   private final Sandbox sandbox;
+  private final NodeMeters meters;
   private final LocalContract contract;
   private final ControlLease lease;
   // An agent session's CLI and provider, from its provision: in memory only (AgentLaunch). A
@@ -101,6 +102,7 @@ final class HostedRuntime {
       Path directory,
       HostConfig config,
       Sandbox sandbox,
+      NodeMeters meters,
       LocalContract contract,
       Clock clock,
       Workload workload,
@@ -112,6 +114,7 @@ final class HostedRuntime {
     this.config = config;
     this.clock = clock;
     this.sandbox = sandbox;
+    this.meters = meters;
     this.contract = contract;
     this.workload = workload;
     this.state = state;
@@ -134,6 +137,7 @@ final class HostedRuntime {
       Path directory,
       HostConfig config,
       Sandbox sandbox,
+      NodeMeters meters,
       LocalContract contract,
       Clock clock,
       @Nullable AgentLaunch agentLaunch) {
@@ -143,6 +147,7 @@ final class HostedRuntime {
             directory,
             config,
             sandbox,
+            meters,
             contract,
             clock,
             new Workload.Awaiting(),
@@ -165,6 +170,7 @@ final class HostedRuntime {
       Path directory,
       HostConfig config,
       Sandbox sandbox,
+      NodeMeters meters,
       LocalContract contract,
       Clock clock)
       throws IOException {
@@ -175,6 +181,7 @@ final class HostedRuntime {
           directory,
           config,
           sandbox,
+          meters,
           contract,
           clock,
           new Workload.Awaiting(),
@@ -192,6 +199,7 @@ final class HostedRuntime {
             directory,
             config,
             sandbox,
+            meters,
             contract,
             clock,
             new Workload.Remains(output),
@@ -750,6 +758,16 @@ final class HostedRuntime {
     executionLogs.values().forEach(OutputLog::close);
   }
 
+  /** Whether this runtime's shell is alive: read without the monitor, as a scrape does. */
+  boolean shellAlive() {
+    return workload.live().map(live -> live.shell().isAlive()).orElse(false);
+  }
+
+  /** How many of this runtime's executions run now (none for an agent session). */
+  int executionsRunning() {
+    return workload.live().map(live -> live.executions().running()).orElse(0);
+  }
+
   synchronized RuntimeView view() {
     Optional<Workload.Live> live = workload.live();
     Optional<ShellProcess> process = live.map(Workload.Live::shell);
@@ -810,7 +828,8 @@ final class HostedRuntime {
         sandbox,
         agentLaunch,
         descriptor.workload(),
-        clock);
+        clock,
+        meters);
   }
 
   /**
@@ -840,7 +859,7 @@ final class HostedRuntime {
         new ExecutionOutputs() {
           @Override
           public OutputSink open(ExecutionId id) {
-            return executionLog(id);
+            return new MeteredSink(executionLog(id), NodeMeters.OutputKind.EXECUTION, meters);
           }
 
           @Override
@@ -850,7 +869,8 @@ final class HostedRuntime {
               log.close();
             }
           }
-        });
+        },
+        meters);
   }
 
   /**

@@ -60,16 +60,23 @@ public final class SessionHost implements AutoCloseable {
   private final HostConfig config;
   private final Clock clock;
   private final Sandbox sandbox;
+  private final NodeMeters meters;
   private final ConcurrentMap<SessionId, LocalContract> contracts = new ConcurrentHashMap<>();
   private final ConcurrentMap<SessionId, HostedRuntime> runtimes = new ConcurrentHashMap<>();
   private final ConcurrentMap<SessionId, ReentrantLock> locks = new ConcurrentHashMap<>();
   private final ScheduledExecutorService ticker;
   private final Optional<SessionId> only;
 
-  private SessionHost(HostConfig config, Clock clock, Sandbox sandbox, Optional<SessionId> only) {
+  private SessionHost(
+      HostConfig config,
+      Clock clock,
+      Sandbox sandbox,
+      NodeMeters meters,
+      Optional<SessionId> only) {
     this.config = config;
     this.clock = clock;
     this.sandbox = sandbox;
+    this.meters = meters;
     this.only = only;
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
@@ -78,7 +85,12 @@ public final class SessionHost implements AutoCloseable {
 
   /** Opens the host on its root directory and reloads the runtimes a previous host left there. */
   public static SessionHost open(HostConfig config, Clock clock) {
-    return open(config, clock, Optional.empty());
+    return open(config, clock, NodeMeters.NONE);
+  }
+
+  /** As {@link #open(HostConfig, Clock)}, reporting what happens to {@code meters}. */
+  public static SessionHost open(HostConfig config, Clock clock, NodeMeters meters) {
+    return open(config, clock, meters, Optional.empty());
   }
 
   /**
@@ -86,16 +98,18 @@ public final class SessionHost implements AutoCloseable {
    * session is refused.
    */
   public static SessionHost openFor(SessionId session, HostConfig config, Clock clock) {
-    return open(config, clock, Optional.of(session));
+    return open(config, clock, NodeMeters.NONE, Optional.of(session));
   }
 
-  private static SessionHost open(HostConfig config, Clock clock, Optional<SessionId> only) {
+  private static SessionHost open(
+      HostConfig config, Clock clock, NodeMeters meters, Optional<SessionId> only) {
     SessionHost host =
         new SessionHost(
             config,
             clock,
             Sandbox.detect(
                 Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids")),
+            meters,
             only);
     host.reload();
     var unused = host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
@@ -187,6 +201,21 @@ public final class SessionHost implements AutoCloseable {
           LOG.info("removed runtime {}", runtime.descriptor().runtime());
           return null;
         });
+  }
+
+  /** How many runtimes this host holds, in any state (the node's gauge). */
+  public int hostedSessions() {
+    return runtimes.size();
+  }
+
+  /** How many of the runtimes' shells are alive now. */
+  public int runningShells() {
+    return (int) runtimes.values().stream().filter(HostedRuntime::shellAlive).count();
+  }
+
+  /** How many executions run now, over every runtime. */
+  public int runningExecutions() {
+    return runtimes.values().stream().mapToInt(HostedRuntime::executionsRunning).sum();
   }
 
   public List<RuntimeView> list() {
@@ -502,7 +531,12 @@ public final class SessionHost implements AutoCloseable {
   }
 
   private void attach(Path directory) throws IOException {
-    sandbox.disks().attach(directory, config.limits().maxDiskBytes(), config.diskReserveBytes());
+    try {
+      sandbox.disks().attach(directory, config.limits().maxDiskBytes(), config.diskReserveBytes());
+    } catch (IOException | RuntimeException e) {
+      meters.sandboxFailed(NodeMeters.SandboxFailure.DISK);
+      throw e;
+    }
   }
 
   /**
@@ -554,7 +588,7 @@ public final class SessionHost implements AutoCloseable {
       runtimes.put(
           session,
           HostedRuntime.start(
-              descriptor, directory, config, sandbox, contract, clock, request.agent()));
+              descriptor, directory, config, sandbox, meters, contract, clock, request.agent()));
       LOG.info(
           "created runtime {}{}",
           request.runtime(),
@@ -661,7 +695,7 @@ public final class SessionHost implements AutoCloseable {
       }
       runtimes.put(
           session,
-          HostedRuntime.reload(descriptor, dir, config, sandbox, contract(session), clock));
+          HostedRuntime.reload(descriptor, dir, config, sandbox, meters, contract(session), clock));
       LOG.info(
           "reloaded runtime {} ({})",
           descriptor.runtime(),

@@ -8,6 +8,7 @@ import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.SessionUser;
 import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
+import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
 import dev.berth.agent.shell.ShellState;
@@ -62,7 +63,7 @@ sealed interface Workload {
      */
     Live withNewShell() {
       ShellState fresh = launcher.prepare();
-      ShellProcess next = ShellProcess.start(fresh.spec(), plan, output);
+      ShellProcess next = launcher.start(fresh, plan);
       return new Live(output, outputStart, fresh, plan, next, executions, launcher);
     }
 
@@ -79,7 +80,8 @@ sealed interface Workload {
         Sandbox sandbox,
         Optional<NetworkMode> networkLimit,
         Clock clock,
-        ExecutionOutputs outputs) {
+        ExecutionOutputs outputs,
+        NodeMeters meters) {
       OutputLog output = OutputLog.open(state.resolve("output"), config.outputCapBytes(), clock);
       long outputStart = output.nextOffset();
       LaunchPlan plan = null;
@@ -102,11 +104,23 @@ sealed interface Workload {
                   .withVariable("USER", SessionUser.INSIDE_NAME)
                   .withVariable("LOGNAME", SessionUser.INSIDE_NAME);
         }
-        ShellLauncher launcher = new ShellLauncher(state, defaults, confined);
+        ShellLauncher launcher =
+            new ShellLauncher(
+                state,
+                defaults,
+                confined,
+                new MeteredSink(output, NodeMeters.OutputKind.SHELL, meters),
+                meters);
         ShellState shellState = launcher.prepare();
         ShellSpec spec = shellState.spec();
-        plan = sandbox.plan(planName, spec.command(), writable, config.limits(), networkLimit);
-        ShellProcess shell = ShellProcess.start(spec, plan, output);
+        plan =
+            SandboxSteps.reported(
+                meters,
+                NodeMeters.SandboxFailure.CONFINEMENT,
+                () ->
+                    sandbox.plan(
+                        planName, spec.command(), writable, config.limits(), networkLimit));
+        ShellProcess shell = launcher.start(shellState, plan);
         ExecutionRunner executions =
             new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());
         return new Live(output, outputStart, shellState, plan, shell, executions, launcher);
@@ -135,13 +149,26 @@ sealed interface Workload {
       dev.berth.agent.agentcli.TranscriptLog transcript)
       implements Workload {}
 
-  /** How a runtime's shell state is prepared, kept so that a shell that exited can be replaced. */
-  record ShellLauncher(Path state, ShellSpec defaults, boolean confined) {
+  /**
+   * How a runtime's shell is prepared and started, kept so that a shell that exited can be
+   * replaced.
+   *
+   * @param sink where the shell's output goes: the runtime's log, metered
+   */
+  record ShellLauncher(
+      Path state, ShellSpec defaults, boolean confined, OutputSink sink, NodeMeters meters) {
     ShellState prepare() {
       return confined
           ? ShellState.prepare(
               state, SANDBOX_ROOT, SANDBOX_ROOT.resolve(ShellState.DIRECTORY), defaults)
           : ShellState.prepare(state, defaults);
+    }
+
+    ShellProcess start(ShellState prepared, LaunchPlan plan) {
+      return SandboxSteps.reported(
+          meters,
+          NodeMeters.SandboxFailure.SPAWN,
+          () -> ShellProcess.start(prepared.spec(), plan, sink));
     }
   }
 

@@ -17,8 +17,11 @@ class AgentWorkloadTest {
 
   @TempDir Path root;
 
+  private final RecordingMeters meters = new RecordingMeters();
+
   @Test
-  void aNodeThatCannotConfineRefusesAnAgentSessionBeforeItStartsAnythingForIt() throws Exception {
+  void aNodeThatCannotConfineRefusesAnAgentSessionBeforeItStartsAnythingForItAndCountsTheRefusal()
+      throws Exception {
     Path state = Files.createDirectories(root.resolve("state"));
     Path socket = root.resolve("proxy.sock");
     AgentLaunch launch =
@@ -40,7 +43,8 @@ class AgentWorkloadTest {
                     Sandbox.none(),
                     launch,
                     "claude-code",
-                    Clock.systemUTC()))
+                    Clock.systemUTC(),
+                    meters))
         .isInstanceOfSatisfying(
             HostRefusal.class,
             r -> {
@@ -53,5 +57,6 @@ class AgentWorkloadTest {
     try (var left = Files.list(state)) {
       assertThat(left).isEmpty();
     }
+    assertThat(meters.failures()).containsExactly(NodeMeters.SandboxFailure.UNCONFINED);
   }
 }
