@@ -46,6 +46,18 @@ class ArchitectureTest {
                   + " host must be usable without it");
 
   @ArchTest
+  static final ArchRule onlyTheTelemetryPackageKnowsMicrometer =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage("dev.berth.agent.telemetry..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage("io.micrometer..", "io.prometheus..")
+          .because(
+              "the host reports through its NodeMeters port; the registry is an adapter, and the"
+                  + " host runs without one (NodeMeters.NONE)");
+
+  @ArchTest
   static final ArchRule theHostDoesNotDependOnTheProcessEntryPoints =
       noClasses()
           .that()

@@ -1,6 +1,7 @@
 package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
+import dev.berth.agent.telemetry.NodeTelemetry;
 import dev.berth.protocol.json.AgentJson;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
@@ -9,11 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The agent protocol over HTTP (docs/agent-protocol.md): one server per session host, every route
- * but {@code /healthz} behind the bearer token the control plane minted.
+ * but {@code /healthz} behind the bearer token the control plane minted, {@code /metrics} (a node's
+ * meters) included.
  */
 public final class AgentHttpServer implements AutoCloseable {
 
@@ -21,7 +24,8 @@ public final class AgentHttpServer implements AutoCloseable {
   private final byte[] expectedAuthorization;
   private final StallWatch stalls;
 
-  private AgentHttpServer(SessionHost host, String token, Settings settings) {
+  private AgentHttpServer(
+      SessionHost host, String token, Settings settings, Optional<NodeTelemetry> telemetry) {
     this.expectedAuthorization = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
     JsonMapper json = AgentJson.mapper();
     Problems problems = new Problems(json);
@@ -54,6 +58,13 @@ public final class AgentHttpServer implements AutoCloseable {
               output.register(config.routes);
               executions.register(config.routes);
               prompts.register(config.routes);
+              // Behind the token like every route: the meters say how busy the node is.
+              telemetry.ifPresent(
+                  meters ->
+                      config.routes.get(
+                          "/metrics",
+                          ctx ->
+                              ctx.contentType(NodeTelemetry.CONTENT_TYPE).result(meters.scrape())));
               config.routes.ws("/v1/sessions/{sid}/attach", attach::configure);
               config.routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
               config.routes.error(
@@ -75,7 +86,16 @@ public final class AgentHttpServer implements AutoCloseable {
    * @param token the bearer token every request must carry
    */
   public static AgentHttpServer start(SessionHost host, String token, Settings settings) {
-    AgentHttpServer server = new AgentHttpServer(host, token, settings);
+    return start(host, token, settings, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(SessionHost, String, Settings)}, serving {@code telemetry}'s meters at {@code
+   * GET /metrics} too, behind the same token.
+   */
+  public static AgentHttpServer start(
+      SessionHost host, String token, Settings settings, Optional<NodeTelemetry> telemetry) {
+    AgentHttpServer server = new AgentHttpServer(host, token, settings, telemetry);
     try {
       server.app.start();
     } catch (RuntimeException e) {

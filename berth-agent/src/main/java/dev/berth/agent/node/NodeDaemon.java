@@ -3,6 +3,7 @@ package dev.berth.agent.node;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.telemetry.NodeTelemetry;
 import dev.berth.protocol.files.PrivacyRule;
 import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.protocol.node.NodeFiles;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.UnaryOperator;
@@ -52,6 +54,7 @@ public final class NodeDaemon implements AutoCloseable {
   private final FileLock lock;
   private final SessionHost host;
   private final AgentHttpServer server;
+  private final NodeTelemetry telemetry;
   private boolean closed;
 
   private NodeDaemon(
@@ -59,12 +62,14 @@ public final class NodeDaemon implements AutoCloseable {
       FileChannel lockChannel,
       FileLock lock,
       SessionHost host,
-      AgentHttpServer server) {
+      AgentHttpServer server,
+      NodeTelemetry telemetry) {
     this.stateDirectory = stateDirectory;
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.host = host;
     this.server = server;
+    this.telemetry = telemetry;
   }
 
   /**
@@ -95,17 +100,26 @@ public final class NodeDaemon implements AutoCloseable {
       }
       String token = NodeToken.readOrCreate(dir);
       HostConfig config = configure.apply(HostConfig.defaults(dir, token));
-      SessionHost host = SessionHost.open(config, Clock.systemUTC());
+      NodeTelemetry telemetry = new NodeTelemetry();
+      SessionHost host;
       AgentHttpServer server;
       try {
-        server = AgentHttpServer.start(host, token, settings);
+        host = SessionHost.open(config, Clock.systemUTC(), telemetry);
+      } catch (RuntimeException e) {
+        telemetry.close();
+        throw e;
+      }
+      try {
+        telemetry.watch(host);
+        server = AgentHttpServer.start(host, token, settings, Optional.of(telemetry));
       } catch (RuntimeException e) {
         host.close();
+        telemetry.close();
         throw e;
       }
       new NodeInfo(1, ProcessHandle.current().pid(), settings.host(), server.port(), host.now())
           .write(dir);
-      return new NodeDaemon(dir, channel, lock, host, server);
+      return new NodeDaemon(dir, channel, lock, host, server, telemetry);
     } catch (IOException e) {
       HELD.remove(dir);
       closeQuietly(channel);
@@ -141,6 +155,7 @@ public final class NodeDaemon implements AutoCloseable {
     }
     server.close();
     host.close();
+    telemetry.close();
     try {
       lock.release();
     } catch (IOException e) {
