@@ -27,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * {@code berth node}: the local session host as a process of its own, so that a control plane that
  * exits or restarts never takes a session down with it. One node per state directory, guarded by an
  * exclusive lock on {@code node.lock} that the operating system releases when the process dies (a
- * crashed node leaves no stale lock). Once it listens it publishes {@link NodeInfo}.
+ * crashed node leaves no stale lock). Once it listens it publishes {@link NodeInfo}. It owns its
+ * meters ({@link NodeTelemetry}), which its API serves at {@code GET /metrics} behind its token.
  *
  * <p>The state directory is private to the node's user (0700, and every file in it 0600; see {@code
  * dev.berth.protocol.files}): a node refuses to start on one that others may reach.
