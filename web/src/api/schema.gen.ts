@@ -963,6 +963,8 @@ export interface components {
              * @description Listed with `deleted=true` only, when recoverable; the end of the window.
              */
             recoverableUntil?: string;
+            /** @description Listed with `deleted=true` only, once `POST /sessions/{id}/recover` made a session of it: that session's id (a second recovery is `409 ALREADY_RECOVERED`). It may since have been deleted too. */
+            recoveredAs?: components["schemas"]["SessionIdValue"];
             /**
              * @description The original's state for every session an access can serve: `active`, `idle` or
              *     `snapshot`. A session on its way reads as the state whose access behaviour it has: one
@@ -1972,7 +1974,7 @@ export interface operations {
             query?: {
                 /** @description Only sessions in these public states, comma-separated (e.g. `active,idle`). */
                 state?: string;
-                /** @description `true` lists only the deleted sessions, each with `deletedAt`, `recoverable` and `recoverableUntil`. */
+                /** @description `true` lists only the deleted sessions, each with `deletedAt`, `recoverable`, `recoverableUntil` and `recoveredAs`. */
                 deleted?: boolean;
                 /** @description Only this tenant's sessions (admin only). */
                 tenant?: components["schemas"]["TenantName"];
@@ -2336,7 +2338,8 @@ export interface operations {
             404: components["responses"]["NotFound"];
             /**
              * @description `INVALID_STATE`: the session is not deleted; `ALREADY_RECOVERED`: it was recovered
-             *     already (the message names the new session).
+             *     already (the message names the new session, as the deleted listing's `recoveredAs`
+             *     does).
              */
             409: {
                 headers: {

@@ -34,8 +34,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * A server on the shared backends ({@code --store postgres://…}, {@code --archive s3://…}) against
  * a real PostgreSQL (embedded, in this JVM) and a real S3-compatible server (S3Mock, in this JVM),
- * with its real local node and shells: the whole cycle, the refusals of a shared store given
- * without what sharing needs, and the one-server claim of the local runtime.
+ * with its real local node and shells: the whole cycle (through a deleted session's recovery), the
+ * refusals of a shared store given without what sharing needs, and the one-server claim of the
+ * local runtime.
  */
 class SharedStoreServerTest {
   private static final String TOKEN = "shared-admin-token-" + "s".repeat(32);
@@ -63,7 +64,8 @@ class SharedStoreServerTest {
   }
 
   @Test
-  void aServerOnPostgresAndS3ServesTheWholeCycleAndItsArchiveLivesInTheBucket() throws Exception {
+  void aServerOnPostgresAndS3ServesTheWholeCycleThroughRecoveryAndItsArchiveLivesInTheBucket()
+      throws Exception {
     String prefix = S3TestServer.freshPrefix();
     String archive = S3TestServer.get().archiveUrl(prefix);
     try (BerthServer server =
@@ -94,7 +96,31 @@ class SharedStoreServerTest {
       HttpResponse<String> deleted = send(server, "DELETE", "/sessions/" + id, "");
       assertThat(deleted.statusCode()).as(deleted.body()).isEqualTo(204);
       assertThat(get(server, "/sessions/" + id).statusCode()).isEqualTo(404);
+      assertThat(listedDeleted(server, id).has("recoveredAs")).isFalse();
+
+      // Its last archive comes back as a new session; from then on the deleted one's listing names
+      // that session (what the web UI links to), and a second recovery is refused.
+      HttpResponse<String> recovered = post(server, "/sessions/" + id + "/recover", "{}");
+      assertThat(recovered.statusCode()).as(recovered.body()).isEqualTo(201);
+      String heir = JSON.readTree(recovered.body()).path("id").asString();
+      JsonNode listed = listedDeleted(server, id);
+      assertThat(listed.path("recoveredAs").asString()).isEqualTo(heir);
+      assertThat(listed.path("recoverable").asBoolean()).isFalse();
+      assertThat(post(server, "/sessions/" + id + "/recover", "{}").body())
+          .contains("ALREADY_RECOVERED");
     }
+  }
+
+  /** The session as {@code GET /sessions?deleted=true} lists it. */
+  private JsonNode listedDeleted(BerthServer server, String id) throws Exception {
+    HttpResponse<String> listing = get(server, "/sessions?deleted=true");
+    assertThat(listing.statusCode()).as(listing.body()).isEqualTo(200);
+    for (JsonNode s : JSON.readTree(listing.body()).path("sessions")) {
+      if (s.path("id").asString().equals(id)) {
+        return s;
+      }
+    }
+    throw new AssertionError("session " + id + " is not listed as deleted: " + listing.body());
   }
 
   @Test

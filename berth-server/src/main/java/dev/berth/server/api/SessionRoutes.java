@@ -4,8 +4,11 @@ import dev.berth.core.access.CreateSession;
 import dev.berth.core.access.DeleteSession;
 import dev.berth.core.access.ListSessions;
 import dev.berth.core.access.MakeActive;
+import dev.berth.core.access.RecoverSession;
+import dev.berth.core.access.Scope;
 import dev.berth.core.access.SessionData;
 import dev.berth.core.agent.ByteStream;
+import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.PublicState;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
@@ -134,19 +137,41 @@ final class SessionRoutes {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put(
         "sessions",
-        page.items().stream().map(s -> deleted ? deletedSession(s) : session(s)).toList());
+        page.items().stream()
+            .map(s -> deleted ? deletedSession(caller.scope(), s) : session(s))
+            .toList());
     page.nextPageToken().ifPresent(t -> body.put("nextPageToken", t));
     send(ctx, body);
   }
 
-  /** A deleted session as {@code deleted=true} lists it: when, and whether it can come back. */
-  private Map<String, Object> deletedSession(Session s) {
+  /**
+   * A deleted session as {@code deleted=true} lists it: when, whether it can come back, and the
+   * session a recovery already made of it.
+   */
+  private Map<String, Object> deletedSession(Scope scope, Session s) {
     Map<String, Object> body = session(s);
     s.deletedAt().ifPresent(at -> body.put("deletedAt", at.toString()));
     Optional<java.time.Instant> until = sessions.lookup().recoverableUntil(s);
     body.put("recoverable", until.isPresent());
     until.ifPresent(u -> body.put("recoverableUntil", u.toString()));
+    recoveredAs(scope, s).ifPresent(heir -> body.put("recoveredAs", heir.value()));
     return body;
+  }
+
+  /**
+   * The session a recovery made of {@code deleted}, deleted since or not. Its id derives from the
+   * deleted one's, and a recovery refuses to run twice exactly when that id is taken, so the same
+   * look-up answers both; the heir keeps the deleted session's tenant, so the caller's scope sees
+   * it.
+   */
+  private Optional<SessionId> recoveredAs(Scope scope, Session deleted) {
+    SessionId heir = RecoverSession.heirOf(deleted.id());
+    try {
+      sessions.lookup().getIncludingDeleted(scope, heir);
+      return Optional.of(heir);
+    } catch (NotFoundException e) {
+      return Optional.empty();
+    }
   }
 
   private static java.util.Set<PublicState> states(String param) {
