@@ -1,11 +1,14 @@
-import { defineConfig } from "vitest/config";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { defineConfig, type Plugin } from "vitest/config";
 import react from "@vitejs/plugin-react";
 
 // The UI is served by the Berth server itself (index.html for the client routes, /assets/* with
 // long-lived caching), so the output goes to dist/ and the Maven build copies it into the jar.
 // `npm run dev` proxies the API to a server on 127.0.0.1:8080 for working on the UI alone.
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), gzipped()],
   build: {
     outDir: "dist",
     assetsDir: "assets",
@@ -24,3 +27,24 @@ export default defineConfig({
     environment: "node",
   },
 });
+
+/**
+ * Writes `name.gz` beside each text file of the build (JS, CSS, HTML, SVG) that gzip makes smaller,
+ * which the server sends to clients that accept gzip. The server compresses nothing itself (its
+ * API, SSE and WebSocket answers stay as they are), so the work is done here, once, at the best
+ * level.
+ */
+function gzipped(): Plugin {
+  return {
+    name: "berth-gzipped",
+    apply: "build",
+    writeBundle(options, bundle) {
+      const dir = options.dir ?? "dist";
+      for (const name of Object.keys(bundle).filter((n) => /\.(js|css|html|svg)$/.test(n))) {
+        const plain = readFileSync(join(dir, name));
+        const packed = gzipSync(plain, { level: 9 });
+        if (packed.length < plain.length) writeFileSync(join(dir, `${name}.gz`), packed);
+      }
+    },
+  };
+}

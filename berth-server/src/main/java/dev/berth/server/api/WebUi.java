@@ -3,9 +3,6 @@ package dev.berth.server.api;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.staticfiles.Location;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -21,6 +18,9 @@ import java.util.regex.Pattern;
  *
  * <p>The page carries a Content-Security-Policy: scripts only from this server and no inline
  * script; inline styles are allowed because the terminal (xterm.js) injects its own style sheet.
+ *
+ * <p>A client that accepts gzip gets the page and the assets gzipped, from the copies the build
+ * wrote beside them ({@link GzippedAssets}); every answer says {@code Vary: Accept-Encoding}.
  */
 public final class WebUi {
 
@@ -32,21 +32,42 @@ public final class WebUi {
   private static final Pattern CLIENT_ROUTE =
       Pattern.compile("/|/new|/login|/(session|agent|restore)/[^/]+/?");
 
-  private final Optional<byte[]> index;
-  private final String etag;
+  private static final Map<String, String> ASSET_HEADERS =
+      Map.of(
+          "Cache-Control", "public, max-age=31536000, immutable",
+          "X-Content-Type-Options", "nosniff");
 
-  WebUi(Optional<byte[]> index) {
-    this.index = index;
-    this.etag = index.map(WebUi::etagOf).orElse("");
+  /** One encoding of the page, with the ETag that names it (each encoding has its own). */
+  private static final class Page {
+    private final byte[] bytes;
+    private final String etag;
+
+    Page(byte[] bytes, String etag) {
+      this.bytes = bytes;
+      this.etag = etag;
+    }
+
+    byte[] bytes() {
+      return bytes;
+    }
+
+    String etag() {
+      return etag;
+    }
+  }
+
+  private final Optional<Page> index;
+  private final Optional<Page> gzippedIndex;
+
+  WebUi(Optional<byte[]> index, Optional<byte[]> gzippedIndex) {
+    this.index = index.map(page -> new Page(page, etagOf(page, "")));
+    this.gzippedIndex = gzippedIndex.map(page -> new Page(page, etagOf(page, "-gzip")));
   }
 
   /** The UI the build put on the classpath; absent when the server was built without it. */
   static WebUi fromClasspath() {
-    try (InputStream in = WebUi.class.getResourceAsStream("/web/index.html")) {
-      return new WebUi(in == null ? Optional.empty() : Optional.of(in.readAllBytes()));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the web UI's index.html", e);
-    }
+    return new WebUi(
+        GzippedAssets.read("/web/index.html"), GzippedAssets.read("/web/index.html.gz"));
   }
 
   boolean available() {
@@ -55,15 +76,17 @@ public final class WebUi {
 
   void register(JavalinConfig config) {
     if (index.isPresent()) {
+      // A before-handler, not a route: the API's routes (and the OpenAPI check of them) stay as
+      // they are.
+      config.routes.before(
+          GzippedAssets.PREFIX + "*", new GzippedAssets("/web/assets", ASSET_HEADERS)::handle);
       config.staticFiles.add(
           files -> {
             files.hostedPath = "/assets";
             files.directory = "/web/assets";
             files.location = Location.CLASSPATH;
-            files.headers =
-                Map.of(
-                    "Cache-Control", "public, max-age=31536000, immutable",
-                    "X-Content-Type-Options", "nosniff");
+            files.headers = new java.util.HashMap<>(ASSET_HEADERS);
+            files.headers.put("Vary", "Accept-Encoding");
           });
     }
     config.spaRoot.addHandler("/", this::fallback);
@@ -92,21 +115,25 @@ public final class WebUi {
     index(ctx, known ? 200 : 404);
   }
 
-  /** Answers the app's page with {@code status}. */
+  /** Answers the app's page with {@code status}, gzipped when the client accepts it. */
   void index(Context ctx, int status) {
-    byte[] page = index.orElseThrow();
+    Optional<Page> gzipped =
+        gzippedIndex.filter(g -> GzippedAssets.acceptsGzip(ctx.header("Accept-Encoding")));
+    Page page = gzipped.or(() -> index).orElseThrow();
     ctx.header("Content-Security-Policy", CSP);
     ctx.header("X-Content-Type-Options", "nosniff");
     ctx.header("X-Frame-Options", "DENY");
     // The login URL carries a token; no page of the UI may leak its address to anyone.
     ctx.header("Referrer-Policy", "no-referrer");
     ctx.header("Cache-Control", "no-cache");
-    ctx.header("ETag", etag);
-    if (status == 200 && etag.equals(ctx.header("If-None-Match"))) {
+    ctx.header("Vary", "Accept-Encoding");
+    ctx.header("ETag", page.etag());
+    if (status == 200 && page.etag().equals(ctx.header("If-None-Match"))) {
       ctx.status(304);
       return;
     }
-    ctx.status(status).contentType("text/html; charset=utf-8").result(page);
+    gzipped.ifPresent(g -> ctx.header("Content-Encoding", "gzip"));
+    ctx.status(status).contentType("text/html; charset=utf-8").result(page.bytes());
   }
 
   static boolean wantsHtml(Context ctx) {
@@ -114,7 +141,7 @@ public final class WebUi {
     return accept != null && accept.contains("text/html");
   }
 
-  private static String etagOf(byte[] page) {
-    return "\"" + dev.berth.core.digest.Sha256.hexPrefix(page, 12) + "\"";
+  private static String etagOf(byte[] page, String encoding) {
+    return "\"" + dev.berth.core.digest.Sha256.hexPrefix(page, 12) + encoding + "\"";
   }
 }

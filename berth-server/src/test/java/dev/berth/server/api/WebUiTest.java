@@ -4,14 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.berth.server.BerthServer;
 import dev.berth.server.ServerConfig;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,6 +89,48 @@ class WebUiTest {
   }
 
   @Test
+  void anAssetComesGzippedToAClientThatAcceptsGzipAndAsItIsToOneThatDoesNot() throws Exception {
+    String script = scriptOf(get("/", "text/html", null).body());
+
+    HttpResponse<byte[]> plain = getBytes(script, null);
+    HttpResponse<byte[]> gzipped = getBytes(script, "gzip, deflate, br, zstd");
+    HttpResponse<byte[]> refused = getBytes(script, "gzip;q=0, identity");
+
+    assertThat(plain.headers().firstValue("Content-Encoding")).isEmpty();
+    assertThat(refused.headers().firstValue("Content-Encoding")).isEmpty();
+    assertThat(refused.body()).isEqualTo(plain.body());
+    assertThat(gzipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+    assertThat(gunzip(gzipped.body())).isEqualTo(plain.body());
+    assertThat(gzipped.body().length).isLessThan(plain.body().length / 2);
+    for (HttpResponse<byte[]> answer : List.of(plain, gzipped)) {
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(answer.headers().firstValue("Vary")).hasValue("Accept-Encoding");
+      assertThat(answer.headers().firstValue("Content-Type"))
+          .get()
+          .asString()
+          .contains("javascript");
+      assertThat(answer.headers().firstValue("Cache-Control"))
+          .hasValue("public, max-age=31536000, immutable");
+    }
+  }
+
+  @Test
+  void thePageComesGzippedOnRequestWithItsOwnETagWhileTheApiNeverDoes() throws Exception {
+    HttpResponse<byte[]> plain = getBytes("/", null);
+    HttpResponse<byte[]> gzipped = getBytes("/", "gzip");
+    HttpResponse<byte[]> api = getBytes("/api/v1/openapi.yaml", "gzip");
+
+    assertThat(gzipped.headers().firstValue("Content-Encoding")).hasValue("gzip");
+    assertThat(gunzip(gzipped.body())).isEqualTo(plain.body());
+    assertThat(gzipped.headers().firstValue("ETag"))
+        .isPresent()
+        .isNotEqualTo(plain.headers().firstValue("ETag"));
+    assertThat(gzipped.headers().firstValue("Vary")).hasValue("Accept-Encoding");
+    assertThat(api.statusCode()).isEqualTo(200);
+    assertThat(api.headers().firstValue("Content-Encoding")).isEmpty();
+  }
+
+  @Test
   void anUnknownApiPathStaysAProblemEvenForABrowser() throws Exception {
     HttpResponse<String> answer = get("/api/v1/nothing-here", "text/html", "Bearer " + TOKEN);
 
@@ -123,6 +170,30 @@ class WebUiTest {
         .asString()
         .contains("berth_token=" + TOKEN)
         .contains("HttpOnly");
+  }
+
+  private static String scriptOf(String page) {
+    Matcher script = Pattern.compile("src=\"(/assets/[^\"]+\\.js)\"").matcher(page);
+    assertThat(script.find()).as("the page loads its script from /assets").isTrue();
+    return script.group(1);
+  }
+
+  /** The answer as bytes (HttpClient never decodes a Content-Encoding itself). */
+  private static HttpResponse<byte[]> getBytes(String path, String acceptEncoding)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+            .header("Accept", "text/html,*/*;q=0.8");
+    if (acceptEncoding != null) {
+      request.header("Accept-Encoding", acceptEncoding);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private static byte[] gunzip(byte[] gzipped) throws IOException {
+    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped))) {
+      return in.readAllBytes();
+    }
   }
 
   private static HttpResponse<String> get(String path, String accept, String authorization)
