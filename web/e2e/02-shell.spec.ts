@@ -48,7 +48,12 @@ test("create a shell session from the UI, work in its terminal, resize it, reloa
 
   // The side panel: state, the idle countdown and its reason, the runtime, the isolation.
   await expect(page.getByTestId("ws-state")).toContainText("active");
+  await expect(page.getByTestId("ws-state-sentence")).toHaveText("Running");
+  await expect(page.getByTestId("ws-state-sentence")).toHaveAttribute("title", "state active · phase READY");
+  // The reason's instant is a local time of day, the exact value in its title.
   await expect(page.getByTestId("idle-reason")).toContainText("accessed recently");
+  await expect(page.getByTestId("idle-reason")).not.toContainText(/\d{4}-\d\d-\d\dT/);
+  await expect(page.getByTestId("idle-reason").locator("time")).toHaveAttribute("title", /Z$/);
   await expect(page.getByTestId("isolation")).toContainText("sandbox");
   await expect(page.getByTestId("isolation")).toContainText("egress");
   // The test host enforces the whole sandbox (bin/ensure-test-tools), so no warning is shown.
@@ -56,7 +61,8 @@ test("create a shell session from the UI, work in its terminal, resize it, reloa
   // The session's disk against the default cap, enforced (an ext4 image of its own).
   await expect(page.getByTestId("disk-use")).toContainText("of 10.0 GiB");
   await expect(page.getByTestId("disk-use")).not.toContainText("not enforced");
-  await expect(page.getByTestId("operations")).toContainText("provision");
+  await expect(page.getByTestId("operations")).toContainText("Start");
+  await expect(page.getByTestId("operations")).toContainText("done");
 
   // A reload replays the scrollback from offset 0.
   await page.reload();
@@ -71,6 +77,8 @@ test("create a shell session from the UI, work in its terminal, resize it, reloa
   await expect(card).toHaveAttribute("data-state", "active");
   await expect(card).toHaveAttribute("data-workload-type", "shell");
   await expect(card.getByTestId("uptime")).not.toHaveText("—");
+  // The admin sees every tenant's sessions, so each card says whose it is.
+  await expect(card.getByTestId("tenant")).toHaveText("tenant admin");
   await screenshot(page, "console");
 });
 

@@ -101,6 +101,16 @@ test("a deleted session that was snapshotted is recovered from Recently deleted 
   await expect(page).toHaveURL(/\/session\/[0-9a-f]{32}$/, { timeout: 120_000 });
   await expect(page.getByTestId("terminal-status")).toHaveText("shell attached");
   await expect.poll(async () => (await page.locator(".xterm-rows").innerText()).replace(/\u00a0/g, " ")).toMatch(/^kept-42\s*$/m);
+  const heir = page.url().split("/").pop()!;
+
+  // Recovered once, the deleted row offers no second recovery but links to the session it became.
+  await page.getByRole("link", { name: "← Sessions" }).click();
+  await deleted.locator("summary").click();
+  await expect(row.getByRole("button", { name: "Recover" })).toHaveCount(0);
+  await expect(row).toContainText(/deleted (just now|\d+ s ago|\d+ min ago)/);
+  await expect(row.locator("time").first()).toHaveAttribute("title", /^\d{4}-\d\d-\d\dT.*Z$/);
+  await row.getByTestId("recovered-as").click();
+  await expect(page).toHaveURL(`${url}/session/${heir}`);
 });
 
 test("Switch from one workspace to a snapshot session restores it and opens it", async ({ signedIn: page }) => {

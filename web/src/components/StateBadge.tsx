@@ -12,9 +12,10 @@ const LABELS: Record<string, string> = {
   failed: "failed",
 };
 
-export function StateBadge({ state, large }: { state: Lifecycle | string; large?: boolean }) {
+/** The state in a word; `title` carries the exact state and phase (see lib/describe.ts). */
+export function StateBadge({ state, large, title }: { state: Lifecycle | string; large?: boolean; title?: string }) {
   return (
-    <span className={`badge badge-${state} ${large ? "badge-large" : ""}`} data-testid="state-badge">
+    <span className={`badge badge-${state} ${large ? "badge-large" : ""}`} data-testid="state-badge" title={title}>
       <span className="badge-dot" aria-hidden="true" />
       {LABELS[state] ?? state}
     </span>

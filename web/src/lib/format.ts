@@ -33,25 +33,90 @@ export function clock(ms: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${rest}` : `${m}:${rest}`;
 }
 
+/**
+ * Milliseconds since the epoch of an RFC 3339 instant, or NaN. The server writes Java instants,
+ * whose fraction may run to nanoseconds; the fraction is cut to milliseconds first, since
+ * `Date.parse` is only required to read three digits.
+ */
+export function instant(iso: string | undefined): number {
+  if (!iso) return NaN;
+  return Date.parse(iso.replace(/(\.\d{3})\d+/, "$1"));
+}
+
+/** "just now", "40 s ago", "3 min ago", "5 h ago", "2 days ago"; "in 3 min" ahead; a local date past a week. */
 export function ago(iso: string | undefined, now: number): string {
-  if (!iso) return "—";
-  const t = Date.parse(iso);
+  const t = instant(iso);
   if (Number.isNaN(t)) return "—";
-  return `${duration(now - t)} ago`;
+  const s = Math.round((now - t) / 1000);
+  const phrase = spanPhrase(Math.abs(s));
+  if (phrase === undefined) return dateTime(iso);
+  if (phrase === "") return "just now";
+  return s >= 0 ? `${phrase} ago` : `in ${phrase}`;
 }
 
+/** "" under 5 s, then "40 s", "3 min", "5 h", "2 days", undefined from a week on. */
+function spanPhrase(seconds: number): string | undefined {
+  if (seconds < 5) return "";
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h`;
+  const d = Math.floor(h / 24);
+  return d < 7 ? `${d} day${d === 1 ? "" : "s"}` : undefined;
+}
+
+/** The local time of day (hh:mm:ss). */
 export function time(iso: string | undefined): string {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "—";
-  return d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  const t = instant(iso);
+  if (Number.isNaN(t)) return "—";
+  return new Date(t).toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** The local date and time, to the minute. */
 export function dateTime(iso: string | undefined): string {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "—";
-  return d.toLocaleString();
+  const t = instant(iso);
+  if (Number.isNaN(t)) return "—";
+  return new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** The local time of day when `iso` falls on the same local day as `now`, else the date and time. */
+export function moment(iso: string | undefined, now: number): string {
+  const t = instant(iso);
+  if (Number.isNaN(t)) return "—";
+  return new Date(t).toDateString() === new Date(now).toDateString() ? time(iso) : dateTime(iso);
+}
+
+/** A piece of server text: plain, an instant it names, or a count of bytes it names. */
+export type TextPart =
+  | { kind: "text"; text: string }
+  | { kind: "instant"; iso: string }
+  | { kind: "bytes"; count: number; text: string };
+
+const INSTANT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g;
+const BYTE_COUNT = /\b(\d+) bytes?\b/g;
+
+/**
+ * Splits a message the server wrote for people (an idle reason, a step's detail, a failure) at the
+ * instants and byte counts in it, so that they can be shown as times and sizes: the server writes
+ * them exactly (`2026-11-30T10:04:05.123456789Z`, `1048576 bytes`), which nobody reads at a glance.
+ */
+export function textParts(text: string): TextPart[] {
+  const parts: TextPart[] = [];
+  const found = [...text.matchAll(INSTANT), ...text.matchAll(BYTE_COUNT)].sort((a, b) => a.index - b.index);
+  let at = 0;
+  for (const match of found) {
+    if (match.index < at) continue; // inside an earlier match
+    if (match.index > at) parts.push({ kind: "text", text: text.slice(at, match.index) });
+    parts.push(
+      match[1] === undefined
+        ? { kind: "instant", iso: match[0] }
+        : { kind: "bytes", count: Number(match[1]), text: match[0] },
+    );
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push({ kind: "text", text: text.slice(at) });
+  return parts;
 }
 
 export function shortId(id: string): string {

@@ -65,6 +65,7 @@ export function Link(props: {
   to: string;
   children: ReactNode;
   className?: string;
+  title?: string;
   "aria-label"?: string;
   "data-testid"?: string;
 }) {
@@ -73,6 +74,7 @@ export function Link(props: {
     <a
       href={props.to}
       className={props.className}
+      title={props.title}
       aria-label={props["aria-label"]}
       data-testid={props["data-testid"]}
       onClick={(event) => {

@@ -3,6 +3,7 @@ import { StateBadge } from "../components/StateBadge";
 import { Link } from "../lib/router";
 import type { SessionLoad } from "./useSession";
 import { lifecycle } from "../api/types";
+import { stateDetail } from "../lib/describe";
 
 export function WorkspaceHeader({ session, extra }: { session: Session; extra?: string }) {
   return (
@@ -14,7 +15,7 @@ export function WorkspaceHeader({ session, extra }: { session: Session; extra?: 
       </nav>
       <div className="ws-title">
         <h1 data-testid="ws-name">{session.name}</h1>
-        <StateBadge state={lifecycle(session)} />
+        <StateBadge state={lifecycle(session)} title={stateDetail(session)} />
       </div>
       <p className="muted mono small">
         session/{session.id}

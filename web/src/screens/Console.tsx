@@ -1,14 +1,16 @@
 // The sessions console (`/`): one card per session with what matters in its state, counts per
 // state, polled every 3 s while the page is visible (no full reload), delete behind a dialog.
 
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import type { IdleView, Session } from "../api/types";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { Menu } from "../components/Menu";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
-import { ago, bytes, clock, duration } from "../lib/format";
+import { HumanText, Size, When } from "../components/Human";
+import { clock, duration, shortId } from "../lib/format";
+import { stateDetail, stateSentence } from "../lib/describe";
 import { useMounted, useNow } from "../lib/hooks";
 import { usePolling } from "../lib/polling";
 import { Link, sessionPath, useRouter } from "../lib/router";
@@ -28,6 +30,7 @@ export function Console() {
   const [deleting, setDeleting] = useState<Session>();
   const toast = useToast();
   const generation = useRef(0);
+  const admin = useAdmin();
 
   const refresh = useCallback(async (signal?: AbortSignal) => {
     const mine = ++generation.current;
@@ -60,8 +63,8 @@ export function Console() {
   usePolling((signal) => refresh(signal).catch(() => undefined), POLL_MS);
 
   const sessions = load.kind === "ready" ? load.sessions : [];
-  const hasIdle = sessions.some((s) => s.state === "idle");
-  const now = useNow(1000, hasIdle || sessions.some((s) => s.state === "active"));
+  // Every card shows an age ("3 min ago"), so the clock ticks while there is any card.
+  const now = useNow(1000, sessions.length > 0);
   const counts = countStates(sessions);
 
   return (
@@ -118,7 +121,10 @@ export function Console() {
           )}
           {counts.archived > 0 && (
             <li className="chip chip-reclaimed">
-              <strong>{bytes(counts.archived)}</strong> archived, runtimes reclaimed
+              <strong>
+                <Size count={counts.archived} />
+              </strong>{" "}
+              archived, runtimes reclaimed
             </li>
           )}
         </ul>
@@ -155,13 +161,25 @@ export function Console() {
       {sessions.length > 0 && (
         <ul className="cards" aria-label="Sessions">
           {sessions.map((s) => (
-            <SessionCard key={s.id} session={s} idle={idle[s.id]} now={now} onDelete={() => setDeleting(s)} />
+            <SessionCard
+              key={s.id}
+              session={s}
+              idle={idle[s.id]}
+              now={now}
+              showTenant={admin}
+              onDelete={() => setDeleting(s)}
+            />
           ))}
         </ul>
       )}
 
       {load.kind === "ready" && load.deleted.length > 0 && (
-        <RecentlyDeleted sessions={load.deleted} onRecovered={() => refresh().catch(() => undefined)} />
+        <RecentlyDeleted
+          sessions={load.deleted}
+          live={sessions}
+          showTenant={admin}
+          onRecovered={() => refresh().catch(() => undefined)}
+        />
       )}
 
       {deleting && (
@@ -185,7 +203,21 @@ export function Console() {
   );
 }
 
-function SessionCard(props: { session: Session; idle?: IdleView; now: number; onDelete(): void }) {
+/**
+ * Whether the principal is the admin, who sees every tenant's sessions and so is shown whose each
+ * one is; false until known (and for a tenant, who sees only its own).
+ */
+function useAdmin(): boolean {
+  const [admin, setAdmin] = useState(false);
+  useEffect(() => {
+    const abort = new AbortController();
+    api.isAdmin(abort.signal).then(setAdmin, () => undefined);
+    return () => abort.abort();
+  }, []);
+  return admin;
+}
+
+function SessionCard(props: { session: Session; idle?: IdleView; now: number; showTenant: boolean; onDelete(): void }) {
   const { session: s, now } = props;
   const { navigate } = useRouter();
   const target = sessionPath(s);
@@ -211,7 +243,7 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; on
             session/{s.id}
           </code>
         </div>
-        <StateBadge state={lifecycle(s)} />
+        <StateBadge state={lifecycle(s)} title={stateDetail(s)} />
         <Menu
           label={`Actions for ${s.name}`}
           testId="card-menu"
@@ -226,6 +258,7 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; on
       </div>
       <div className="card-foot">
         <span className="muted">{s.pod ? `runtime/${s.pod}` : "runtime reclaimed"}</span>
+        {props.showTenant && <TenantTag tenant={s.tenant} />}
         <span className="tag">{s.workloadType === "shell" ? "$ shell" : `◇ ${s.workloadType}`}</span>
       </div>
     </li>
@@ -246,7 +279,9 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
           <dt>uptime</dt>
           <dd data-testid="uptime">{started ? duration(now - started) : "—"}</dd>
           <dt>last access</dt>
-          <dd>{ago(s.lastAccess, now)}</dd>
+          <dd>
+            <When iso={s.lastAccess} now={now} />
+          </dd>
         </dl>
       );
     }
@@ -264,18 +299,22 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
           <dl className="facts">
             <dt>suspends in</dt>
             <dd data-testid="suspends-in">
-              {!idle
-                ? "—"
-                : idle.decision === "held"
-                  ? `held: ${idle.reason}`
-                  : !idle.suspendEnabled
-                    ? "never (suspend is off)"
-                    : left !== undefined
-                      ? clock(left)
-                      : idle.reason}
+              {!idle ? (
+                "—"
+              ) : idle.decision === "held" ? (
+                <>
+                  held: <HumanText text={idle.reason} now={now} />
+                </>
+              ) : !idle.suspendEnabled ? (
+                "never (suspend is off)"
+              ) : left !== undefined ? (
+                clock(left)
+              ) : (
+                <HumanText text={idle.reason} now={now} />
+              )}
             </dd>
             <dt>idle for</dt>
-            <dd>{idleAt ? duration(now - idleAt) : ago(s.lastAccess, now)}</dd>
+            <dd>{idleAt ? duration(now - idleAt) : <When iso={s.lastAccess} now={now} />}</dd>
             <dt>runtime</dt>
             <dd>held</dd>
           </dl>
@@ -287,37 +326,52 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
       return (
         <dl className="facts">
           <dt>archive</dt>
-          <dd data-testid="archive-size">{archive ? bytes(archive.sizeBytes) : "—"}</dd>
+          <dd data-testid="archive-size">
+            <Size count={archive?.sizeBytes} />
+          </dd>
           <dt>frozen</dt>
-          <dd>{ago(archive?.createdAt ?? s.archive?.createdAt, now)}</dd>
+          <dd>
+            <When iso={archive?.createdAt ?? s.archive?.createdAt} now={now} />
+          </dd>
           <dt>reclaimed</dt>
           <dd>{archive?.reclaimed ?? (s.pod ? "no" : "runtime released")}</dd>
-          <dd className="hint">open to restore</dd>
+          <dd className="hint">{stateSentence(s)}</dd>
         </dl>
       );
     }
     case "failed":
       return (
-        <p className="card-failure">
-          {s.failure ? `${s.failure.reason}: ${s.failure.message}` : "the session failed"}
+        <p className="card-failure" title={s.failure?.reason}>
+          {s.failure ? <HumanText text={s.failure.message} now={now} /> : stateSentence(s)}
         </p>
       );
     default:
       return (
-        <p className="muted">
-          {lifecycle(s)}… {s.intent?.reason ? `(${s.intent.reason})` : ""}
+        <p className="muted" data-testid="card-doing">
+          {stateSentence(s)}
+          {s.intent?.reason && (
+            <>
+              {" "}
+              (<HumanText text={s.intent.reason} now={now} />)
+            </>
+          )}
         </p>
       );
   }
 }
 
-/** Deleted sessions, each recoverable from its last archive while the server keeps it. */
-function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRecovered(): void }) {
+/**
+ * Deleted sessions, each recoverable from its last archive while the server keeps it; one already
+ * recovered links to the session its recovery made (`recoveredAs`) instead.
+ */
+function RecentlyDeleted(props: { sessions: Session[]; live: Session[]; showTenant: boolean; onRecovered(): void }) {
+  const { sessions, live, onRecovered } = props;
   const [busy, setBusy] = useState<string>();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { navigate } = useRouter();
   const mounted = useMounted();
   const toast = useToast();
+  const now = useNow(60_000);
   const recover = async (s: Session) => {
     setBusy(s.id);
     setErrors((e) => ({ ...e, [s.id]: "" }));
@@ -339,18 +393,35 @@ function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRec
       <ul className="deleted-list">
         {sessions.map((s) => (
           <li key={s.id} className="deleted-item" data-session-id={s.id}>
-            <span className="deleted-name">{s.name}</span>
+            <span className="deleted-name">
+              {s.name} {props.showTenant && <TenantTag tenant={s.tenant} />}
+            </span>
             <code className="muted small">session/{s.id}</code>
-            <span className="muted small">deleted {ago(s.deletedAt ?? s.intent?.requestedAt, Date.now())}</span>
-            <button
-              type="button"
-              className="btn btn-small"
-              onClick={() => recover(s)}
-              disabled={busy !== undefined || s.recoverable === false}
-              title={s.recoverable === false ? "No archive of it is kept: it was never snapshotted, or its recovery window ended" : undefined}
-            >
-              {busy === s.id ? "Recovering…" : "Recover"}
-            </button>
+            <span className="muted small">
+              deleted <When iso={s.deletedAt ?? s.intent?.requestedAt} now={now} />
+              {s.recoverableUntil && (
+                <>
+                  , kept until <When iso={s.recoverableUntil} now={now} relative={false} />
+                </>
+              )}
+            </span>
+            {s.recoveredAs ? (
+              <Heir id={s.recoveredAs} session={live.find((x) => x.id === s.recoveredAs)} />
+            ) : (
+              <button
+                type="button"
+                className="btn btn-small"
+                onClick={() => recover(s)}
+                disabled={busy !== undefined || s.recoverable === false}
+                title={
+                  s.recoverable === false
+                    ? "No archive of it is kept: it was never snapshotted, or its recovery window ended"
+                    : undefined
+                }
+              >
+                {busy === s.id ? "Recovering…" : "Recover"}
+              </button>
+            )}
             {errors[s.id] && (
               <span className="form-error small" role="alert">
                 Recover failed: {errors[s.id]}
@@ -360,6 +431,30 @@ function RecentlyDeleted({ sessions, onRecovered }: { sessions: Session[]; onRec
         ))}
       </ul>
     </details>
+  );
+}
+
+/** The session a deleted one was recovered as: a link while it lives, its id once deleted too. */
+function Heir({ id, session }: { id: string; session?: Session }) {
+  if (!session) {
+    return (
+      <span className="muted small" data-testid="recovered-as">
+        recovered as session/{shortId(id)}, since deleted
+      </span>
+    );
+  }
+  return (
+    <Link to={sessionPath(session)} className="btn btn-small" data-testid="recovered-as" title={`session/${id}`}>
+      Recovered: open it
+    </Link>
+  );
+}
+
+function TenantTag({ tenant }: { tenant: string }) {
+  return (
+    <span className="tag" data-testid="tenant" title="the tenant this session belongs to">
+      tenant {tenant}
+    </span>
   );
 }
 

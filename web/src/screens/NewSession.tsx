@@ -11,6 +11,7 @@ import { usePolling } from "../lib/polling";
 import { sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
 import { lifecycle } from "../api/types";
+import { stateDetail, stateSentence } from "../lib/describe";
 
 const DESCRIPTIONS: Record<string, string> = {
   shell: "Interactive bash in its own sandbox. You type the commands.",
@@ -248,7 +249,8 @@ export function Provisioning(props: {
       <p className="muted">
         workloadType={session.workloadType}
         {session.model ? ` · model=${session.model}` : ""}
-        {session.plugins?.length ? ` · plugins=${session.plugins.join(",")}` : ""} · {lifecycle(session)}
+        {session.plugins?.length ? ` · plugins=${session.plugins.join(",")}` : ""} ·{" "}
+        <span title={stateDetail(session)}>{stateSentence(session)}</span>
       </p>
       <ol className="steps">
         <Step done label="Register session" detail={`session/${session.id}`} />

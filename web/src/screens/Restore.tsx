@@ -8,8 +8,10 @@ import type { Operation, RestoreProgress, Session } from "../api/types";
 import { ConfirmDelete } from "../components/ConfirmDelete";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
-import { bytes, dateTime, stepLabel, time } from "../lib/format";
-import { useMounted } from "../lib/hooks";
+import { Size, When } from "../components/Human";
+import { stateDetail, stateSentence } from "../lib/describe";
+import { stepLabel, time } from "../lib/format";
+import { useMounted, useNow } from "../lib/hooks";
 import { usePolling } from "../lib/polling";
 import { Link, sessionPath, useRouter } from "../lib/router";
 import { errorText } from "../lib/sessionPorts";
@@ -29,6 +31,7 @@ export function Restore({ id }: { id: string }) {
   const [error, setError] = useState<string>();
   const [operation, setOperation] = useState<Operation>();
   const [deleting, setDeleting] = useState(false);
+  const now = useNow(60_000);
   const restoreButton = useRef<HTMLButtonElement>(null);
 
   // While the restore runs, its operation is polled for the steps it has reached. Only while the
@@ -98,7 +101,7 @@ export function Restore({ id }: { id: string }) {
               session/{session.id} · {session.workloadType}
             </p>
           </div>
-          <StateBadge state={lifecycle(session)} large />
+          <StateBadge state={lifecycle(session)} large title={stateDetail(session)} />
         </div>
         <p>
           {session.workloadType === "shell"
@@ -108,11 +111,16 @@ export function Restore({ id }: { id: string }) {
         {archive || checkpoint ? (
           <dl className="facts facts-wide" data-testid="archive-facts">
             <dt>size</dt>
-            <dd>{bytes(archive?.sizeBytes ?? checkpoint?.sizeBytes)}</dd>
+            <dd>
+              <Size count={archive?.sizeBytes ?? checkpoint?.sizeBytes} />
+            </dd>
             <dt>generation</dt>
             <dd>{archive?.generation ?? "—"}</dd>
             <dt>taken</dt>
-            <dd>{dateTime(archive?.createdAt ?? checkpoint?.createdAt)}</dd>
+            <dd>
+              <When iso={archive?.createdAt ?? checkpoint?.createdAt} now={now} relative={false} /> ·{" "}
+              <When iso={archive?.createdAt ?? checkpoint?.createdAt} now={now} />
+            </dd>
             <dt>archive</dt>
             <dd className="mono small break">{archive?.uri ?? checkpoint?.ref}</dd>
             {archive?.sha256 && (
@@ -172,7 +180,9 @@ export function Restore({ id }: { id: string }) {
               })}
             </ol>
             <RestoreBar progress={session.restore ?? operation?.progress} />
-            <p className="muted small">{lifecycle(session)}</p>
+            <p className="muted small" title={stateDetail(session)}>
+              {stateSentence(session)}
+            </p>
           </div>
         )}
 
@@ -183,7 +193,7 @@ export function Restore({ id }: { id: string }) {
         )}
         {!isSnapshot && !restoring && (
           <p className="banner" data-testid="not-snapshot">
-            This session is {lifecycle(session)}; there is nothing to restore.{" "}
+            <span title={stateDetail(session)}>{stateSentence(session)}</span>: there is nothing to restore.{" "}
             <Link to={sessionPath(session)}>Open it</Link>
           </p>
         )}
@@ -228,7 +238,7 @@ function RestoreBar({ progress }: { progress?: RestoreProgress }) {
         {percent}%
       </progress>
       <span className="muted small">
-        {bytes(progress.bytes)} of {bytes(progress.totalBytes)} · generation {progress.generation}
+        <Size count={progress.bytes} /> of <Size count={progress.totalBytes} /> · generation {progress.generation}
       </span>
     </div>
   );

@@ -8,7 +8,9 @@ import { ConfirmDelete } from "../components/ConfirmDelete";
 import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
-import { bytes, clock, duration, stepLabel, time } from "../lib/format";
+import { HumanText, Size, When } from "../components/Human";
+import { operationLabel, operationResult, stateDetail, stateSentence } from "../lib/describe";
+import { clock, duration, stepLabel } from "../lib/format";
 import { useMounted, useNow } from "../lib/hooks";
 import { usePolling } from "../lib/polling";
 import { sessionPath, useRouter } from "../lib/router";
@@ -115,12 +117,14 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
       <section className="panel-section">
         <h2 className="panel-title">State</h2>
         <div className="state-line" data-testid="ws-state">
-          <StateBadge state={lifecycle(session)} large />
-          {session.phase && <span className="muted">phase {session.phase}</span>}
+          <StateBadge state={lifecycle(session)} large title={stateDetail(session)} />
+          <span className="muted" title={stateDetail(session)} data-testid="ws-state-sentence">
+            {stateSentence(session)}
+          </span>
         </div>
         {session.failure && (
-          <p className="form-error">
-            {session.failure.reason}: {session.failure.message}
+          <p className="form-error" title={session.failure.reason}>
+            <HumanText text={session.failure.message} now={now} />
           </p>
         )}
       </section>
@@ -139,12 +143,18 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
                     : idle.decision}
             </p>
             <p className="muted small" data-testid="idle-reason">
-              {idle.reason}
-              {!idle.suspendEnabled && idle.suspendAt && ` · would suspend at ${time(idle.suspendAt)}`}
+              <HumanText text={idle.reason} now={now} />
+              {!idle.suspendEnabled && idle.suspendAt && (
+                <>
+                  {" "}
+                  · would suspend at <When iso={idle.suspendAt} now={now} relative={false} />
+                </>
+              )}
             </p>
             {held && (
               <p className="small" data-testid="keepalive">
-                Kept from suspension until {time(new Date(held).toISOString())} (keep-alive)
+                Kept from suspension until <When iso={new Date(held).toISOString()} now={now} relative={false} />{" "}
+                (keep-alive)
               </p>
             )}
             {idle.suspendEnabled && canSnapshot && (
@@ -257,7 +267,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
 
       <section className="panel-section">
         <h2 className="panel-title">Operations</h2>
-        <Timeline operations={operations} />
+        <Timeline operations={operations} now={now} />
       </section>
 
       {deleting && (
@@ -290,7 +300,7 @@ export function DiskUse({ disk }: { disk: NonNullable<RuntimeStatus["disk"]> }) 
     <>
       <dt>disk</dt>
       <dd data-testid="disk-use">
-        {bytes(disk.usedBytes)} of {bytes(disk.capBytes)}
+        <Size count={disk.usedBytes} /> of <Size count={disk.capBytes} />
         {disk.enforced ? "" : " (not enforced)"}
         <meter
           className={`disk-meter disk-${level}`}
@@ -317,28 +327,44 @@ function Limit({ name, value }: { name: string; value: unknown }) {
   );
 }
 
-export function Timeline({ operations }: { operations: Operation[] }) {
+export function Timeline({ operations, now }: { operations: Operation[]; now: number }) {
   if (operations.length === 0) return <p className="muted">No operations yet.</p>;
   return (
     <ol className="timeline" data-testid="operations">
       {operations.map((op) => (
         <li key={op.id} className={`op op-${op.state.toLowerCase()}`}>
           <div className="op-head">
-            <strong>{op.type.toLowerCase()}</strong>
-            <span className={`op-state op-state-${op.state.toLowerCase()}`}>{op.state.toLowerCase()}</span>
-            <span className="muted small">{time(op.createdAt)}</span>
+            <strong title={op.type}>{operationLabel(op.type)}</strong>
+            <span className={`op-state op-state-${op.state.toLowerCase()}`} title={op.state}>
+              {operationResult(op.state)}
+            </span>
+            <span className="muted small">
+              <When iso={op.createdAt} now={now} relative={false} />
+            </span>
           </div>
           {op.steps.length > 0 && (
             <ul className="op-steps">
               {op.steps.map((s) => (
                 <li key={s.name + s.at}>
-                  <span className="muted small">{time(s.at)}</span> {stepLabel(s.name)}
-                  {s.detail && <span className="muted"> — {s.detail}</span>}
+                  <span className="muted small">
+                    <When iso={s.at} now={now} relative={false} />
+                  </span>{" "}
+                  <span title={s.name}>{stepLabel(s.name)}</span>
+                  {s.detail && (
+                    <span className="muted">
+                      {" "}
+                      — <HumanText text={s.detail} now={now} />
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>
           )}
-          {op.error && <p className="form-error small">{op.error.message}</p>}
+          {op.error && (
+            <p className="form-error small" title={op.error.reason}>
+              <HumanText text={op.error.message} now={now} />
+            </p>
+          )}
         </li>
       ))}
     </ol>
@@ -371,7 +397,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
     setError(undefined);
     try {
       const active = await api.switchTo(target.id);
-      toast(`Switched to "${active.name}" (${active.state})`);
+      toast(`Switched to "${active.name}": ${stateSentence(active).toLowerCase()}`);
       if (!mounted.current) return; // closed meanwhile: the user went elsewhere
       onClose();
       navigate(sessionPath(active));
@@ -392,7 +418,7 @@ function SwitchDialog({ current, onClose }: { current: Session; onClose(): void 
               <button type="button" className="switch-item" onClick={() => pick(s)} disabled={busy !== undefined}>
                 <span className="switch-name">{s.name}</span>
                 <span className="muted small">{s.id === current.id ? "this session" : s.workloadType}</span>
-                <StateBadge state={lifecycle(s)} />
+                <StateBadge state={lifecycle(s)} title={stateDetail(s)} />
                 {busy === s.id && <span className="small">switching…</span>}
               </button>
             </li>

@@ -10,6 +10,7 @@ import type { AttachStatus } from "../terminal/attach";
 import { useRouter } from "../lib/router";
 import { useToast } from "../components/Toasts";
 import { lifecycle } from "../api/types";
+import { stateDetail, stateSentence } from "../lib/describe";
 
 const STATUS_TEXT: Record<AttachStatus, string> = {
   connecting: "connecting",
@@ -69,7 +70,10 @@ export function ShellWorkspace({ id }: { id: string }) {
           />
         ) : (
           <div className="placeholder">
-            <p>The session has no running shell ({state}); the terminal opens when it has one.</p>
+            <p title={stateDetail(session)}>
+              The session has no running shell ({stateSentence(session).toLowerCase()}); the terminal opens when it
+              has one.
+            </p>
           </div>
         )}
         {load.error && <p className="banner banner-warn">Could not refresh the session: {load.error}</p>}

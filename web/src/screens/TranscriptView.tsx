@@ -10,6 +10,7 @@ import { api } from "../api/client";
 import { SseParser } from "../api/sse";
 import type { TranscriptEntry } from "../api/types";
 import { usePolling } from "../lib/polling";
+import { Size } from "../components/Human";
 
 interface Turn {
   execution: string;
@@ -125,7 +126,17 @@ function TurnView({ turn }: { turn: Turn }) {
             <summary>
               <span className="mono">{e.name}</span>{" "}
               <span className="muted small">
-                {result ? (result.error ? "failed" : `ok · ${result.size ?? 0} bytes`) : "running"}
+                {result ? (
+                  result.error ? (
+                    "failed"
+                  ) : (
+                    <>
+                      ok · <Size count={result.size ?? 0} />
+                    </>
+                  )
+                ) : (
+                  "running"
+                )}
               </span>
             </summary>
             <pre className="mono small">{e.input}</pre>
