@@ -196,18 +196,10 @@ export const api = {
   cancel: (id: string, execution: string) =>
     call<Execution>("POST", `/sessions/${enc(id)}/executions/${enc(execution)}/cancel`, { body: {} }),
 
-  /**
-   * Whether the signed-in principal is the admin. The API has no "who am I"; `GET /admin/tenants`
-   * is the admin's alone (any other token gets 403), and small.
-   */
+  /** Whether the signed-in principal is the admin (`GET /whoami`). */
   async isAdmin(signal?: AbortSignal): Promise<boolean> {
-    try {
-      await call<unknown>("GET", "/admin/tenants", { signal });
-      return true;
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 403) return false;
-      throw e;
-    }
+    const me = await call<{ principal: string }>("GET", "/whoami", { signal });
+    return me.principal === "admin";
   },
 
   runtime: (id: string, signal?: AbortSignal) =>

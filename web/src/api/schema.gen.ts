@@ -818,6 +818,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the token is. */
+        get: operations["whoAmI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/version": {
         parameters: {
             query?: never;
@@ -868,6 +885,12 @@ export interface components {
             /** @description The same message (the original platform's field). */
             error: string;
             session?: components["schemas"]["SessionIdValue"];
+        };
+        WhoAmI: {
+            /** @enum {string} */
+            principal: "admin" | "tenant";
+            /** @description The tenant's name, for a tenant's token. */
+            tenant?: string;
         };
         /**
          * @example {
@@ -3017,6 +3040,27 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+        };
+    };
+    whoAmI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's principal: the admin, or a tenant with its name. Not stored and not an access; `Cache-Control: no-store`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WhoAmI"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
         };
     };
     getVersion: {

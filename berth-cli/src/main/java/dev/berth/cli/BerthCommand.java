@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
       InspectCommands.Idle.class,
       InspectCommands.Operations.class,
       InspectCommands.Executions.class,
+      InspectCommands.Audit.class,
       AdminCommand.class
     })
 public final class BerthCommand {

@@ -3,11 +3,14 @@ package dev.berth.cli;
 import dev.berth.client.BerthClient;
 import dev.berth.client.Execution;
 import dev.berth.client.Operation;
+import dev.berth.core.session.SessionId;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -113,6 +116,55 @@ final class InspectCommands {
                 e.exitCode().isPresent() ? Integer.toString(e.exitCode().getAsInt()) : "-",
                 when(e.submittedAt()),
                 e.command()));
+      }
+      print(document, table);
+      return 0;
+    }
+  }
+
+  /** {@code berth audit SESSION [--since INSTANT]}. */
+  @Command(
+      name = "audit",
+      mixinStandardHelpOptions = true,
+      versionProvider = BerthCommand.Version.class,
+      description =
+          "A session's audit log, oldest first: who asked what of it and what the platform did (a"
+              + " deleted session's too, while its record is kept).")
+  static final class Audit extends Inspect {
+
+    /** Entries asked per request; the whole log is printed, page after page. */
+    static final int PAGE = 500;
+
+    @Option(
+        names = "--since",
+        paramLabel = "INSTANT",
+        description =
+            "Only entries at or after this ISO 8601 instant, such as 2026-12-03T10:00:00Z.")
+    @Nullable Instant since;
+
+    @Override
+    int run(BerthClient client) {
+      SessionId id = session.resolveLiveOrDeleted(client);
+      Table table = new Table(List.of("SEQ", "AT", "ACTOR", "TYPE", "DETAIL"));
+      ObjectNode document = JsonMapper.builder().build().createObjectNode();
+      ArrayNode array = document.putArray("events");
+      long after = 0;
+      while (true) {
+        JsonNode page = client.audit(id, after, PAGE, Optional.ofNullable(since));
+        for (JsonNode event : page.path("events")) {
+          array.add(event);
+          table.row(
+              List.of(
+                  event.path("sequence").asString(""),
+                  event.path("at").asString(""),
+                  event.path("actor").asString(""),
+                  event.path("type").asString(""),
+                  event.path("detail").asString("")));
+        }
+        if (!page.path("nextAfter").isNumber()) {
+          break;
+        }
+        after = page.path("nextAfter").asLong();
       }
       print(document, table);
       return 0;

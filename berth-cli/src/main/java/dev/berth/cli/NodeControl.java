@@ -181,7 +181,7 @@ final class NodeControl {
 
     @Override
     public Integer call() {
-      out().println(stop(stateDirectory(), force));
+      out().println(stop(stateDirectory(), force, "stop it anyway with --force"));
       out().flush();
       return 0;
     }
@@ -192,10 +192,11 @@ final class NodeControl {
    * it hosts sessions (or does not say how many) it refuses unless {@code force}: their shells
    * would end with it.
    *
+   * @param forcing how the caller stops it anyway, for the refusal's way out
    * @throws UsageException naming the sessions and the way out when it refuses, or when the node
    *     did not stop in time
    */
-  static String stop(Path stateDir, boolean force) {
+  static String stop(Path stateDir, boolean force, String forcing) {
     Optional<NodeInfo> node = running(stateDir);
     if (node.isEmpty()) {
       return "no node runs on " + stateDir + "; nothing to stop";
@@ -208,8 +209,9 @@ final class NodeControl {
               + info.pid()
               + ") hosts "
               + count(sessions)
-              + ", whose shells would end with it; stop it anyway with --force, or delete the"
-              + " sessions first");
+              + ", whose shells would end with it; "
+              + forcing
+              + ", or delete the sessions first");
     }
     Optional<ProcessHandle> found = ProcessHandle.of(info.pid());
     if (found.isEmpty()) {

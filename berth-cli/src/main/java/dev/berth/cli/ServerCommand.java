@@ -325,7 +325,7 @@ final class ServerCommand implements Callable<Integer> {
           "When the server stops, stop its local node too, unless the node still hosts sessions"
               + " (it then keeps running, with them, and the server says so; berth node stop"
               + " --force ends it). Without it the node outlives the server, so that a restart"
-              + " finds the sessions running.")
+              + " finds the sessions running. Only for --runtime local.")
   private boolean stopNode;
 
   /**
@@ -335,7 +335,12 @@ final class ServerCommand implements Callable<Integer> {
   private void stopNode() {
     PrintWriter err = spec.commandLine().getErr();
     try {
-      err.println("berth: " + NodeControl.stop(dataDir.resolve(NODE_DIRECTORY), false));
+      err.println(
+          "berth: "
+              + NodeControl.stop(
+                  dataDir.resolve(NODE_DIRECTORY),
+                  false,
+                  "berth node stop --force --data-dir " + dataDir + " stops it anyway"));
     } catch (UsageException e) {
       err.println("berth: " + e.getMessage() + "; it keeps running");
     }
@@ -427,12 +432,16 @@ final class ServerCommand implements Callable<Integer> {
                 .withBackends(backends())
                 .withObservability(new ServerConfig.Observability(metricsWithoutToken)));
     CountDownLatch stopped = new CountDownLatch(1);
+    // Set once this server started: a start that failed (its port taken, another server on the
+    // data directory) must not stop the node, which may be the running server's.
+    java.util.concurrent.atomic.AtomicBoolean started =
+        new java.util.concurrent.atomic.AtomicBoolean();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   server.close();
-                  if (stopNode && "local".equals(runtime)) {
+                  if (stopNode && started.get() && "local".equals(runtime)) {
                     stopNode();
                   }
                   stopped.countDown();
@@ -440,6 +449,7 @@ final class ServerCommand implements Callable<Integer> {
                 "berth-shutdown"));
     try {
       server.start();
+      started.set(true);
     } catch (dev.berth.protocol.files.NotPrivateException e) {
       // Says the path, the mode, the rule and the chmod already (ErrorReporter prints it as is).
       throw e;

@@ -28,25 +28,32 @@ record SessionRef(String text) {
   private static final int SHOWN = 10;
 
   SessionId resolve(BerthClient client) {
-    return resolve(client, SessionQuery.all());
+    return resolve(client, List.of(SessionQuery.all()));
   }
 
   /** The deleted session it names (for recover: the sessions it looks in are the deleted ones). */
   SessionId resolveDeleted(BerthClient client) {
-    return resolve(client, SessionQuery.all().onlyDeleted());
+    return resolve(client, List.of(SessionQuery.all().onlyDeleted()));
   }
 
-  private SessionId resolve(BerthClient client, SessionQuery among) {
+  /** The session it names, live or deleted (for the audit log, which outlives a deletion). */
+  SessionId resolveLiveOrDeleted(BerthClient client) {
+    return resolve(client, List.of(SessionQuery.all(), SessionQuery.all().onlyDeleted()));
+  }
+
+  private SessionId resolve(BerthClient client, List<SessionQuery> among) {
     String given = text.strip();
     if (FULL_ID.matcher(given).matches()) {
       return new SessionId(given);
     }
     List<SessionView> matches = new ArrayList<>();
     String prefix = given.toLowerCase(Locale.ROOT);
-    for (Iterator<SessionView> all = client.iterateSessions(among); all.hasNext(); ) {
-      SessionView s = all.next();
-      if (s.name().equals(given) || (!prefix.isEmpty() && s.id().value().startsWith(prefix))) {
-        matches.add(s);
+    for (SessionQuery query : among) {
+      for (Iterator<SessionView> all = client.iterateSessions(query); all.hasNext(); ) {
+        SessionView s = all.next();
+        if (s.name().equals(given) || (!prefix.isEmpty() && s.id().value().startsWith(prefix))) {
+          matches.add(s);
+        }
       }
     }
     return switch (matches.size()) {

@@ -151,6 +151,13 @@ class ClientCommandsAgainstServerTest {
         .contains("SUSPEND")
         .contains("SUCCEEDED");
     admin("sessions", "delete", "inspected");
+    assertThat(admin("audit", "inspected").out.toString())
+        .as("a deleted session's audit log, named by its name")
+        .startsWith("SEQ")
+        .contains("session.created")
+        .contains("intent RUNNING v1");
+    assertThat(admin("audit", "inspected", "--since", "2999-01-01T00:00:00Z", "-o", "json").out)
+        .hasToString("{\n  \"events\" : [ ]\n}\n");
 
     CliHarness recovered = admin("recover", "inspected", "-o", "json");
     var heir = JsonMapper.builder().build().readTree(recovered.out.toString());

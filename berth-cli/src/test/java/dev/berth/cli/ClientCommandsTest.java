@@ -136,8 +136,8 @@ class ClientCommandsTest {
     assertThat(badId.err.toString()).contains("not an empty string");
 
     CliHarness badFormat = new CliHarness(home);
-    assertThat(badFormat.run("sessions", "list", "-o", "yaml")).isEqualTo(2);
-    assertThat(badFormat.err.toString()).contains("'yaml' is not an output format");
+    assertThat(badFormat.run("sessions", "list", "-o", "xml")).isEqualTo(2);
+    assertThat(badFormat.err.toString()).contains("'xml' is not an output format");
 
     CliHarness badUrl = new CliHarness(home);
     badUrl.variables.put("BERTH_TOKEN", "t");

@@ -6,6 +6,7 @@ import dev.berth.core.session.SessionId;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -545,6 +546,23 @@ public final class BerthClient implements AutoCloseable {
    */
   public JsonNode idle(SessionId id) {
     return get("/sessions/" + id + "/idle", "the idle decision of " + id);
+  }
+
+  /**
+   * {@code GET /admin/audit?session=}: one page of a session's audit log (a deleted one's too),
+   * oldest first, after sequence {@code after}; {@code nextAfter} in the answer names the next
+   * page. The admin reads any session's, a tenant its own sessions'.
+   */
+  public JsonNode audit(SessionId id, long after, int limit, Optional<Instant> since) {
+    return get(
+        "/admin/audit?session="
+            + id
+            + "&after="
+            + after
+            + "&limit="
+            + limit
+            + since.map(at -> "&since=" + at).orElse(""),
+        "the audit log of " + id);
   }
 
   /** {@code GET /admin/tenants} (admin only). */

@@ -18,4 +18,9 @@ public record Tenant(
     workloadTypes = workloadTypes == null ? List.of() : List.copyOf(workloadTypes);
     network = network == null ? java.util.Optional.empty() : network;
   }
+
+  /** A tenant with the server's network (the shape before {@code network} was read). */
+  public Tenant(String tenant, List<String> workloadTypes, int maxSessions, int sessions) {
+    this(tenant, workloadTypes, maxSessions, sessions, java.util.Optional.empty());
+  }
 }

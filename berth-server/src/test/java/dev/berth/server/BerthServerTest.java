@@ -78,7 +78,7 @@ class BerthServerTest {
   }
 
   @Test
-  void versionNamesTheReleaseTheCommitTheStoreAndTheRuntime() throws Exception {
+  void versionNamesTheReleaseTheCommitTheStoreAndTheRuntimeAndWhoamiTheCaller() throws Exception {
     String token = "version-admin-token-" + "v".repeat(32);
     try (BerthServer server =
             new BerthServer(
@@ -86,14 +86,25 @@ class BerthServerTest {
                         .withAdminToken(java.util.Optional.of(token)))
                 .start();
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
-      HttpResponse<String> version =
+      HttpResponse<String> version = get(client, server, "/api/v1/version", token);
+      HttpResponse<String> anonymous = get(client, server, "/api/v1/version");
+      HttpResponse<String> whoami = get(client, server, "/api/v1/whoami", token);
+      HttpResponse<String> issued =
           client.send(
-              HttpRequest.newBuilder(
-                      URI.create("http://127.0.0.1:" + server.port() + "/api/v1/version"))
+              request(server, "/api/v1/admin/tokens")
                   .header("Authorization", "Bearer " + token)
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"tenant\":\"acme\",\"workloadTypes\":[\"shell\"],\"maxSessions\":1}"))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
-      HttpResponse<String> anonymous = get(client, server, "/api/v1/version");
+      String tenantToken =
+          tools.jackson.databind.json.JsonMapper.builder()
+              .build()
+              .readTree(issued.body())
+              .path("token")
+              .asString();
+      HttpResponse<String> tenantWhoami = get(client, server, "/api/v1/whoami", tenantToken);
       HttpResponse<String> spec = get(client, server, "/api/v1/openapi.yaml");
 
       assertThat(version.statusCode()).isEqualTo(200);
@@ -102,6 +113,8 @@ class BerthServerTest {
               "\\{\"version\":\"\\d+\\.\\d+\\.\\d+[^\"]*\",\"commit\":\"([0-9a-f]{7,}(-dirty)?|unknown)\","
                   + "\"store\":\"sqlite\",\"runtime\":\"local\"\\}");
       assertThat(anonymous.statusCode()).isEqualTo(401);
+      assertThat(whoami.body()).isEqualTo("{\"principal\":\"admin\"}");
+      assertThat(tenantWhoami.body()).isEqualTo("{\"principal\":\"tenant\",\"tenant\":\"acme\"}");
       assertThat(spec.statusCode()).as("the API's description needs no token").isEqualTo(200);
       assertThat(spec.body()).startsWith("openapi: 3.1");
     }
@@ -119,12 +132,20 @@ class BerthServerTest {
 
   private static HttpResponse<String> get(HttpClient client, BerthServer server, String path)
       throws Exception {
+    return client.send(request(server, path).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> get(
+      HttpClient client, BerthServer server, String path, String token) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-            .timeout(Duration.ofSeconds(30))
-            .GET()
-            .build(),
+        request(server, path).header("Authorization", "Bearer " + token).build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpRequest.Builder request(BerthServer server, String path) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+        .timeout(Duration.ofSeconds(30))
+        .GET();
   }
 
   @Test

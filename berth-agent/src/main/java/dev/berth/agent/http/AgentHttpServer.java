@@ -6,27 +6,38 @@ import dev.berth.protocol.json.AgentJson;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The agent protocol over HTTP (docs/agent-protocol.md): one server per session host, every route
- * but {@code /healthz} behind the bearer token the control plane minted, {@code /metrics} (a node's
- * meters) included.
+ * but {@code /healthz} behind the bearer token the control plane minted; {@code GET /metrics} (a
+ * node's meters) also takes the node's read-only metrics token.
  */
 public final class AgentHttpServer implements AutoCloseable {
 
+  /**
+   * The node's meters and the second token that reads them: a scraper is given that one, which
+   * reads {@code GET /metrics} and nothing else (the host token controls every session).
+   */
+  public record Metrics(NodeTelemetry telemetry, String token) {}
+
   private final Javalin app;
   private final byte[] expectedAuthorization;
+  private final byte @Nullable [] metricsAuthorization;
   private final StallWatch stalls;
 
   private AgentHttpServer(
-      SessionHost host, String token, Settings settings, Optional<NodeTelemetry> telemetry) {
+      SessionHost host, String token, Settings settings, Optional<Metrics> metrics) {
     this.expectedAuthorization = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+    this.metricsAuthorization =
+        metrics.map(m -> ("Bearer " + m.token()).getBytes(StandardCharsets.UTF_8)).orElse(null);
     JsonMapper json = AgentJson.mapper();
     Problems problems = new Problems(json);
     Requests requests = new Requests(json);
@@ -59,12 +70,13 @@ public final class AgentHttpServer implements AutoCloseable {
               executions.register(config.routes);
               prompts.register(config.routes);
               // Behind the token like every route: the meters say how busy the node is.
-              telemetry.ifPresent(
+              metrics.ifPresent(
                   meters ->
                       config.routes.get(
-                          "/metrics",
+                          METRICS,
                           ctx ->
-                              ctx.contentType(NodeTelemetry.CONTENT_TYPE).result(meters.scrape())));
+                              ctx.contentType(NodeTelemetry.CONTENT_TYPE)
+                                  .result(meters.telemetry().scrape())));
               config.routes.ws("/v1/sessions/{sid}/attach", attach::configure);
               config.routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));
               config.routes.error(
@@ -94,8 +106,8 @@ public final class AgentHttpServer implements AutoCloseable {
    * GET /metrics} too, behind the same token.
    */
   public static AgentHttpServer start(
-      SessionHost host, String token, Settings settings, Optional<NodeTelemetry> telemetry) {
-    AgentHttpServer server = new AgentHttpServer(host, token, settings, telemetry);
+      SessionHost host, String token, Settings settings, Optional<Metrics> metrics) {
+    AgentHttpServer server = new AgentHttpServer(host, token, settings, metrics);
     try {
       server.app.start();
     } catch (RuntimeException e) {
@@ -121,7 +133,9 @@ public final class AgentHttpServer implements AutoCloseable {
   }
 
   private void requireToken(Context ctx, Problems problems) {
-    if (ctx.path().equals("/healthz") || authorized(ctx.header("Authorization"))) {
+    if (ctx.path().equals("/healthz")
+        || authorized(ctx.header("Authorization"))
+        || readsMetrics(ctx)) {
       return;
     }
     problems.write(
@@ -129,6 +143,20 @@ public final class AgentHttpServer implements AutoCloseable {
         new Problems.Kind(401, "UNAUTHENTICATED"),
         "missing or wrong bearer token; send Authorization: Bearer <the host token>");
     ctx.skipRemainingHandlers();
+  }
+
+  /** The meters' route, which the metrics token also reads. */
+  static final String METRICS = "/metrics";
+
+  /** A {@code GET /metrics} with the metrics token (compared in constant time too). */
+  private boolean readsMetrics(Context ctx) {
+    String authorization = ctx.header("Authorization");
+    return metricsAuthorization != null
+        && authorization != null
+        && HandlerType.GET.equals(ctx.method())
+        && ctx.path().equals(METRICS)
+        && MessageDigest.isEqual(
+            authorization.getBytes(StandardCharsets.UTF_8), metricsAuthorization);
   }
 
   /** Constant time, so the token cannot be guessed byte by byte from response times. */

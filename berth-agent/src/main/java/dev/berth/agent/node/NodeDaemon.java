@@ -112,7 +112,13 @@ public final class NodeDaemon implements AutoCloseable {
       }
       try {
         telemetry.watch(host);
-        server = AgentHttpServer.start(host, token, settings, Optional.of(telemetry));
+        server =
+            AgentHttpServer.start(
+                host,
+                token,
+                settings,
+                Optional.of(
+                    new AgentHttpServer.Metrics(telemetry, NodeToken.readOrCreateMetrics(dir))));
       } catch (RuntimeException e) {
         host.close();
         telemetry.close();

@@ -91,10 +91,24 @@ class NodeMetricsThroughAgentApiTest {
   }
 
   @Test
-  void theMetricsNeedTheNodesTokenAsEveryOtherRouteDoes() {
+  void theMetricsNeedTheNodesTokenOrItsMetricsToken() {
     assertThat(api.unauthenticated("/metrics").status()).isEqualTo(401);
     AgentApi wrongToken = new AgentApi(node.port(), "w".repeat(43));
     assertThat(wrongToken.send("GET", "/metrics", null).status()).isEqualTo(401);
+    AgentApi scraper =
+        new AgentApi(node.port(), NodeToken.readOrCreateMetrics(root.resolve("node")));
+    assertThat(scraper.send("GET", "/metrics", null).status()).isEqualTo(200);
+  }
+
+  @Test
+  void theMetricsTokenReadsTheMetersAndControlsNothing() {
+    AgentApi scraper =
+        new AgentApi(node.port(), NodeToken.readOrCreateMetrics(root.resolve("node")));
+    assertThat(scraper.send("GET", "/v1/sessions", null).status()).isEqualTo(401);
+    assertThat(scraper.provision(SID, 1).status()).isEqualTo(401);
+    assertThat(api.send("GET", "/v1/sessions/" + SID + "/status", null).status())
+        .as("nothing was provisioned")
+        .isEqualTo(404);
   }
 
   private String scrape() {

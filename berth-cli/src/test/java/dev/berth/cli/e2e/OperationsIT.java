@@ -80,6 +80,11 @@ class OperationsIT {
 
     String id = tenant.create("metered");
     await().atMost(CONVERGE).until(() -> state(tenant, id).equals("active"));
+    String running = scrape(ServerProcess.ADMIN_TOKEN).body();
+    assertThat(sum(running, "berth_sessions", "phase=\"ready\"")).isGreaterThanOrEqualTo(1);
+    assertThat(sum(running, "berth_reservations", "state=\"held\""))
+        .as("the running session's reservation")
+        .isGreaterThanOrEqualTo(1);
     Api.Answer snapshot = tenant.post("/sessions/" + id + "/snapshot", "{}");
     assertThat(snapshot.status()).as(snapshot.body()).isEqualTo(200);
     Api.Answer read = tenant.post("/sessions/" + id + "/read", "{\"offset\":0}");

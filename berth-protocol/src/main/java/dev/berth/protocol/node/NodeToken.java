@@ -24,6 +24,15 @@ public final class NodeToken {
   /** What the file is called in messages. */
   public static final String ROLE = "node token file";
 
+  /**
+   * The node's second token, in {@code metrics.token}: it reads the node's meters ({@code GET
+   * /metrics}) and nothing else, so that a scraper holds no token that controls sessions.
+   */
+  public static final String METRICS_FILE = "metrics.token";
+
+  /** What the metrics token's file is called in messages. */
+  public static final String METRICS_ROLE = "node metrics token file";
+
   private NodeToken() {}
 
   /**
@@ -34,13 +43,25 @@ public final class NodeToken {
    *     open to group or others
    */
   public static String readOrCreate(Path stateDirectory) {
-    Path file = stateDirectory.resolve(FILE);
+    return readOrCreate(stateDirectory, FILE, ROLE);
+  }
+
+  /**
+   * The metrics token ({@link #METRICS_FILE}) in {@code stateDirectory}, minted first as the node
+   * token is.
+   */
+  public static String readOrCreateMetrics(Path stateDirectory) {
+    return readOrCreate(stateDirectory, METRICS_FILE, METRICS_ROLE);
+  }
+
+  private static String readOrCreate(Path stateDirectory, String name, String role) {
+    Path file = stateDirectory.resolve(name);
     try {
       PrivateFiles.createDirectories(stateDirectory);
       if (!Files.exists(file)) {
         create(file);
       }
-      PrivacyRule.requirePrivate(file, ROLE);
+      PrivacyRule.requirePrivate(file, role);
       String token = Files.readString(file, StandardCharsets.UTF_8).strip();
       if (token.length() < 32) {
         throw new IllegalStateException(
@@ -55,7 +76,7 @@ public final class NodeToken {
   private static void create(Path file) throws IOException {
     byte[] random = new byte[32];
     new SecureRandom().nextBytes(random);
-    Path temp = file.resolveSibling(FILE + "." + ProcessHandle.current().pid());
+    Path temp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid());
     PrivateFiles.write(temp, HexFormat.of().formatHex(random).getBytes(StandardCharsets.UTF_8));
     try {
       // A hard link fails if another process minted first; then its token wins.

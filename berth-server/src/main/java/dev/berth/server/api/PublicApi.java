@@ -107,6 +107,7 @@ public final class PublicApi {
         "/api/v1/openapi.yaml",
         ctx -> ctx.contentType("application/yaml; charset=utf-8").result(spec.yaml()));
     routes.get("/api/v1/config", this::config);
+    routes.get("/api/v1/whoami", this::whoami);
     routes.get(
         "/api/v1/version",
         ctx -> ctx.contentType("application/json").result(json.writeValueAsString(version)));
@@ -214,6 +215,26 @@ public final class PublicApi {
     cookie.setMaxAge(0);
     ctx.cookie(cookie);
     ctx.status(204);
+  }
+
+  /**
+   * Who the token is: {@code {"principal":"admin"}} or {@code {"principal":"tenant","tenant":…}}.
+   * For a client choosing what to offer (the web UI shows tenants to the admin only) without trying
+   * an admin route and reading its 403.
+   */
+  private void whoami(Context ctx) {
+    Map<String, Object> body = new java.util.LinkedHashMap<>();
+    Caller.of(ctx)
+        .scope()
+        .tenant()
+        .ifPresentOrElse(
+            tenant -> {
+              body.put("principal", "tenant");
+              body.put("tenant", tenant.value());
+            },
+            () -> body.put("principal", "admin"));
+    ctx.header("Cache-Control", "no-store");
+    ctx.contentType("application/json").result(json.writeValueAsString(body));
   }
 
   /**

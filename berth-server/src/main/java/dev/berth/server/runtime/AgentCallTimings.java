@@ -23,8 +23,8 @@ public interface AgentCallTimings {
   void took(String method, String route, String outcome, long nanos);
 
   /**
-   * A path segment that is a word of a route (a version, a noun), not an id: ids (32 hex
-   * characters, or prefixed like {@code exe_...}) have digits, underscores or length.
+   * A path segment that is a word of a route (a version, a noun of at most 20 letters), not an id:
+   * a session's id is 32 hex characters, an execution's {@code x-} and 24 more, both longer.
    */
   Pattern ROUTE_WORD = Pattern.compile("v[0-9]{1,2}|[a-z][a-z-]{0,19}");
 

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An archive store whose transfers are measured: {@code berth_archive_transfers_seconds{direction,
- * result}} (an upload from its start to its commit or abort, a download from its open to its close)
- * and {@code berth_archive_bytes_total{direction}} (the committed archives' sizes, the bytes read).
- * A decorator of the port, so that it measures the directory and S3 alike.
+ * result}} (an upload from its start to its commit or abort, a download from its open to its close,
+ * {@code failed} when reading it threw; the close comes when the restore that read it ends) and
+ * {@code berth_archive_bytes_total{direction}} (the committed archives' sizes, the bytes read). A
+ * decorator of the port, so that it measures the directory and S3 alike.
  */
 public final class MeteredArchiveStore implements ArchiveStore {
 
@@ -105,6 +106,7 @@ public final class MeteredArchiveStore implements ArchiveStore {
   private final class Download extends FilterInputStream {
     private final long start;
     private long read;
+    private boolean failed;
     private boolean closed;
 
     Download(InputStream in, long start) {
@@ -114,20 +116,30 @@ public final class MeteredArchiveStore implements ArchiveStore {
 
     @Override
     public int read() throws IOException {
-      int b = super.read();
-      if (b >= 0) {
-        read++;
+      try {
+        int b = super.read();
+        if (b >= 0) {
+          read++;
+        }
+        return b;
+      } catch (IOException e) {
+        failed = true;
+        throw e;
       }
-      return b;
     }
 
     @Override
     public int read(byte[] buffer, int offset, int length) throws IOException {
-      int n = super.read(buffer, offset, length);
-      if (n > 0) {
-        read += n;
+      try {
+        int n = super.read(buffer, offset, length);
+        if (n > 0) {
+          read += n;
+        }
+        return n;
+      } catch (IOException e) {
+        failed = true;
+        throw e;
       }
-      return n;
     }
 
     @Override
@@ -135,7 +147,7 @@ public final class MeteredArchiveStore implements ArchiveStore {
       super.close();
       if (!closed) {
         closed = true;
-        transferred("read", "closed", start);
+        transferred("read", failed ? "failed" : "closed", start);
         bytes.withTag("direction", "read").increment((double) read);
       }
     }

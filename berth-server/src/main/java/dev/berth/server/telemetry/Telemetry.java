@@ -16,6 +16,14 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One server's meters: its own registry (never Micrometer's global one, so that two servers in one
@@ -91,9 +99,31 @@ public final class Telemetry implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<AutoCloseable> binders = new ArrayList<>();
-  private final List<Runnable> beforeScrape = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Runnable> beforeScrape = new CopyOnWriteArrayList<>();
+
+  /**
+   * How long a scrape waits for the counts read from the store. A store that does not answer (which
+   * /readyz reports) must not take the whole scrape past a scraper's timeout: the scrape then
+   * answers with the last counts and everything else.
+   */
+  static final Duration REFRESH_WAIT = Duration.ofSeconds(2);
+
+  // One refresh at a time: scrapes that come while one runs wait for it rather than queue more
+  // store reads (a scrape needs no token with --metrics-without-token).
+  private final ExecutorService refresher =
+      Executors.newSingleThreadExecutor(
+          r -> Thread.ofPlatform().daemon().name("berth-metrics-refresh").unstarted(r));
+  private @Nullable Future<?> refreshing;
+
+  private final Duration refreshWait;
 
   public Telemetry() {
+    this(REFRESH_WAIT);
+  }
+
+  /** A registry whose scrapes wait at most {@code refreshWait} for their refreshes. */
+  Telemetry(Duration refreshWait) {
+    this.refreshWait = refreshWait;
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -114,14 +144,34 @@ public final class Telemetry implements AutoCloseable {
     beforeScrape.add(refresh);
   }
 
-  /** Every meter now, in the Prometheus text format. */
+  /**
+   * Every meter now, in the Prometheus text format, after the refreshes given to {@link
+   * #beforeScrape} ran (or {@link #REFRESH_WAIT} passed: their meters then keep their last values).
+   */
   public String scrape() {
-    beforeScrape.forEach(Runnable::run);
+    Future<?> refresh = startRefresh();
+    try {
+      refresh.get(refreshWait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // The refresh logs its own failure; a slow one finishes for the next scrape.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     return registry.scrape();
+  }
+
+  private synchronized Future<?> startRefresh() {
+    Future<?> running = refreshing;
+    if (running == null || running.isDone()) {
+      running = refresher.submit(() -> beforeScrape.forEach(Runnable::run));
+      refreshing = running;
+    }
+    return running;
   }
 
   @Override
   public void close() {
+    refresher.shutdownNow();
     for (AutoCloseable binder : binders) {
       try {
         binder.close();

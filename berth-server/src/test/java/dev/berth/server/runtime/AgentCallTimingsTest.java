@@ -2,6 +2,8 @@ package dev.berth.server.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.berth.core.execution.ExecutionId;
+import dev.berth.core.session.SessionId;
 import java.net.URI;
 import org.junit.jupiter.api.Test;
 
@@ -9,11 +11,20 @@ class AgentCallTimingsTest {
 
   @Test
   void anAgentRouteTemplateHidesEveryIdButKeepsTheRouteWords() {
-    assertThat(AgentCallTimings.route(URI.create("http://h:1/v1/sessions/ses_0a1b/input?x=1")))
+    // Real ids: a session's 32 hex characters (here even one of letters only), an execution's.
+    String session = "abcdefabcdefabcdefabcdefabcdefab";
+    String execution = ExecutionId.generate(new java.util.Random(7)).value();
+    assertThat(
+            AgentCallTimings.route(URI.create("http://h:1/v1/sessions/" + session + "/input?x=1")))
         .isEqualTo("/v1/sessions/{id}/input");
     assertThat(
             AgentCallTimings.route(
-                URI.create("http://h:1/v1/sessions/ses_0a1b/executions/exe_9/status")))
+                URI.create(
+                    "http://h:1/v1/sessions/"
+                        + SessionId.generate(new java.util.Random(7))
+                        + "/executions/"
+                        + execution
+                        + "/status")))
         .isEqualTo("/v1/sessions/{id}/executions/{id}/status");
     assertThat(AgentCallTimings.route(URI.create("http://h:1/v1/sessions")))
         .isEqualTo("/v1/sessions");

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationVersion;
 
 /**
  * A PostgreSQL database shared by any number of control-plane processes: its connection pool, its
@@ -44,14 +45,14 @@ final class PostgresDatabase implements SqlDatabase {
   private final PostgresLocation location;
   private final HikariDataSource pool;
   private final HikariDataSource lockPool;
-  private final int schemaVersion;
+  private final MigrationVersion schemaVersion;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private PostgresDatabase(
       PostgresLocation location,
       HikariDataSource pool,
       HikariDataSource lockPool,
-      int schemaVersion) {
+      MigrationVersion schemaVersion) {
     this.location = location;
     this.pool = pool;
     this.lockPool = lockPool;
@@ -78,7 +79,7 @@ final class PostgresDatabase implements SqlDatabase {
           e);
     }
     try {
-      int schemaVersion = migrate(pool, location);
+      MigrationVersion schemaVersion = migrate(pool, location);
       return new PostgresDatabase(
           location,
           pool,
@@ -96,7 +97,7 @@ final class PostgresDatabase implements SqlDatabase {
   }
 
   @Override
-  public int schemaVersion() {
+  public MigrationVersion schemaVersion() {
     return schemaVersion;
   }
 
@@ -289,7 +290,7 @@ final class PostgresDatabase implements SqlDatabase {
     return config;
   }
 
-  private static int migrate(HikariDataSource pool, PostgresLocation location) {
+  private static MigrationVersion migrate(HikariDataSource pool, PostgresLocation location) {
     try {
       return SchemaMigrations.migrate(pool, MIGRATIONS);
     } catch (FlywayException e) {

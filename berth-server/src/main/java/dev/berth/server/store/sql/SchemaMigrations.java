@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationVersion;
 
 /**
  * The schema's migrations (Flyway), shared by both engines: run at open, and checked again for
@@ -24,27 +25,28 @@ final class SchemaMigrations {
    *
    * @throws FlywayException when a migration fails
    */
-  static int migrate(DataSource pool, String location) {
+  static MigrationVersion migrate(DataSource pool, String location) {
     Flyway flyway =
         Flyway.configure().dataSource(pool).locations(location).failOnMissingLocations(true).load();
     flyway.migrate();
     return Arrays.stream(flyway.info().all())
         .filter(m -> m.getState().isResolved() && m.getVersion() != null)
         .map(MigrationInfo::getVersion)
-        .mapToInt(v -> Integer.parseInt(v.getVersion()))
-        .max()
-        .orElse(0);
+        .max(MigrationVersion::compareTo)
+        .orElse(MigrationVersion.EMPTY);
   }
 
-  /** The newest schema version applied to the database, from Flyway's history table. */
-  static Optional<Integer> applied(Connection c) throws SQLException {
+  /**
+   * The newest schema version applied to the database, from Flyway's history table (compared as
+   * Flyway compares them: {@code 10} after {@code 9}, {@code 9.1} after {@code 9}).
+   */
+  static Optional<MigrationVersion> applied(Connection c) throws SQLException {
     return SqlDatabase.queryList(
             c,
             "SELECT version FROM flyway_schema_history WHERE success AND version IS NOT NULL",
-            r -> r.getString(1))
+            r -> MigrationVersion.fromVersion(r.getString(1)))
         .stream()
-        .map(Integer::parseInt)
-        .max(Integer::compare);
+        .max(MigrationVersion::compareTo);
   }
 
   /**
@@ -52,25 +54,32 @@ final class SchemaMigrations {
    *
    * @throws IllegalStateException naming both versions and what to do when it is not
    */
-  static void check(Connection c, int known, String describe) throws SQLException {
-    int applied = applied(c).orElse(0);
-    if (applied > known) {
+  static void check(Connection c, MigrationVersion known, String describe) throws SQLException {
+    MigrationVersion applied = applied(c).orElse(MigrationVersion.EMPTY);
+    if (applied.compareTo(known) > 0) {
       throw new IllegalStateException(
           describe
               + " has schema version "
-              + applied
+              + text(applied)
               + ", newer than this server's "
-              + known
-              + ": a newer release migrated it; upgrade this server to the same release");
+              + text(known)
+              + ": a newer release migrated it; upgrade this server to the same release (in a"
+              + " rolling upgrade, the older replicas are unready from the first newer one's"
+              + " start: replace them promptly)");
     }
-    if (applied < known) {
+    if (applied.compareTo(known) < 0) {
       throw new IllegalStateException(
           describe
               + " has schema version "
-              + applied
+              + text(applied)
               + ", older than this server's "
-              + known
+              + text(known)
               + " (was it restored from a backup?); restart the server to migrate it");
     }
+  }
+
+  private static String text(MigrationVersion version) {
+    String text = version.getVersion();
+    return text == null ? "none" : text;
   }
 }

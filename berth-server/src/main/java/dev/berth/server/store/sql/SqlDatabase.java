@@ -34,7 +34,7 @@ public interface SqlDatabase extends AutoCloseable {
   SqlDialect dialect();
 
   /** The newest schema version this server knows, to which it migrated the database at open. */
-  int schemaVersion();
+  org.flywaydb.core.api.MigrationVersion schemaVersion();
 
   /** Names the database in messages, such as {@code "sqlite store /var/lib/berth/berth.db"}. */
   String describe();

@@ -33,13 +33,26 @@ public enum SqlDialect {
   }
 
   /**
-   * The SQL expression reading a top-level text field of a JSON body column (for an aggregate over
-   * what only the body keeps; both engines parse the text on each row).
+   * The SQL expression reading a top-level text field of a JSON body column, NULL for a body that
+   * does not have it, for an aggregate over what only the body keeps. It must not fail on one
+   * unusual body: a corrupt record is reported when that record is read (StoreJson), not by every
+   * aggregate. SQLite's {@code json_extract} behind {@code json_valid}. PostgreSQL cannot parse a
+   * body with a {@code \u0000} escape (which a session name may hold) as {@code json} or {@code
+   * jsonb}, so the field is matched in the text: the body is compact JSON, in which no string value
+   * can hold {@code "field":"} unescaped, and the record's fields before it hold no map with keys
+   * of their own, so the first match is the top-level field.
    */
   String jsonText(String column, String field) {
     return switch (this) {
-      case SQLITE -> "json_extract(" + column + ", '$." + field + "')";
-      case POSTGRES -> "(" + column + "::jsonb ->> '" + field + "')";
+      case SQLITE ->
+          "(CASE WHEN json_valid("
+              + column
+              + ") THEN json_extract("
+              + column
+              + ", '$."
+              + field
+              + "') END)";
+      case POSTGRES -> "substring(" + column + " from '\"" + field + "\":\"([A-Z_]+)\"')";
     };
   }
 

@@ -4,6 +4,8 @@ import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
+import dev.berth.core.session.Phase;
+import dev.berth.core.session.Reservation;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
@@ -20,9 +22,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link SessionStore} and {@link SessionLeases} over SQL: the embedded default in one SQLite
@@ -171,7 +177,7 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
         "check the store's schema version",
         c -> {
           SchemaMigrations.check(c, db.schemaVersion(), db.describe());
-          return db.schemaVersion();
+          return 0;
         });
   }
 
@@ -179,28 +185,26 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
    * How many sessions (not deleted) are in each phase, for the metrics: one grouped read over the
    * phase index, however many sessions there are.
    */
-  public java.util.Map<dev.berth.core.session.Phase, Long> countByPhase() {
-    java.util.Map<dev.berth.core.session.Phase, Long> counts =
-        new java.util.EnumMap<>(dev.berth.core.session.Phase.class);
+  public Map<Phase, Long> countByPhase() {
+    Map<Phase, Long> counts = new EnumMap<>(Phase.class);
     db.read(
         "count the sessions by phase",
         c ->
             SqlDatabase.queryList(
                 c,
                 "SELECT phase, COUNT(*) FROM sessions WHERE deleted = 0 GROUP BY phase",
-                r ->
-                    counts.put(
-                        dev.berth.core.session.Phase.valueOf(r.getString(1)), r.getLong(2))));
+                r -> counts.put(Phase.valueOf(r.getString(1)), r.getLong(2))));
     return counts;
   }
 
   /**
    * How many sessions (not deleted) hold each kind of reservation, in one query: the reservation is
-   * kept only in the body, whose field the dialect reads.
+   * kept only in the body, whose field the dialect reads. A body that names no reservation this
+   * server knows (corrupt, or written by a newer release) is left out of the counts, not an error:
+   * reading that session reports it.
    */
-  public java.util.Map<dev.berth.core.session.Reservation, Long> countByReservation() {
-    java.util.Map<dev.berth.core.session.Reservation, Long> counts =
-        new java.util.EnumMap<>(dev.berth.core.session.Reservation.class);
+  public Map<Reservation, Long> countByReservation() {
+    Map<Reservation, Long> counts = new EnumMap<>(Reservation.class);
     String field = db.dialect().jsonText("body", "reservation");
     db.read(
         "count the sessions by reservation",
@@ -208,10 +212,18 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
             SqlDatabase.queryList(
                 c,
                 "SELECT " + field + ", COUNT(*) FROM sessions WHERE deleted = 0 GROUP BY " + field,
-                r ->
-                    counts.put(
-                        dev.berth.core.session.Reservation.valueOf(r.getString(1)), r.getLong(2))));
+                r -> {
+                  Optional<Reservation> known = reservation(r.getString(1));
+                  if (known.isPresent()) {
+                    counts.put(known.get(), r.getLong(2));
+                  }
+                  return 0;
+                }));
     return counts;
+  }
+
+  private static Optional<Reservation> reservation(@Nullable String name) {
+    return Arrays.stream(Reservation.values()).filter(r -> r.name().equals(name)).findFirst();
   }
 
   /** The database, shared with {@link SqlTenantDirectory}; this store owns and closes it. */

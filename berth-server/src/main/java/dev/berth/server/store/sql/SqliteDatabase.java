@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationVersion;
 
 /**
  * One SQLite file: its connection pool, its Flyway migrations and its two kinds of transaction.
@@ -39,11 +40,11 @@ final class SqliteDatabase implements SqlDatabase {
 
   private final Path file;
   private final HikariDataSource pool;
-  private final int schemaVersion;
+  private final MigrationVersion schemaVersion;
   private final ReentrantLock writer = new ReentrantLock();
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private SqliteDatabase(Path file, HikariDataSource pool, int schemaVersion) {
+  private SqliteDatabase(Path file, HikariDataSource pool, MigrationVersion schemaVersion) {
     this.file = file;
     this.pool = pool;
     this.schemaVersion = schemaVersion;
@@ -69,7 +70,7 @@ final class SqliteDatabase implements SqlDatabase {
       throw new StoreAccessException("sqlite store " + file + " could not be opened: " + e, e);
     }
     try {
-      int schemaVersion = migrate(pool, file);
+      MigrationVersion schemaVersion = migrate(pool, file);
       restrictModes(file);
       return new SqliteDatabase(file, pool, schemaVersion);
     } catch (RuntimeException e) {
@@ -88,7 +89,7 @@ final class SqliteDatabase implements SqlDatabase {
   }
 
   @Override
-  public int schemaVersion() {
+  public MigrationVersion schemaVersion() {
     return schemaVersion;
   }
 
@@ -238,7 +239,7 @@ final class SqliteDatabase implements SqlDatabase {
     return config;
   }
 
-  private static int migrate(HikariDataSource pool, Path file) {
+  private static MigrationVersion migrate(HikariDataSource pool, Path file) {
     try {
       return SchemaMigrations.migrate(pool, MIGRATIONS);
     } catch (FlywayException e) {

@@ -23,7 +23,7 @@ final class TimedSqlDatabase implements SqlDatabase {
   }
 
   @Override
-  public int schemaVersion() {
+  public org.flywaydb.core.api.MigrationVersion schemaVersion() {
     return db.schemaVersion();
   }
 

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Reservation;
+import dev.berth.core.session.Session;
+import dev.berth.core.session.TenantId;
+import dev.berth.core.session.WorkloadType;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
 import java.time.Instant;
@@ -52,35 +55,64 @@ abstract class SqlStoreOperationsContract {
   }
 
   @Test
+  void oneUnusualBodyNeitherBreaksNorSkewsTheOtherCounts() {
+    Instant now = clock.instant();
+    store.create(TestSessions.ready(now));
+    // A tenant chooses the name: PostgreSQL's jsonb refuses the \u0000 escape JSON writes for it.
+    store.create(
+        Session.request(
+            TestSessions.newId(),
+            new TenantId("acme"),
+            "nul\u0000name",
+            WorkloadType.SHELL,
+            now,
+            "tester"));
+    Session corrupt = store.create(TestSessions.ready(now));
+    store
+        .database()
+        .write(
+            "corrupt a body",
+            c ->
+                SqlDatabase.update(
+                    c, "UPDATE sessions SET body = 'not json' WHERE id = ?", corrupt.id().value()));
+
+    assertThat(store.countByReservation()).isEqualTo(Map.of(Reservation.HELD, 2L));
+  }
+
+  @Test
   void theSchemaCheckPassesOnTheSchemaThisServerMigratedTo() {
     store.checkMigrated();
   }
 
   @Test
   void theSchemaCheckNamesBothVersionsWhenANewerReleaseMigratedTheStoreFurther() {
-    int known = store.database().schemaVersion();
+    String known = store.database().schemaVersion().getVersion();
+    // A dotted version: compared as Flyway compares versions, not as text or as an integer.
+    String newer = known + ".1";
     history(
         "UPDATE flyway_schema_history SET version = '"
-            + (known + 1)
+            + newer
             + "' WHERE version = '"
             + known
             + "'");
 
     assertThatThrownBy(store::checkMigrated)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining(
-            "schema version " + (known + 1) + ", newer than this server's " + known)
+        .hasMessageContaining("schema version " + newer + ", newer than this server's " + known)
         .hasMessageContaining("upgrade this server");
   }
 
   @Test
   void theSchemaCheckNamesBothVersionsWhenTheStoreIsBehind() {
-    int known = store.database().schemaVersion();
+    String known = store.database().schemaVersion().getVersion();
     history("DELETE FROM flyway_schema_history WHERE version = '" + known + "'");
 
     assertThatThrownBy(store::checkMigrated)
         .hasMessageContaining(
-            "schema version " + (known - 1) + ", older than this server's " + known);
+            "schema version "
+                + (Integer.parseInt(known) - 1)
+                + ", older than this server's "
+                + known);
   }
 
   /** Rewrites Flyway's history as another release, or a restored backup, would leave it. */
