@@ -41,7 +41,12 @@ async function awaitHealthy(url: string, server: ChildProcess, log: string): Pro
   throw new Error(`bin/berth server did not answer /healthz within 60 s; see ${log}`);
 }
 
-function stopNode(dataDir: string): void {
+/**
+ * Stops the node the server started (it outlives the server by design) and waits for it to exit:
+ * a node still shutting down writes into the data directory, and removing the directory under it
+ * left a half-removed copy in the system's temp directory.
+ */
+async function stopNode(dataDir: string): Promise<void> {
   const info = join(dataDir, "node", "node.json");
   if (!existsSync(info)) return;
   const pid = (JSON.parse(readFileSync(info, "utf8")) as { pid?: number }).pid;
@@ -49,7 +54,20 @@ function stopNode(dataDir: string): void {
   try {
     process.kill(pid, "SIGTERM");
   } catch {
-    // already gone
+    return; // already gone
+  }
+  for (let waited = 0; waited < 30_000; waited += 100) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return; // exited
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // exited just now
   }
 }
 
@@ -91,16 +109,16 @@ export async function startServer(args: string[] = []): Promise<RunningServer> {
         done();
       });
     });
-    stopNode(dataDir);
-    await new Promise((r) => setTimeout(r, 1000));
+    await stopNode(dataDir);
     if (process.env.BERTH_E2E_KEEP) {
       console.log(`kept ${work}`);
       return;
     }
     try {
-      rmSync(work, { recursive: true, force: true });
-    } catch {
-      // a runtime may have left read-only files; the temp directory is the system's to clean
+      // Retries: a file the node's last writes left may appear while the tree is being removed.
+      rmSync(work, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    } catch (e) {
+      console.warn(`could not remove ${work}: ${String(e)}`);
     }
   };
   return { url, stop };

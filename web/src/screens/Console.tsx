@@ -341,8 +341,14 @@ function CardBody({ session: s, idle, now }: { session: Session; idle?: IdleView
     }
     case "failed":
       return (
-        <p className="card-failure" title={s.failure?.reason}>
-          {s.failure ? <HumanText text={s.failure.message} now={now} /> : stateSentence(s)}
+        <p className="card-failure">
+          {s.failure ? (
+            <>
+              {s.failure.reason}: <HumanText text={s.failure.message} now={now} />
+            </>
+          ) : (
+            stateSentence(s)
+          )}
         </p>
       );
     default:

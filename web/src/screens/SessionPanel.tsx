@@ -123,8 +123,8 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
           </span>
         </div>
         {session.failure && (
-          <p className="form-error" title={session.failure.reason}>
-            <HumanText text={session.failure.message} now={now} />
+          <p className="form-error">
+            {session.failure.reason}: <HumanText text={session.failure.message} now={now} />
           </p>
         )}
       </section>
