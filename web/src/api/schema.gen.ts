@@ -752,8 +752,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A session's entries of the stored audit log, oldest first.
-         * @description The admin reads any session's (a deleted one's too), a tenant its own sessions' (another's answers `404`). One session per request. `after` pages by sequence (`nextAfter` of the previous answer, present when the page is full); `since` keeps the entries at or after an instant.
+         * The stored audit log, oldest first.
+         * @description With `session`, that session's entries: the admin reads any session's (a deleted one's too), a tenant its own sessions' (another's answers `404`). Without it, every session's entries in the order they were appended (the admin's alone; a tenant's token answers `403`). `after` pages by sequence (`nextAfter` of the previous answer, present when more may follow); a reader that goes on from the last sequence it saw misses no entry appended meanwhile. `since` keeps the entries at or after an instant.
          */
         get: operations["audit"];
         put?: never;
@@ -2934,8 +2934,8 @@ export interface operations {
     };
     audit: {
         parameters: {
-            query: {
-                session: string;
+            query?: {
+                session?: string;
                 after?: number;
                 limit?: number;
                 since?: string;
@@ -2957,6 +2957,7 @@ export interface operations {
             };
             400: components["responses"]["InvalidInput"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
         };
     };

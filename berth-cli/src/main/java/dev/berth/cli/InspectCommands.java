@@ -122,18 +122,28 @@ final class InspectCommands {
     }
   }
 
-  /** {@code berth audit SESSION [--since INSTANT]}. */
+  /** {@code berth audit [SESSION] [--since INSTANT]}. */
   @Command(
       name = "audit",
       mixinStandardHelpOptions = true,
       versionProvider = BerthCommand.Version.class,
       description =
-          "A session's audit log, oldest first: who asked what of it and what the platform did (a"
-              + " deleted session's too, while its record is kept).")
-  static final class Audit extends Inspect {
+          "The audit log, oldest first: who asked what and what the platform did. With SESSION,"
+              + " that session's (a deleted one's too, while its record is kept); without, every"
+              + " session's (the admin token only).")
+  static final class Audit extends ClientCommand {
 
     /** Entries asked per request; the whole log is printed, page after page. */
     static final int PAGE = 500;
+
+    @Parameters(
+        arity = "0..1",
+        paramLabel = "SESSION",
+        converter = SessionRef.Converter.class,
+        description = SessionRef.DESCRIPTION + " Without it, the whole installation's log.")
+    @Nullable SessionRef session;
+
+    @Mixin FormatOption format;
 
     @Option(
         names = "--since",
@@ -144,8 +154,9 @@ final class InspectCommands {
 
     @Override
     int run(BerthClient client) {
-      SessionId id = session.resolveLiveOrDeleted(client);
-      Table table = new Table(List.of("SEQ", "AT", "ACTOR", "TYPE", "DETAIL"));
+      Optional<SessionId> id =
+          session == null ? Optional.empty() : Optional.of(session.resolveLiveOrDeleted(client));
+      Table table = new Table(List.of("SEQ", "AT", "SESSION", "ACTOR", "TYPE", "DETAIL"));
       ObjectNode document = JsonMapper.builder().build().createObjectNode();
       ArrayNode array = document.putArray("events");
       long after = 0;
@@ -157,6 +168,7 @@ final class InspectCommands {
               List.of(
                   event.path("sequence").asString(""),
                   event.path("at").asString(""),
+                  event.path("session").asString("-"),
                   event.path("actor").asString(""),
                   event.path("type").asString(""),
                   event.path("detail").asString("")));
@@ -166,7 +178,7 @@ final class InspectCommands {
         }
         after = page.path("nextAfter").asLong();
       }
-      print(document, table);
+      print(format.format, document, wide -> table.render());
       return 0;
     }
   }

@@ -156,6 +156,10 @@ class ClientCommandsAgainstServerTest {
         .startsWith("SEQ")
         .contains("session.created")
         .contains("intent RUNNING v1");
+    assertThat(admin("audit").out.toString())
+        .as("the installation's log names each entry's session")
+        .contains(id.value())
+        .contains("session.created");
     assertThat(admin("audit", "inspected", "--since", "2999-01-01T00:00:00Z", "-o", "json").out)
         .hasToString("{\n  \"events\" : [ ]\n}\n");
 

@@ -549,20 +549,20 @@ public final class BerthClient implements AutoCloseable {
   }
 
   /**
-   * {@code GET /admin/audit?session=}: one page of a session's audit log (a deleted one's too),
-   * oldest first, after sequence {@code after}; {@code nextAfter} in the answer names the next
-   * page. The admin reads any session's, a tenant its own sessions'.
+   * {@code GET /admin/audit}: one page of the audit log, oldest first, after sequence {@code
+   * after}; {@code nextAfter} in the answer names the next page. With a session, its entries (a
+   * deleted one's too; the admin reads any session's, a tenant its own sessions'); without, every
+   * session's (the admin's alone).
    */
-  public JsonNode audit(SessionId id, long after, int limit, Optional<Instant> since) {
+  public JsonNode audit(Optional<SessionId> id, long after, int limit, Optional<Instant> since) {
     return get(
-        "/admin/audit?session="
-            + id
-            + "&after="
+        "/admin/audit?after="
             + after
             + "&limit="
             + limit
+            + id.map(s -> "&session=" + s).orElse("")
             + since.map(at -> "&since=" + at).orElse(""),
-        "the audit log of " + id);
+        id.map(s -> "the audit log of " + s).orElse("the installation's audit log"));
   }
 
   /** {@code GET /admin/tenants} (admin only). */

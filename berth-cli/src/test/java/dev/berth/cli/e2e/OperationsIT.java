@@ -147,7 +147,20 @@ class OperationsIT {
                 .json()
                 .path("events"))
         .isEmpty();
-    assertThat(admin.get("/admin/audit").reason()).isEqualTo("INVALID_INPUT");
+    Api.Answer installation = admin.get("/admin/audit?limit=1000");
+    assertThat(installation.status()).as(installation.body()).isEqualTo(200);
+    assertThat(
+            installation
+                .json()
+                .path("events")
+                .valueStream()
+                .filter(e -> e.path("session").asString().equals(id))
+                .map(e -> e.path("type").asString()))
+        .as("the installation's log holds the deleted session's entries")
+        .contains("session.created");
+    assertThat(tenant.get("/admin/audit").status())
+        .as("the installation's log is the admin's")
+        .isEqualTo(403);
     Api other =
         admin.as(
             admin

@@ -1,6 +1,7 @@
 package dev.berth.core.testing;
 
 import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.error.VersionConflictException;
@@ -35,7 +36,8 @@ import java.util.function.Supplier;
  * runs the same contract suite as every real adapter. {@link #snapshot()} and {@link #restore} copy
  * its whole state, to simulate restoring an older store backup.
  */
-public final class InMemorySessionStore implements SessionStore, SessionLeases {
+public final class InMemorySessionStore
+    implements SessionStore, SessionLeases, dev.berth.core.store.InstallationAudit {
   private final InstantSource clock;
   private final ReentrantLock lock = new ReentrantLock();
   private State state = new State();
@@ -278,6 +280,15 @@ public final class InMemorySessionStore implements SessionStore, SessionLeases {
                 .filter(e -> e.sequence() > after)
                 .limit(limit)
                 .toList());
+  }
+
+  @Override
+  public List<AuditEvent> allEvents(long after, int limit) {
+    if (limit < 0) {
+      throw new InvalidValueException("event limit must be >= 0, was " + limit);
+    }
+    return locked(
+        () -> state.events.stream().filter(e -> e.sequence() > after).limit(limit).toList());
   }
 
   // ---- leases ---------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
+import dev.berth.core.store.InstallationAudit;
 import dev.berth.core.store.SessionStore;
+import dev.berth.core.tenant.Admission;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.time.Instant;
@@ -17,10 +19,10 @@ import java.util.Optional;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@code GET /admin/audit?session=}: a session's entries of the stored audit log (its intents, its
- * phases, who asked), oldest first, paged by sequence. The admin reads any session's, deleted ones
- * included; a tenant its own sessions' (another's is 404, as everywhere). One session per request:
- * the store keeps the log by session.
+ * {@code GET /admin/audit}: the stored audit log (intents, phases, who asked), oldest first, paged
+ * by sequence. With {@code ?session=}, one session's entries: the admin reads any session's,
+ * deleted ones included; a tenant its own sessions' (another's is 404, as everywhere). Without it,
+ * every session's entries in the order they were appended: the admin's alone.
  */
 final class AuditRoutes {
 
@@ -30,10 +32,15 @@ final class AuditRoutes {
   static final int MAX_PAGES = 10;
 
   private final SessionStore store;
+  private final InstallationAudit installation;
+  private final Admission admission;
   private final JsonMapper json;
 
-  AuditRoutes(SessionStore store, JsonMapper json) {
+  AuditRoutes(
+      SessionStore store, InstallationAudit installation, Admission admission, JsonMapper json) {
     this.store = store;
+    this.installation = installation;
+    this.admission = admission;
     this.json = json;
   }
 
@@ -44,14 +51,18 @@ final class AuditRoutes {
   private void audit(Context ctx) {
     Caller caller = Caller.of(ctx);
     String given = ctx.queryParam("session");
-    if (given == null || given.isBlank()) {
-      throw new InvalidValueException(
-          "invalid input: session is required (?session=<id>): the audit log is read one"
-              + " session at a time");
-    }
-    SessionId id = SessionRoutes.id(given);
-    if (store.get(id).filter(s -> caller.scope().sees(s)).isEmpty()) {
-      throw new NotFoundException("session " + id);
+    Log log;
+    if (given == null || given.isEmpty()) {
+      admission.requireAdmin(
+          caller.scope().principal(),
+          "read the installation's audit log (a tenant names its session: ?session=<id>)");
+      log = installation::allEvents;
+    } else {
+      SessionId id = SessionRoutes.id(given);
+      if (store.get(id).filter(s -> caller.scope().sees(s)).isEmpty()) {
+        throw new NotFoundException("session " + id);
+      }
+      log = (after, limit) -> store.events(id, after, limit);
     }
     long after = longParam(ctx, "after");
     int limit = SessionRoutes.intParam(ctx, "limit", 100, 1, MAX_LIMIT);
@@ -63,7 +74,7 @@ final class AuditRoutes {
     // since filters by time; pages are read until the answer is full, the log ends, or MAX_PAGES
     // were read (then nextAfter says where to go on: one request never reads a whole long log).
     while (events.size() < limit && more && pages++ < MAX_PAGES) {
-      List<AuditEvent> page = store.events(id, cursor, limit);
+      List<AuditEvent> page = log.page(cursor, limit);
       more = page.size() == limit;
       for (AuditEvent event : page) {
         cursor = event.sequence();
@@ -81,6 +92,12 @@ final class AuditRoutes {
       body.put("nextAfter", cursor);
     }
     ctx.contentType("application/json").result(json.writeValueAsString(body));
+  }
+
+  /** The log a request reads: a session's, or the installation's. */
+  @FunctionalInterface
+  private interface Log {
+    List<AuditEvent> page(long after, int limit);
   }
 
   private static Map<String, Object> item(AuditEvent event) {

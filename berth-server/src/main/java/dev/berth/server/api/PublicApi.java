@@ -1,6 +1,7 @@
 package dev.berth.server.api;
 
 import dev.berth.core.access.Scope;
+import dev.berth.core.store.InstallationAudit;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.Principal;
@@ -57,13 +58,13 @@ public final class PublicApi {
   private static final java.util.Set<String> UNAUTHENTICATED =
       java.util.Set.of("/api/v1/healthz", "/api/v1/readyz", "/api/v1/openapi.yaml");
 
-  public PublicApi(
+  public <S extends SessionStore & InstallationAudit> PublicApi(
       UseCases sessions,
       Authenticator authenticator,
       TenantTokens tokens,
       TenantDirectory directory,
       Admission admission,
-      SessionStore store,
+      S store,
       Readiness readiness,
       BuildVersion version,
       Metrics metrics) {
@@ -81,7 +82,7 @@ public final class PublicApi {
     this.adminRoutes =
         new AdminRoutes(tokens, directory, admission, store, bodies, json, sessions.clock());
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
-    this.auditRoutes = new AuditRoutes(store, json);
+    this.auditRoutes = new AuditRoutes(store, store, admission, json);
     this.runtimeRoutes = new RuntimeRoutes(sessions, json);
     this.attach = new AttachProxy(sessions, this::caller, telemetry.registry());
   }

@@ -19,6 +19,9 @@ import java.util.Optional;
  */
 final class AuditRows {
 
+  /** The key every append serializes on. */
+  private static final String INSTALLATION = "installation";
+
   private final SqlDatabase db;
 
   AuditRows(SqlDatabase db) {
@@ -31,7 +34,11 @@ final class AuditRows {
         db.write(
             "append an audit event",
             c -> {
-              db.dialect().serializeAppends(c, event.sessionId().map(SessionId::value).orElse(""));
+              // One lock for every append, not one per session: then PostgreSQL commits appends in
+              // sequence order, and a reader of the whole log that goes on from the last sequence
+              // it saw never misses one committed late with a smaller number. An append is a
+              // transaction of its own, so the lock is held for one insert.
+              db.dialect().serializeAppends(c, INSTALLATION);
               return queryOne(
                       c,
                       "INSERT INTO audit_events (session_id, at, actor, type, detail)"
@@ -67,6 +74,29 @@ final class AuditRows {
                         rs.getString("type"),
                         rs.getString("detail")),
                 session.value(),
+                after,
+                limit));
+  }
+
+  List<AuditEvent> allEvents(long after, int limit) {
+    if (limit < 0) {
+      throw new InvalidValueException("event limit must be >= 0, was " + limit);
+    }
+    return db.read(
+        "read the installation's audit events",
+        c ->
+            queryList(
+                c,
+                "SELECT seq, session_id, at, actor, type, detail FROM audit_events"
+                    + " WHERE seq > ? ORDER BY seq LIMIT ?",
+                rs ->
+                    new AuditEvent(
+                        rs.getLong("seq"),
+                        Optional.ofNullable(rs.getString("session_id")).map(SessionId::new),
+                        instant(rs.getLong("at")),
+                        rs.getString("actor"),
+                        rs.getString("type"),
+                        rs.getString("detail")),
                 after,
                 limit));
   }

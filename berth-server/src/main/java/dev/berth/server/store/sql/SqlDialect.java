@@ -16,9 +16,9 @@ import java.sql.SQLException;
  * that first reads something it depends on, such as the lease a fenced write checks, must lock what
  * it read until it commits ({@code FOR SHARE}, {@code FOR UPDATE}), or a takeover could commit
  * between the check and the write. And a sequence hands out numbers in the order transactions ask,
- * not the order they commit, so appends of one session's audit log take a lock for that session
- * first: a reader that resumes after the last sequence it saw then never misses one committed later
- * with a smaller number.
+ * not the order they commit, so every append to the audit log takes one lock first: a reader (of a
+ * session's log, or of the whole installation's) that resumes after the last sequence it saw then
+ * never misses one committed later with a smaller number.
  */
 public enum SqlDialect {
   SQLITE,
@@ -81,8 +81,8 @@ public enum SqlDialect {
   }
 
   /**
-   * Serializes the audit appends of {@code key} (a session id, or empty for installation-wide
-   * events) until the calling transaction ends.
+   * Serializes the audit appends of {@code key} until the calling transaction ends (the audit log
+   * uses one key for every append, see AuditRows).
    */
   void serializeAppends(Connection c, String key) throws SQLException {
     switch (this) {

@@ -10,6 +10,7 @@ import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
 import dev.berth.core.store.FencingToken;
+import dev.berth.core.store.InstallationAudit;
 import dev.berth.core.store.Lease;
 import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionLeases;
@@ -70,7 +71,8 @@ import org.jspecify.annotations.Nullable;
  * naming the record; an unusable database raises {@link StoreAccessException}; a call after {@link
  * #close()} raises {@link IllegalStateException}.
  */
-public final class SqlSessionStore implements SessionStore, SessionLeases, AutoCloseable {
+public final class SqlSessionStore
+    implements SessionStore, SessionLeases, InstallationAudit, AutoCloseable {
 
   private final SqlDatabase db;
   private final LeaseRows leases;
@@ -341,6 +343,11 @@ public final class SqlSessionStore implements SessionStore, SessionLeases, AutoC
   @Override
   public List<AuditEvent> events(SessionId session, long after, int limit) {
     return audit.events(session, after, limit);
+  }
+
+  @Override
+  public List<AuditEvent> allEvents(long after, int limit) {
+    return audit.allEvents(after, limit);
   }
 
   // ---- leases ---------------------------------------------------------------------------------
