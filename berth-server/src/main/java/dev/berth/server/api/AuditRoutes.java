@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -49,21 +50,7 @@ final class AuditRoutes {
   }
 
   private void audit(Context ctx) {
-    Caller caller = Caller.of(ctx);
-    String given = ctx.queryParam("session");
-    Log log;
-    if (given == null || given.isEmpty()) {
-      admission.requireAdmin(
-          caller.scope().principal(),
-          "read the installation's audit log (a tenant names its session: ?session=<id>)");
-      log = installation::allEvents;
-    } else {
-      SessionId id = SessionRoutes.id(given);
-      if (store.get(id).filter(s -> caller.scope().sees(s)).isEmpty()) {
-        throw new NotFoundException("session " + id);
-      }
-      log = (after, limit) -> store.events(id, after, limit);
-    }
+    Log log = log(Caller.of(ctx), ctx.queryParam("session"));
     long after = longParam(ctx, "after");
     int limit = SessionRoutes.intParam(ctx, "limit", 100, 1, MAX_LIMIT);
     Optional<Instant> since = since(ctx);
@@ -92,6 +79,24 @@ final class AuditRoutes {
       body.put("nextAfter", cursor);
     }
     ctx.contentType("application/json").result(json.writeValueAsString(body));
+  }
+
+  /**
+   * The log {@code ?session=} names for {@code caller}: that session's, if the caller sees it; the
+   * installation's without one, if the caller is the admin.
+   */
+  private Log log(Caller caller, @Nullable String session) {
+    if (session == null || session.isEmpty()) {
+      admission.requireAdmin(
+          caller.scope().principal(),
+          "read the installation's audit log (a tenant names its session: ?session=<id>)");
+      return installation::allEvents;
+    }
+    SessionId id = SessionRoutes.id(session);
+    if (store.get(id).filter(s -> caller.scope().sees(s)).isEmpty()) {
+      throw new NotFoundException("session " + id);
+    }
+    return (after, limit) -> store.events(id, after, limit);
   }
 
   /** The log a request reads: a session's, or the installation's. */
