@@ -29,10 +29,10 @@ export default defineConfig({
 });
 
 /**
- * Writes `name.gz` beside each text file of the build (JS, CSS, HTML, SVG) that gzip makes smaller,
- * which the server sends to clients that accept gzip. The server compresses nothing itself (its
+ * Writes `name.gz` beside each asset of the build (JS, CSS, SVG) that gzip makes smaller, which
+ * the server sends to clients that accept gzip. The server compresses no answer as it goes (its
  * API, SSE and WebSocket answers stay as they are), so the work is done here, once, at the best
- * level.
+ * level; only the page, index.html, it gzips itself, once at start.
  */
 function gzipped(): Plugin {
   return {
@@ -40,7 +40,7 @@ function gzipped(): Plugin {
     apply: "build",
     writeBundle(options, bundle) {
       const dir = options.dir ?? "dist";
-      for (const name of Object.keys(bundle).filter((n) => /\.(js|css|html|svg)$/.test(n))) {
+      for (const name of Object.keys(bundle).filter((n) => /\.(js|css|svg)$/.test(n))) {
         const plain = readFileSync(join(dir, name));
         const packed = gzipSync(plain, { level: 9 });
         if (packed.length < plain.length) writeFileSync(join(dir, `${name}.gz`), packed);

@@ -29,8 +29,7 @@ final class GzippedAssets {
       Map.of(
           "js", "text/javascript",
           "css", "text/css",
-          "svg", "image/svg+xml",
-          "html", "text/html; charset=utf-8");
+          "svg", "image/svg+xml");
 
   private final String directory;
   private final Map<String, String> headers;

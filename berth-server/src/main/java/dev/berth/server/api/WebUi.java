@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  * <p>The page carries a Content-Security-Policy: scripts only from this server and no inline
  * script; inline styles are allowed because the terminal (xterm.js) injects its own style sheet.
  *
- * <p>A client that accepts gzip gets the page and the assets gzipped, from the copies the build
- * wrote beside them ({@link GzippedAssets}); every answer says {@code Vary: Accept-Encoding}.
+ * <p>A client that accepts gzip gets the page gzipped (once, at start) and the assets from the
+ * gzipped copies the build wrote beside them ({@link GzippedAssets}); every answer says {@code
+ * Vary: Accept-Encoding}.
  */
 public final class WebUi {
 
@@ -59,15 +60,26 @@ public final class WebUi {
   private final Optional<Page> index;
   private final Optional<Page> gzippedIndex;
 
-  WebUi(Optional<byte[]> index, Optional<byte[]> gzippedIndex) {
+  WebUi(Optional<byte[]> index) {
     this.index = index.map(page -> new Page(page, etagOf(page, "")));
-    this.gzippedIndex = gzippedIndex.map(page -> new Page(page, etagOf(page, "-gzip")));
+    // Gzipped here, once, rather than read from a copy the build wrote: a stale copy left in an
+    // unclean build directory would name assets that no longer exist.
+    this.gzippedIndex = index.map(WebUi::gzip).map(page -> new Page(page, etagOf(page, "-gzip")));
+  }
+
+  private static byte[] gzip(byte[] page) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(page.length / 2);
+    try (java.util.zip.GZIPOutputStream zip = new java.util.zip.GZIPOutputStream(out)) {
+      zip.write(page);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot gzip the web UI's index.html", e);
+    }
+    return out.toByteArray();
   }
 
   /** The UI the build put on the classpath; absent when the server was built without it. */
   static WebUi fromClasspath() {
-    return new WebUi(
-        GzippedAssets.read("/web/index.html"), GzippedAssets.read("/web/index.html.gz"));
+    return new WebUi(GzippedAssets.read("/web/index.html"));
   }
 
   boolean available() {
