@@ -187,7 +187,7 @@ public final class LaunchPlan implements AutoCloseable {
     long uid = confinement.get().user().hostUid();
     for (Path path : paths) {
       try {
-        Sandbox.chown(path, uid);
+        Confiner.chown(path, uid);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(
             "cannot give " + path + " to the session's uid " + uid, e);

@@ -2,20 +2,12 @@ package dev.berth.agent.isolation;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,34 +34,11 @@ public final class Sandbox {
   private final Optional<SeccompFilter> seccomp;
   private final NetworkMode network;
   private final SandboxSettings settings;
-  private final Identity identity;
+  private final HostIdentity identity;
   private final UidClaims claims;
   private final StateDisks disks;
+  private final Confiner confiner;
   private final List<String> viewReport;
-
-  /** The agent's own uid and gid, and whether it is root. */
-  record Identity(long uid, long gid) {
-    boolean root() {
-      return uid == 0;
-    }
-
-    static Identity ofThisProcess() {
-      try {
-        long uid = -1;
-        long gid = -1;
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-          if (line.startsWith("Uid:")) {
-            uid = Long.parseLong(line.split("\\s+")[2]);
-          } else if (line.startsWith("Gid:")) {
-            gid = Long.parseLong(line.split("\\s+")[2]);
-          }
-        }
-        return new Identity(uid, gid);
-      } catch (IOException | RuntimeException e) {
-        return new Identity(-1, -1);
-      }
-    }
-  }
 
   private Sandbox(
       Optional<CgroupLayout> cgroups,
@@ -78,7 +47,7 @@ public final class Sandbox {
       Optional<SeccompFilter> seccomp,
       NetworkMode network,
       SandboxSettings settings,
-      Identity identity,
+      HostIdentity identity,
       UidClaims claims,
       StateDisks disks) {
     this.cgroups = cgroups;
@@ -90,6 +59,7 @@ public final class Sandbox {
     this.identity = identity;
     this.claims = claims;
     this.disks = disks;
+    this.confiner = new Confiner(tools, seccomp, settings, identity, claims);
     // The view a session would get, reported for runtimes without a plan (and GET /v1/isolation):
     // made once, since it lists /etc/ssh and stats every mask.
     this.viewReport =
@@ -125,13 +95,13 @@ public final class Sandbox {
     } catch (IOException e) {
       self = List.of();
     }
-    Identity identity = Identity.ofThisProcess();
+    HostIdentity identity = HostIdentity.ofThisProcess();
     SandboxTools tools = SandboxTools.find();
     Optional<CgroupLayout> cgroups = CgroupLayout.detect(cgroupRoot, self);
     UidClaims claims = new UidClaims(uidClaims);
     Optional<SeccompFilter> seccomp = SeccompFilter.forThisMachine();
     StateDisks disks =
-        StateDisks.detect(
+        StateDiskProbe.detect(
             identity.root(),
             identity.uid(),
             identity.gid(),
@@ -139,10 +109,10 @@ public final class Sandbox {
     Sandbox candidate =
         new Sandbox(
             cgroups, tools, true, seccomp, NetworkMode.NONE, settings, identity, claims, disks);
-    boolean confines = tools.bwrap().isPresent() && candidate.launchWorks();
+    boolean confines = tools.bwrap().isPresent() && SandboxProbe.launchWorks(candidate);
     NetworkMode network = NetworkMode.NONE;
     if (confines) {
-      network = candidate.chooseNetwork(settings.network());
+      network = SandboxProbe.chooseNetwork(settings.network(), tools, identity);
     } else if (settings.network().isPresent()) {
       LOG.warn(
           "--network {} asked for, but this host cannot sandbox sessions (see the isolation"
@@ -164,7 +134,7 @@ public final class Sandbox {
         Optional.empty(),
         NetworkMode.NONE,
         SandboxSettings.defaults(),
-        Identity.ofThisProcess(),
+        HostIdentity.ofThisProcess(),
         new UidClaims(Path.of(System.getProperty("java.io.tmpdir"), "berth-uids")),
         StateDisks.none());
   }
@@ -237,44 +207,7 @@ public final class Sandbox {
         new Isolation.Seccomp(
             confines && seccomp.isPresent() ? "filter" : "none",
             confines ? seccomp.map(SeccompFilter::denied).orElse(List.of()) : List.of()),
-        weaknesses(cpu));
-  }
-
-  private List<String> weaknesses(boolean cpu) {
-    List<String> weak = new ArrayList<>();
-    if (!confines) {
-      weak.add(
-          tools.bwrap().isEmpty()
-              ? "no sandbox (bubblewrap is not installed): sessions see the host's files,"
-                  + " processes and network as the agent's user"
-              : "no sandbox (user namespaces do not work here): sessions see the host's files,"
-                  + " processes and network as the agent's user");
-    } else if (seccomp.isEmpty()) {
-      weak.add("no seccomp filter for " + System.getProperty("os.arch"));
-    }
-    if (cgroups.isEmpty()) {
-      weak.add(
-          "no writable cgroup: process, memory and CPU limits are not enforced, and a snapshot"
-              + " stops the session with signals, which a session can defeat");
-    } else {
-      if (!cpu) {
-        weak.add("no cpu cgroup controller: CPU use is not limited");
-      }
-      if (!cgroups.get().freezer()) {
-        weak.add(
-            "no cgroup freezer: a snapshot stops the session with signals, which a session can"
-                + " defeat");
-      }
-    }
-    if (disks.kind() == StateDisks.Kind.NONE) {
-      weak.add(
-          identity.root()
-              ? "no disk cap: loop mounts do not work here (e2fsprogs and a loop device are"
-                  + " needed), so a session can fill the host's disk"
-              : "no disk cap: an unprivileged node needs fuse2fs, fusermount3 (fuse3) and a"
-                  + " writable /dev/fuse, so a session can fill the host's disk");
-    }
-    return weak;
+        IsolationWeaknesses.of(confines, tools, seccomp, cgroups, disks.kind(), identity.root()));
   }
 
   /**
@@ -350,24 +283,8 @@ public final class Sandbox {
       Optional<NetworkMode> networkLimit,
       Optional<Path> proxySocket,
       List<SandboxBind> extraBinds) {
-    Objects.requireNonNull(limits, "limits");
-    if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException(
-          "plan name must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or"
-              + " digit, was \""
-              + name
-              + "\"");
-    }
-    if (command.isEmpty()) {
-      throw new IllegalArgumentException("plan " + name + " needs a command");
-    }
-    for (Path dir : writable.all()) {
-      try {
-        Files.createDirectories(dir);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot create state dir " + dir, e);
-      }
-    }
+    requireUsable(name, command, limits);
+    createDirectories(writable);
     Optional<Cgroup> cgroup = cgroups.map(layout -> Cgroup.create(layout, name, limits));
     if (!confines) {
       return new LaunchPlan(name, command, writable, isolation(limits), cgroup, Optional.empty());
@@ -377,7 +294,8 @@ public final class Sandbox {
             ? NetworkMode.PROXY
             : networkLimit.orElse(network) == NetworkMode.NONE ? NetworkMode.NONE : network;
     try {
-      LaunchPlan.Confinement confinement = confine(name, writable, mode, proxySocket, extraBinds);
+      LaunchPlan.Confinement confinement =
+          confiner.confine(name, writable, mode, proxySocket, extraBinds);
       Isolation isolation =
           isolation(limits)
               .launched(
@@ -391,94 +309,28 @@ public final class Sandbox {
     }
   }
 
-  private LaunchPlan.Confinement confine(
-      String name,
-      WritablePaths writable,
-      NetworkMode mode,
-      Optional<Path> proxySocket,
-      List<SandboxBind> extraBinds) {
-    Path files;
-    try {
-      files = Files.createTempDirectory("berth-sandbox-");
-      // The session's uid reads these (its /etc files) through the staged bind: nothing secret.
-      Files.setPosixFilePermissions(files, PosixFilePermissions.fromString("rwxr-xr-x"));
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the sandbox files of " + name, e);
+  private static void requireUsable(String name, List<String> command, ResourceLimits limits) {
+    Objects.requireNonNull(limits, "limits");
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException(
+          "plan name must be 1-128 letters, digits, '_', '.' or '-', starting with a letter or"
+              + " digit, was \""
+              + name
+              + "\"");
     }
-    FilesystemView.writeFiles(files, mode);
-    Optional<Path> program = seccomp.map(filter -> filter.writeTo(files.resolve("seccomp.bpf")));
-    SessionUser user;
-    Runnable release;
-    if (identity.root()) {
-      long uid = claims.claim(name);
-      user = SessionUser.mappedTo(uid, uid, true);
-      release = () -> claims.release(name, uid);
-      for (Path dir : writable.all()) {
-        chownTree(dir, uid);
+    if (command.isEmpty()) {
+      throw new IllegalArgumentException("plan " + name + " needs a command");
+    }
+  }
+
+  private static void createDirectories(WritablePaths writable) {
+    for (Path dir : writable.all()) {
+      try {
+        Files.createDirectories(dir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create state dir " + dir, e);
       }
-    } else {
-      user = SessionUser.mappedTo(identity.uid(), identity.gid(), false);
-      release = () -> {};
     }
-    SessionNetwork sessionNetwork;
-    try {
-      sessionNetwork =
-          switch (mode) {
-            case EGRESS -> SessionNetwork.egress(name, tools, identity.root(), List.of());
-            case PROXY ->
-                SessionNetwork.proxyOnly(name, tools, identity.root(), proxySocket.orElseThrow());
-            case NONE -> SessionNetwork.none();
-          };
-    } catch (RuntimeException e) {
-      release.run();
-      throw e;
-    }
-    return new LaunchPlan.Confinement(
-        tools,
-        new FilesystemView(
-            writable,
-            java.util.stream.Stream.concat(settings.binds().stream(), extraBinds.stream()).toList(),
-            settings.masks()),
-        files,
-        program,
-        user,
-        sessionNetwork,
-        identity.root(),
-        release);
-  }
-
-  /**
-   * Gives the session's uid its own files (a root agent wrote them, restoring an archive, or a
-   * previous incarnation had another uid). Symlinks are changed themselves, never followed: the
-   * tree was written by the workload.
-   */
-  private static void chownTree(Path root, long uid) {
-    try {
-      Files.walkFileTree(
-          root,
-          new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
-                throws IOException {
-              chown(dir, uid);
-              return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
-                throws IOException {
-              chown(file, uid);
-              return FileVisitResult.CONTINUE;
-            }
-          });
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot give " + root + " to the session's uid " + uid, e);
-    }
-  }
-
-  static void chown(Path path, long uid) throws IOException {
-    Files.setAttribute(path, "unix:uid", (int) uid, LinkOption.NOFOLLOW_LINKS);
-    Files.setAttribute(path, "unix:gid", (int) uid, LinkOption.NOFOLLOW_LINKS);
   }
 
   @Override
@@ -491,85 +343,5 @@ public final class Sandbox {
         + ", network="
         + isolation.network().mode()
         + "]";
-  }
-
-  private NetworkMode chooseNetwork(Optional<NetworkMode> asked) {
-    if (asked.equals(Optional.of(NetworkMode.NONE))) {
-      return NetworkMode.NONE;
-    }
-    Optional<String> failure = egressFailure();
-    if (failure.isEmpty()) {
-      return NetworkMode.EGRESS;
-    }
-    if (asked.isPresent()) {
-      throw new IllegalStateException(
-          "--network egress was asked for, but this host cannot give a session outbound"
-              + " network: "
-              + failure.get()
-              + "; install slirp4netns, iproute2 and nftables, or start with --network none");
-    }
-    LOG.info("sessions get no outbound network (network none): {}", failure.get());
-    return NetworkMode.NONE;
-  }
-
-  private Optional<String> egressFailure() {
-    if (!tools.canEgress()) {
-      return Optional.of("slirp4netns, ip, nft, unshare or nsenter is not installed");
-    }
-    try {
-      SessionNetwork.egress(
-              "berth-probe-" + ProcessHandle.current().pid(), tools, identity.root(), List.of())
-          .close();
-      return Optional.empty();
-    } catch (RuntimeException e) {
-      return Optional.of(String.valueOf(e.getMessage()));
-    }
-  }
-
-  /** Runs {@code /bin/true} through a whole launch, as a session would. */
-  private boolean launchWorks() {
-    String probe = "berth-probe-" + ProcessHandle.current().pid();
-    Path scratch;
-    try {
-      scratch = Files.createTempDirectory("berth-probe-");
-    } catch (IOException e) {
-      return false;
-    }
-    try (LaunchPlan plan =
-        plan(
-            probe,
-            List.of("/bin/true"),
-            WritablePaths.of(scratch.resolve("home"))
-                .withTarget(scratch.resolve("home"), SessionUser.HOME),
-            ResourceLimits.defaults())) {
-      Process process =
-          new ProcessBuilder(plan.argv())
-              .directory(plan.spawnDirectory(Path.of("/")).toFile())
-              .redirectErrorStream(true)
-              .start();
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        LOG.warn("the sandbox probe did not finish within 10 s: sessions run unsandboxed");
-        return false;
-      }
-      String output =
-          new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      if (process.exitValue() != 0) {
-        LOG.warn(
-            "the sandbox probe failed ({}): sessions run unsandboxed: {}",
-            process.exitValue(),
-            output);
-        return false;
-      }
-      return true;
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("the sandbox probe failed: sessions run unsandboxed", e);
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    } finally {
-      ScratchDirectories.delete(scratch);
-    }
   }
 }

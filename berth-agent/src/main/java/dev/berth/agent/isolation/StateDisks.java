@@ -3,17 +3,15 @@ package dev.berth.agent.isolation;
 import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,10 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class StateDisks {
   private static final Logger LOG = LoggerFactory.getLogger(StateDisks.class);
-  private static final long MIB = 1024L * 1024;
-  private static final long PROBE_BYTES = 16 * MIB;
-  private static final long COMMAND_SECONDS = 30;
-  private static volatile Optional<StateDisks> detected = Optional.empty();
 
   /** How this host mounts state images. */
   public enum Kind {
@@ -78,80 +72,15 @@ public final class StateDisks {
    */
   public record Usage(long capBytes, long usedBytes, long availableBytes, boolean enforced) {}
 
-  private final Kind kind;
-  private final String mkfs;
-  private final String mounter;
-  private final String unmounter;
-  private final long uid;
-  private final long gid;
+  private final Ext4Images images;
 
-  private StateDisks(Kind kind, String mkfs, String mounter, String unmounter, long uid, long gid) {
-    this.kind = kind;
-    this.mkfs = mkfs;
-    this.mounter = mounter;
-    this.unmounter = unmounter;
-    this.uid = uid;
-    this.gid = gid;
+  private StateDisks(Ext4Images images) {
+    this.images = images;
   }
 
   /** No images: {@code volume/} is a plain directory and the cap is only measured. */
   public static StateDisks none() {
-    return new StateDisks(Kind.NONE, "", "", "", -1, -1);
-  }
-
-  /**
-   * What this host can mount, tried once per process with a small image in {@code scratch}: a loop
-   * mount when the process is root, else fuse2fs, else nothing.
-   */
-  static StateDisks detect(boolean root, long uid, long gid, Path scratch) {
-    Optional<StateDisks> known = detected;
-    if (known.isPresent()) {
-      return known.get();
-    }
-    StateDisks found = probe(root, uid, gid, scratch);
-    detected = Optional.of(found);
-    return found;
-  }
-
-  private static StateDisks probe(boolean root, long uid, long gid, Path scratch) {
-    if (SandboxTools.which("mkfs.ext4").isEmpty()) {
-      LOG.info("no mkfs.ext4 (e2fsprogs): session disk caps are measured, not enforced");
-      return none();
-    }
-    List<StateDisks> candidates = new ArrayList<>();
-    if (root) {
-      of(Kind.LOOP, uid, gid).ifPresent(candidates::add);
-    }
-    of(Kind.FUSE, uid, gid).ifPresent(candidates::add);
-    for (StateDisks candidate : candidates) {
-      Path probe;
-      try {
-        // A fresh name of its own, 0700: another user of a shared /tmp cannot have placed a link
-        // or an image of theirs where a root node is about to mount.
-        probe = Files.createTempDirectory(scratch, "berth-disk-probe-");
-      } catch (IOException e) {
-        LOG.info("session disks: cannot make a probe directory in {}: {}", scratch, e.getMessage());
-        return none();
-      }
-      try {
-        candidate.attach(probe, PROBE_BYTES, 0);
-        Files.createDirectories(volume(probe).resolve("state"));
-        candidate.detach(probe);
-        return candidate;
-      } catch (IOException | RuntimeException e) {
-        LOG.info("session disks: {} mounts do not work here: {}", candidate.kind, e.getMessage());
-        candidate.detachQuietly(probe);
-      } finally {
-        ScratchDirectories.delete(probe);
-      }
-    }
-    LOG.info(
-        "session disk caps are measured, not enforced: {}",
-        root
-            ? "neither loop mounts nor fuse2fs work here"
-            : "fuse2fs (package fuse2fs) with fusermount3 (fuse3) and a writable /dev/fuse are"
-                + " needed on a node that is not root");
-    return none();
+    return new StateDisks(new Ext4Images(Kind.NONE, "", "", "", -1, -1));
   }
 
   /**
@@ -166,7 +95,9 @@ public final class StateDisks {
         Optional<String> mount = SandboxTools.which("mount");
         Optional<String> umount = SandboxTools.which("umount");
         yield mkfs.isPresent() && mount.isPresent() && umount.isPresent()
-            ? Optional.of(new StateDisks(kind, mkfs.get(), mount.get(), umount.get(), uid, gid))
+            ? Optional.of(
+                new StateDisks(
+                    new Ext4Images(kind, mkfs.get(), mount.get(), umount.get(), uid, gid)))
             : Optional.empty();
       }
       case FUSE -> {
@@ -177,14 +108,15 @@ public final class StateDisks {
                 && fusermount.isPresent()
                 && Files.isWritable(Path.of("/dev/fuse"))
             ? Optional.of(
-                new StateDisks(kind, mkfs.get(), fuse2fs.get(), fusermount.get(), uid, gid))
+                new StateDisks(
+                    new Ext4Images(kind, mkfs.get(), fuse2fs.get(), fusermount.get(), uid, gid)))
             : Optional.empty();
       }
     };
   }
 
   public Kind kind() {
-    return kind;
+    return images.kind();
   }
 
   /** Where a runtime's filesystem is mounted; {@code state/} is in it. */
@@ -221,29 +153,19 @@ public final class StateDisks {
    */
   public Path attach(Path runtimeDirectory, long capBytes, long reserveBytes) throws IOException {
     Path volume = volume(runtimeDirectory);
-    if (kind == Kind.NONE || !mounted(volume)) {
+    if (kind() == Kind.NONE || !mounted(volume)) {
       Files.createDirectories(volume);
     }
     Path image = image(runtimeDirectory);
-    if (kind == Kind.NONE) {
-      if (Files.exists(image, LinkOption.NOFOLLOW_LINKS)) {
-        // Serving the empty directory under it would show the session a home without its files.
-        throw new IOException(
-            "runtime "
-                + runtimeDirectory.getFileName()
-                + " keeps its state in "
-                + image
-                + ", but this node cannot mount disk images (see the isolation report); install"
-                + " what the report names, or run the node as root, and restart it");
-      }
-      return volume;
+    if (kind() == Kind.NONE) {
+      return plainVolume(runtimeDirectory, volume, image);
     }
     if (mounted(volume)) {
       if (readable(volume)) {
         return volume;
       }
       LOG.warn("the filesystem at {} no longer answers; mounting its image again", volume);
-      unmount(volume, true);
+      images.unmount(volume, true);
     }
     if (!Files.exists(image, LinkOption.NOFOLLOW_LINKS) && !empty(volume)) {
       // Made without a cap (a node that could not mount images, or an earlier version): mounting
@@ -251,59 +173,61 @@ public final class StateDisks {
       return volume;
     }
     if (!Files.exists(image, LinkOption.NOFOLLOW_LINKS)) {
-      format(image, capBytes, kind == Kind.LOOP ? Math.min(reserveBytes, capBytes) : 0);
-      try (var channel =
-          PrivateFiles.open(
-              capFile(runtimeDirectory),
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
-        channel.write(
-            java.nio.ByteBuffer.wrap(Long.toString(capBytes).getBytes(StandardCharsets.UTF_8)));
-      }
+      makeImage(runtimeDirectory, capBytes, reserveBytes);
     }
-    if (kind == Kind.FUSE) {
-      prepareFuseMount(image);
-    }
-    String said =
-        kind == Kind.LOOP
-            ? run(
-                List.of(
-                    mounter,
-                    "-o",
-                    // discard: what the session deletes is given back to the host's disk.
-                    "loop,nosuid,nodev,noatime,discard",
-                    image.toString(),
-                    volume.toString()))
-            : run(fuseMount(image, volume));
-    try {
-      awaitMounted(volume, said);
-    } catch (IOException e) {
-      if (kind == Kind.FUSE) {
-        // A daemon that mounts after all, later, must not serve an image nobody tracks.
-        endDaemonsOf(image);
-      }
-      throw e;
-    }
+    images.mount(image, volume);
     Files.setPosixFilePermissions(volume, PosixFilePermissions.fromString("rwx------"));
     return volume;
+  }
+
+  /** The volume of a node that cannot mount images, unless the runtime's state is in one. */
+  private static Path plainVolume(Path runtimeDirectory, Path volume, Path image)
+      throws IOException {
+    if (Files.exists(image, LinkOption.NOFOLLOW_LINKS)) {
+      // Serving the empty directory under it would show the session a home without its files.
+      throw new IOException(
+          "runtime "
+              + runtimeDirectory.getFileName()
+              + " keeps its state in "
+              + image
+              + ", but this node cannot mount disk images (see the isolation report); install"
+              + " what the report names, or run the node as root, and restart it");
+    }
+    return volume;
+  }
+
+  /** Formats the runtime's image for {@code capBytes} and records the cap beside it. */
+  private void makeImage(Path runtimeDirectory, long capBytes, long reserveBytes)
+      throws IOException {
+    images.format(
+        image(runtimeDirectory),
+        capBytes,
+        kind() == Kind.LOOP ? Math.min(reserveBytes, capBytes) : 0);
+    try (var channel =
+        PrivateFiles.open(
+            capFile(runtimeDirectory),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      channel.write(ByteBuffer.wrap(Long.toString(capBytes).getBytes(StandardCharsets.UTF_8)));
+    }
   }
 
   /** Unmounts the runtime's filesystem, lazily when it is busy; the image stays. */
   public void detach(Path runtimeDirectory) throws IOException {
     Path volume = volume(runtimeDirectory);
-    if (kind == Kind.NONE || !mounted(volume)) {
+    if (kind() == Kind.NONE || !mounted(volume)) {
       return;
     }
     try {
-      unmount(volume, false);
+      images.unmount(volume, false);
     } catch (IOException busy) {
       // An output log closed a moment ago, a process not yet reaped: detach it now, free it later.
-      unmount(volume, true);
-      if (kind == Kind.FUSE) {
+      images.unmount(volume, true);
+      if (kind() == Kind.FUSE) {
         // A lazily detached fuse2fs would go on serving the image after the next node mounted it
         // again; nothing of the runtime runs any more, so nothing still needs it.
-        endDaemonsOf(image(runtimeDirectory));
+        FuseDaemons.endServing(image(runtimeDirectory));
       }
     }
   }
@@ -311,7 +235,7 @@ public final class StateDisks {
   /** Whether the runtime's state is on an image of its own, so that its cap holds. */
   public boolean enforced(Path runtimeDirectory) {
     try {
-      return kind != Kind.NONE && mounted(volume(runtimeDirectory));
+      return kind() != Kind.NONE && mounted(volume(runtimeDirectory));
     } catch (IOException e) {
       return false;
     }
@@ -336,142 +260,20 @@ public final class StateDisks {
     try {
       // A hosted runtime with an image has it mounted (attach made sure, or the runtime is not
       // hosted): no read of the mount table on every status call.
-      if (kind != Kind.NONE && Files.exists(image(runtimeDirectory), LinkOption.NOFOLLOW_LINKS)) {
+      if (kind() != Kind.NONE && Files.exists(image(runtimeDirectory), LinkOption.NOFOLLOW_LINKS)) {
         long available = Math.min(capBytes, Files.getFileStore(volume).getUsableSpace());
         return new Usage(capBytes, capBytes - available, available, true);
       }
       long used = sizeOf(volume);
       return new Usage(capBytes, used, Math.max(0, capBytes - used), false);
     } catch (IOException | UncheckedIOException e) {
-      return new Usage(capBytes, 0, 0, kind != Kind.NONE);
+      return new Usage(capBytes, 0, 0, kind() != Kind.NONE);
     }
   }
 
-  /**
-   * fuse2fs answers 0 once it forked its daemon, before fusermount3 mounted anything: a mount that
-   * fails (fusermount3 without its setuid, under no_new_privs, say) is seen only as no mount.
-   */
-  private void awaitMounted(Path volume, String said) throws IOException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!mounted(volume)) {
-      if (System.nanoTime() - deadline > 0) {
-        throw new IOException(
-            kind.wireName()
-                + " mount of "
-                + volume
-                + " did not appear"
-                + (said.isBlank() ? "" : " (" + said.replace('\n', ' ').trim() + ")")
-                + (kind == Kind.FUSE
-                    ? "; fusermount3 must be setuid root and the node not run under no_new_privs"
-                    : ""));
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while waiting for the mount of " + volume, e);
-      }
-    }
-  }
-
-  private List<String> fuseMount(Path image, Path volume) {
-    List<String> argv = new ArrayList<>(List.of(mounter, image.toString(), volume.toString()));
-    // A root node runs each session as a uid of its own, which a FUSE mount refuses by default;
-    // fusermount3 adds nosuid and nodev for an ordinary user, a root node must ask for them.
-    argv.addAll(List.of("-o", uid == 0 ? "allow_other,nosuid,nodev" : "nosuid,nodev"));
-    return argv;
-  }
-
-  /**
-   * Makes the image safe to mount with fuse2fs: no daemon may still serve it (one a lazy unmount
-   * left behind, or one of a killed node that lost its mount) — two would write one filesystem at
-   * once —, and an image whose daemon died is checked first, as fuse2fs writes no journal.
-   */
-  private void prepareFuseMount(Path image) throws IOException {
-    endDaemonsOf(image);
-    SandboxTools.which("e2fsck")
-        .ifPresent(
-            e2fsck -> {
-              try {
-                run(List.of(e2fsck, "-p", image.toString()));
-              } catch (IOException e) {
-                // Exit 1 (errors corrected) is success for a preen; anything worse is logged
-                // and the mount tried: fuse2fs refuses what it cannot read.
-                LOG.warn("e2fsck -p {}: {}", image, e.getMessage());
-              }
-            });
-  }
-
-  private void endDaemonsOf(Path image) {
-    String served = image.toString();
-    List<ProcessHandle> daemons =
-        ProcessHandle.allProcesses()
-            .filter(
-                p ->
-                    p.info()
-                        .arguments()
-                        .map(args -> args.length > 0 && args[0].equals(served))
-                        .orElse(false))
-            .filter(p -> p.info().command().map(c -> c.endsWith("fuse2fs")).orElse(false))
-            .toList();
-    for (ProcessHandle daemon : daemons) {
-      LOG.warn("ending fuse2fs {} that still serves {}", daemon.pid(), image);
-      daemon.destroy();
-      try {
-        daemon.onExit().get(5, TimeUnit.SECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
-        daemon.destroyForcibly();
-      } catch (java.util.concurrent.ExecutionException e) {
-        continue;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
-  private void format(Path image, long capBytes, long reserveBytes) throws IOException {
-    long size = capBytes + reserveBytes;
-    // Sparse: the host's disk holds only the blocks written.
-    try (var channel =
-        PrivateFiles.open(image, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-      channel.position(size - 1);
-      channel.write(java.nio.ByteBuffer.wrap(new byte[1]));
-    }
-    double reservePercent = 100.0 * reserveBytes / size;
-    try {
-      run(
-          List.of(
-              mkfs,
-              "-q",
-              "-F",
-              "-m",
-              String.format(Locale.ROOT, "%.4f", reservePercent),
-              "-E",
-              "lazy_itable_init=1,lazy_journal_init=1,root_owner=" + uid + ":" + gid,
-              // fuse2fs cannot write a journal ("Writing to the journal is not supported"); the
-              // kernel's ext4 keeps one, so that a host crash leaves the session's files whole.
-              "-O",
-              kind == Kind.FUSE ? "^has_journal" : "has_journal",
-              image.toString()));
-    } catch (IOException e) {
-      Files.deleteIfExists(image);
-      throw e;
-    }
-  }
-
-  private void unmount(Path volume, boolean lazy) throws IOException {
-    if (kind == Kind.LOOP) {
-      run(
-          lazy
-              ? List.of(unmounter, "-l", volume.toString())
-              : List.of(unmounter, volume.toString()));
-    } else {
-      run(
-          lazy
-              ? List.of(unmounter, "-u", "-z", volume.toString())
-              : List.of(unmounter, "-u", volume.toString()));
-    }
+  /** Whether {@code volume} is a mount point in this process's mount namespace. */
+  public static boolean mounted(Path volume) throws IOException {
+    return MountTable.mounted(volume);
   }
 
   private static boolean empty(Path directory) throws IOException {
@@ -487,41 +289,6 @@ public final class StateDisks {
     } catch (IOException | UncheckedIOException e) {
       return false;
     }
-  }
-
-  /** Whether {@code volume} is a mount point in this process's mount namespace. */
-  public static boolean mounted(Path volume) throws IOException {
-    Path parent = volume.toAbsolutePath().getParent();
-    if (parent == null || !Files.isDirectory(parent)) {
-      return false;
-    }
-    String wanted = parent.toRealPath().resolve(volume.getFileName()).toString();
-    for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-      String[] fields = line.split(" ");
-      if (fields.length > 4 && unescape(fields[4]).equals(wanted)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** mountinfo writes space, tab, newline and backslash as three octal digits after a backslash. */
-  private static String unescape(String field) {
-    StringBuilder out = new StringBuilder(field.length());
-    for (int i = 0; i < field.length(); i++) {
-      char c = field.charAt(i);
-      if (c == '\\' && i + 3 < field.length()) {
-        try {
-          out.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
-          i += 3;
-          continue;
-        } catch (NumberFormatException e) {
-          // Not an escape: kept as it is.
-        }
-      }
-      out.append(c);
-    }
-    return out.toString();
   }
 
   private static long sizeOf(Path root) throws IOException {
@@ -542,46 +309,6 @@ public final class StateDisks {
     } catch (IOException e) {
       // Deleted while walking: it takes nothing any more.
       return 0;
-    }
-  }
-
-  /** Runs {@code argv} to its end and returns what it said; a failure says it in the exception. */
-  private static String run(List<String> argv) throws IOException {
-    // A file, not a pipe: fuse2fs's daemon would hold a pipe open for as long as it serves.
-    Path said = Files.createTempFile("berth-disk-", ".out");
-    try {
-      Process process =
-          new ProcessBuilder(argv)
-              .redirectErrorStream(true)
-              .redirectOutput(said.toFile())
-              .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-              .start();
-      boolean done;
-      try {
-        done = process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        process.destroyForcibly();
-        Thread.currentThread().interrupt();
-        throw new IOException(argv.get(0) + " was interrupted", e);
-      }
-      if (!done) {
-        process.destroyForcibly();
-        throw new IOException(
-            String.join(" ", argv) + " did not finish in " + COMMAND_SECONDS + "s");
-      }
-      if (process.exitValue() != 0) {
-        String output = new String(Files.readAllBytes(said), StandardCharsets.UTF_8).trim();
-        throw new IOException(
-            String.join(" ", argv)
-                + " failed (exit "
-                + process.exitValue()
-                + "): "
-                + output.substring(0, Math.min(output.length(), 2000)));
-      }
-      String output = new String(Files.readAllBytes(said), StandardCharsets.UTF_8);
-      return output.substring(0, Math.min(output.length(), 2000));
-    } finally {
-      Files.deleteIfExists(said);
     }
   }
 }

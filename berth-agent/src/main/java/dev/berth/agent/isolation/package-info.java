@@ -16,11 +16,17 @@
  * and starts bwrap, and the means to kill every process of the session (cgroup, PID namespace, and
  * an environment tag as the last resort) and to remove it all. {@link
  * dev.berth.agent.isolation.Isolation} reports what is in force, never what was merely asked for,
- * and names what is not ({@code weaknesses}). {@link dev.berth.agent.isolation.Signals}, {@link
- * dev.berth.agent.isolation.ProcStat} and {@link dev.berth.agent.isolation.ProcessTree} are the
- * small process-control primitives the shell and the execution runner share; {@link
- * dev.berth.agent.isolation.PtyNative} keeps pty4j's native library (behind both the PTY and the
- * signals) in one folder per user instead of a new temp directory per run.
+ * and names what is not ({@code weaknesses}). The sandbox tries the launch and the network with
+ * {@link dev.berth.agent.isolation.SandboxProbe} and builds each plan's bwrap confinement with
+ * {@link dev.berth.agent.isolation.Confiner}. {@link dev.berth.agent.isolation.StateDisks} gives
+ * each runtime's state a filesystem of its cap's size: an ext4 image ({@link
+ * dev.berth.agent.isolation.Ext4Images}) loop-mounted by a root node, mounted with fuse2fs by an
+ * unprivileged one ({@link dev.berth.agent.isolation.StateDiskProbe} finds which works). {@link
+ * dev.berth.agent.isolation.Signals}, {@link dev.berth.agent.isolation.ProcStat} and {@link
+ * dev.berth.agent.isolation.ProcessTree} are the small process-control primitives the shell and the
+ * execution runner share; {@link dev.berth.agent.isolation.PtyNative} keeps pty4j's native library
+ * (behind both the PTY and the signals) in one folder per user instead of a new temp directory per
+ * run.
  */
 @NullMarked
 package dev.berth.agent.isolation;
