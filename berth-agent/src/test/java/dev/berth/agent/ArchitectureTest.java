@@ -1,5 +1,6 @@
 package dev.berth.agent;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -7,8 +8,12 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.berth.core.testing.architecture.SizeLimits;
 
-/** Architecture rules of the agent module (house style G19): its packages form layers. */
+/**
+ * Architecture rules of the agent module (house style G19): its packages form layers, and its
+ * classes and methods stay small.
+ */
 @AnalyzeClasses(packages = "dev.berth.agent", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
@@ -65,4 +70,19 @@ class ArchitectureTest {
           .should()
           .dependOnClassesThat()
           .resideInAnyPackage("dev.berth.agent.http..", "dev.berth.agent.node..");
+
+  /**
+   * House style: no class over 450 lines, no method over 60. The source is measured (ArchUnit sees
+   * only class files; see {@link SizeLimits}), generated code aside; the ten largest classes and
+   * methods are printed on every run, so that the build's log shows what grows towards the limit.
+   */
+  @ArchTest
+  static final ArchRule classesAndMethodsStaySmall =
+      classes()
+          .that()
+          .areTopLevelClasses()
+          .should(SizeLimits.of(450, 60).printingTheLargest(10, System.out))
+          .because(
+              "a class or method that long does several things, which are easier to read, test and"
+                  + " change apart");
 }
