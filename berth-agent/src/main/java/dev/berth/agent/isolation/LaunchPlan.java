@@ -293,23 +293,7 @@ public final class LaunchPlan implements AutoCloseable {
     }
     Confinement c = confinement.get();
     List<Path> staged = c.asRoot() ? c.view().stagedSources(c.files()) : List.of();
-    if (!staged.isEmpty()) {
-      script.append("mount -t tmpfs -o mode=0755,size=64k berth-stage /run || exit 125\n");
-      for (int i = 0; i < staged.size(); i++) {
-        String target = STAGE + "/" + i;
-        // A mount point of the source's kind: a directory for a directory, an empty file else.
-        script.append(
-            Files.isDirectory(staged.get(i))
-                ? "mkdir -p " + quote(target)
-                : "mkdir -p " + STAGE + " && : > " + quote(target));
-        script
-            .append(" && mount --bind ")
-            .append(quote(staged.get(i).toString()))
-            .append(' ')
-            .append(quote(target))
-            .append(" || exit 125\n");
-      }
-    }
+    appendStaging(script, staged);
     c.seccomp()
         .ifPresent(
             file ->
@@ -334,6 +318,28 @@ public final class LaunchPlan implements AutoCloseable {
     script.append("exec");
     exec.forEach(arg -> script.append(' ').append(quote(arg)));
     return script.append(" -- \"$@\"\n").toString();
+  }
+
+  /** Binds {@code staged} to {@code /run/berth-stage/<i>} on a tmpfs of the script's own. */
+  private static void appendStaging(StringBuilder script, List<Path> staged) {
+    if (staged.isEmpty()) {
+      return;
+    }
+    script.append("mount -t tmpfs -o mode=0755,size=64k berth-stage /run || exit 125\n");
+    for (int i = 0; i < staged.size(); i++) {
+      String target = STAGE + "/" + i;
+      // A mount point of the source's kind: a directory for a directory, an empty file else.
+      script.append(
+          Files.isDirectory(staged.get(i))
+              ? "mkdir -p " + quote(target)
+              : "mkdir -p " + STAGE + " && : > " + quote(target));
+      script
+          .append(" && mount --bind ")
+          .append(quote(staged.get(i).toString()))
+          .append(' ')
+          .append(quote(target))
+          .append(" || exit 125\n");
+    }
   }
 
   private List<String> bwrapArguments(Confinement c, List<Path> staged, Path workingDirectory) {
