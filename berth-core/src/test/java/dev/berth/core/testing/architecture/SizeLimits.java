@@ -21,7 +21,9 @@ import java.util.Locale;
  * output, so that the build's log shows how close the largest are to the limit), when asked with
  * {@link #printingTheLargest}.
  *
- * <p>Use: {@code classes().that().areTopLevelClasses().should(SizeLimits.of(450, 60))}.
+ * <p>Use: {@code classes().that().areTopLevelClasses().should(SizeLimits.of(450, 60))}, in a module
+ * that has berth-core's test-jar, ArchUnit and javaparser-core as test dependencies (a test-jar
+ * brings none of its own).
  */
 public final class SizeLimits extends ArchCondition<JavaClass> {
   private static final String WAY_OUT = "split it by responsibility";
