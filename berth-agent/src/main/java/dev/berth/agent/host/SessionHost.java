@@ -35,7 +35,6 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,9 +60,9 @@ public final class SessionHost implements AutoCloseable {
   private final Clock clock;
   private final Sandbox sandbox;
   private final NodeMeters meters;
-  private final ConcurrentMap<SessionId, LocalContract> contracts = new ConcurrentHashMap<>();
+  private final SessionContracts contracts;
   private final ConcurrentMap<SessionId, HostedRuntime> runtimes = new ConcurrentHashMap<>();
-  private final ConcurrentMap<SessionId, ReentrantLock> locks = new ConcurrentHashMap<>();
+  private final SessionLocks locks = new SessionLocks();
   private final ScheduledExecutorService ticker;
   private final Optional<SessionId> only;
 
@@ -78,6 +77,7 @@ public final class SessionHost implements AutoCloseable {
     this.sandbox = sandbox;
     this.meters = meters;
     this.only = only;
+    this.contracts = new SessionContracts(config, clock);
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("berth-host-ticker").unstarted(r));
@@ -148,32 +148,39 @@ public final class SessionHost implements AutoCloseable {
     }
     return locked(
         session,
-        () -> {
-          LocalContract contract = contract(session);
-          HostedRuntime existing = runtimes.get(session);
-          if (existing != null) {
-            HostedRuntime same = sameRuntime(existing, request.runtime());
-            same.adoptAgent(request.agent());
-            return new Provisioned(same.view(), false);
-          }
-          if (headers.isPresent()) {
-            contract.accept(
-                "provision " + request.runtime(),
-                headers.get(),
-                DesiredState.RUNNING,
-                () -> create(session, request, contract));
-          } else {
-            contract.checkData("provision " + request.runtime(), Optional.empty());
-            create(session, request, contract);
-          }
-          // A repeated provision whose reply was recorded does not run create() again: its
-          // runtime is there unless it was removed since.
-          HostedRuntime created =
-              Objects.requireNonNull(
-                  runtimes.get(session),
-                  () -> "the runtime of session " + session.value() + " was removed since");
-          return new Provisioned(created.view(), true);
-        });
+        () ->
+            contracts.with(
+                session, contract -> provisionLocked(session, request, headers, contract)));
+  }
+
+  private Provisioned provisionLocked(
+      SessionId session,
+      RuntimeRequest request,
+      Optional<CommandHeaders> headers,
+      LocalContract contract) {
+    HostedRuntime existing = runtimes.get(session);
+    if (existing != null) {
+      HostedRuntime same = sameRuntime(existing, request.runtime());
+      same.adoptAgent(request.agent());
+      return new Provisioned(same.view(), false);
+    }
+    if (headers.isPresent()) {
+      contract.accept(
+          "provision " + request.runtime(),
+          headers.get(),
+          DesiredState.RUNNING,
+          () -> create(session, request));
+    } else {
+      contract.checkData("provision " + request.runtime(), Optional.empty());
+      create(session, request);
+    }
+    // A repeated provision whose reply was recorded does not run create() again: its
+    // runtime is there unless it was removed since.
+    HostedRuntime created =
+        Objects.requireNonNull(
+            runtimes.get(session),
+            () -> "the runtime of session " + session.value() + " was removed since");
+    return new Provisioned(created.view(), true);
   }
 
   /**
@@ -198,6 +205,7 @@ public final class SessionHost implements AutoCloseable {
           // left the tenant's files on disk.
           deleteTree(runtime.directory());
           runtimes.remove(session);
+          contracts.release(session);
           LOG.info("removed runtime {}", runtime.descriptor().runtime());
           return null;
         });
@@ -242,12 +250,12 @@ public final class SessionHost implements AutoCloseable {
   }
 
   public void input(SessionId session, Optional<CommandHeaders> headers, byte[] bytes) {
-    contract(session).checkData("input", headers);
+    contracts.checkData(session, "input", headers);
     runtime(session).write(bytes);
   }
 
   public void resize(SessionId session, Optional<CommandHeaders> headers, int columns, int rows) {
-    contract(session).checkData("resize", headers);
+    contracts.checkData(session, "resize", headers);
     runtime(session).resize(columns, rows);
   }
 
@@ -257,7 +265,7 @@ public final class SessionHost implements AutoCloseable {
         session,
         () -> {
           HostedRuntime runtime = runtime(session);
-          contract(session).terminate(headers, runtime::terminate);
+          contracts.with(session, contract -> contract.terminate(headers, runtime::terminate));
           return runtime.view();
         });
   }
@@ -268,9 +276,12 @@ public final class SessionHost implements AutoCloseable {
         () -> {
           HostedRuntime runtime = runtime(session);
           String reply =
-              contract(session)
-                  .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
-                  .reply();
+              contracts.with(
+                  session,
+                  contract ->
+                      contract
+                          .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
+                          .reply());
           return Instant.parse(reply);
         });
   }
@@ -302,15 +313,17 @@ public final class SessionHost implements AutoCloseable {
         session,
         () -> {
           HostedRuntime runtime = runtime(session);
-          contract(session)
-              .accept(
-                  "checkpoint " + generation,
-                  headers,
-                  DesiredState.SUSPENDED,
-                  () -> {
-                    runtime.prepareCheckpoint();
-                    return "paused for generation " + generation;
-                  });
+          contracts.with(
+              session,
+              contract ->
+                  contract.accept(
+                      "checkpoint " + generation,
+                      headers,
+                      DesiredState.SUSPENDED,
+                      () -> {
+                        runtime.prepareCheckpoint();
+                        return "paused for generation " + generation;
+                      }));
           return runtime.checkpointContents();
         });
   }
@@ -347,14 +360,16 @@ public final class SessionHost implements AutoCloseable {
         session,
         () -> {
           HostedRuntime runtime = runtime(session);
-          contract(session)
-              .accept(
-                  "abort checkpoint " + generation,
-                  headers,
-                  () -> {
-                    runtime.unpause();
-                    return "continued after abandoning generation " + generation;
-                  });
+          contracts.with(
+              session,
+              contract ->
+                  contract.accept(
+                      "abort checkpoint " + generation,
+                      headers,
+                      () -> {
+                        runtime.unpause();
+                        return "continued after abandoning generation " + generation;
+                      }));
           return null;
         });
   }
@@ -393,13 +408,16 @@ public final class SessionHost implements AutoCloseable {
           HostedRuntime runtime = runtime(session);
           var expected = new ArchiveIdentity(archiveOwner.value(), generation, clock.instant());
           String reply =
-              contract(session)
-                  .accept(
-                      "restore generation " + generation,
-                      headers,
-                      DesiredState.RUNNING,
-                      () -> restoreInto(runtime, expected, archive).toReply())
-                  .reply();
+              contracts.with(
+                  session,
+                  contract ->
+                      contract
+                          .accept(
+                              "restore generation " + generation,
+                              headers,
+                              DesiredState.RUNNING,
+                              () -> restoreInto(runtime, expected, archive).toReply())
+                          .reply());
           return sameRestore(headers, reply, runtime.descriptor().runtime(), generation);
         });
   }
@@ -477,7 +495,7 @@ public final class SessionHost implements AutoCloseable {
 
   public ExecutionView startExecution(
       SessionId session, Optional<CommandHeaders> headers, ExecutionRequest request) {
-    contract(session).checkData("execution", headers);
+    contracts.checkData(session, "execution", headers);
     return runtime(session).startExecution(request);
   }
 
@@ -496,13 +514,13 @@ public final class SessionHost implements AutoCloseable {
   /** Queues a prompt of an agent session (see {@link HostedRuntime#prompt}). */
   public ExecutionView prompt(
       SessionId session, Optional<CommandHeaders> headers, String prompt, String permissionMode) {
-    contract(session).checkData("prompt", headers);
+    contracts.checkData(session, "prompt", headers);
     return runtime(session).prompt(prompt, permissionMode);
   }
 
   /** Refreshes an agent session's plugin copies (see {@link HostedRuntime#refreshPlugins}). */
   public List<String> refreshPlugins(SessionId session, Optional<CommandHeaders> headers) {
-    contract(session).checkData("plugin refresh", headers);
+    contracts.checkData(session, "plugin refresh", headers);
     return runtime(session).refreshPlugins();
   }
 
@@ -576,7 +594,7 @@ public final class SessionHost implements AutoCloseable {
     }
   }
 
-  private String create(SessionId session, RuntimeRequest request, LocalContract contract) {
+  private String create(SessionId session, RuntimeRequest request) {
     Path directory = runtimeDirectory(session, request.runtime());
     try {
       PrivateFiles.createDirectories(directory);
@@ -585,10 +603,7 @@ public final class SessionHost implements AutoCloseable {
       Files.createDirectories(HostedRuntime.home(directory));
       RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
       descriptor.write(directory);
-      runtimes.put(
-          session,
-          HostedRuntime.start(
-              descriptor, directory, config, sandbox, meters, contract, clock, request.agent()));
+      runtimes.put(session, startHeld(session, descriptor, directory, request.agent()));
       LOG.info(
           "created runtime {}{}",
           request.runtime(),
@@ -599,6 +614,22 @@ public final class SessionHost implements AutoCloseable {
       throw new UncheckedIOException("cannot create runtime directory " + directory, e);
     } catch (RuntimeException e) {
       discard(directory);
+      throw e;
+    }
+  }
+
+  /** A new runtime, holding its session's contract open for as long as it is hosted. */
+  private HostedRuntime startHeld(
+      SessionId session,
+      RuntimeDescriptor descriptor,
+      Path directory,
+      @org.jspecify.annotations.Nullable AgentLaunch agent) {
+    LocalContract held = contracts.hold(session);
+    try {
+      return HostedRuntime.start(
+          descriptor, directory, config, sandbox, meters, held, clock, agent);
+    } catch (RuntimeException e) {
+      contracts.release(session);
       throw e;
     }
   }
@@ -638,11 +669,6 @@ public final class SessionHost implements AutoCloseable {
       throw new NotFoundException("runtime of session " + session.value() + " on this host");
     }
     return runtime;
-  }
-
-  private LocalContract contract(SessionId session) {
-    return contracts.computeIfAbsent(
-        session, s -> LocalContract.open(config.sessionDirectory(s.value()), s, clock));
   }
 
   private Path runtimeDirectory(SessionId session, String runtime) {
@@ -693,9 +719,14 @@ public final class SessionHost implements AutoCloseable {
         LOG.error("cannot mount the disk of runtime {}; not hosting it", descriptor.runtime(), e);
         continue;
       }
-      runtimes.put(
-          session,
-          HostedRuntime.reload(descriptor, dir, config, sandbox, meters, contract(session), clock));
+      LocalContract held = contracts.hold(session);
+      try {
+        runtimes.put(
+            session, HostedRuntime.reload(descriptor, dir, config, sandbox, meters, held, clock));
+      } catch (IOException | RuntimeException e) {
+        contracts.release(session);
+        throw e;
+      }
       LOG.info(
           "reloaded runtime {} ({})",
           descriptor.runtime(),
@@ -704,13 +735,17 @@ public final class SessionHost implements AutoCloseable {
   }
 
   private <T> T locked(SessionId session, java.util.function.Supplier<T> action) {
-    ReentrantLock lock = locks.computeIfAbsent(session, s -> new ReentrantLock());
-    lock.lock();
-    try {
-      return action.get();
-    } finally {
-      lock.unlock();
-    }
+    return locks.locked(session, action);
+  }
+
+  /** How many sessions have a lock now (for the test that they are released). */
+  int lockedSessions() {
+    return locks.size();
+  }
+
+  /** How many sessions' contracts are open now (for the test that they are released). */
+  int openContracts() {
+    return contracts.size();
   }
 
   /** Workloads leave read-only directories behind (Go's module cache is 0555): Trees opens them. */
