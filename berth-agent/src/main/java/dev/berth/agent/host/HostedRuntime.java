@@ -56,9 +56,6 @@ final class HostedRuntime {
   /** How long a checkpoint of an agent session waits for its accepted prompts to run. */
   static final Duration PROMPT_DRAIN = Duration.ofMinutes(5);
 
-  /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
-  static final Duration STOP_GRACE = Duration.ofSeconds(5);
-
   private final Path directory;
   private final HostConfig config;
   private final Clock clock;
@@ -481,19 +478,16 @@ final class HostedRuntime {
       descriptor = restored;
       install(started);
     } catch (RuntimeException e) {
-      stopWorkload(started);
+      started.stop();
       started.log().ifPresent(OutputLog::close);
       throw e;
     }
-    long outputStart =
-        switch (started) {
-          case Workload.Live live -> live.outputStart();
-          case Workload.Agent agent -> agent.outputStart();
-          case Workload.Awaiting awaiting -> 0L;
-          case Workload.Remains remains -> 0L;
-        };
     return new Restored(
-        name(), expected.generation(), counted.count(), manifest.files().size(), outputStart);
+        name(),
+        expected.generation(),
+        counted.count(),
+        manifest.files().size(),
+        started.outputStart());
   }
 
   /**
@@ -688,7 +682,7 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.PAUSE);
     }
-    plan(workload).ifPresent(LaunchPlan::freeze);
+    workload.launchPlan().ifPresent(LaunchPlan::freeze);
   }
 
   /** Reopens admission and thaws the process tree: the checkpoint was given up. */
@@ -699,7 +693,7 @@ final class HostedRuntime {
       }
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.CONTINUE);
     }
-    plan(workload).ifPresent(LaunchPlan::thaw);
+    workload.launchPlan().ifPresent(LaunchPlan::thaw);
     workload.agent().ifPresent(agent -> agent.prompts().openAdmission());
   }
 
@@ -708,15 +702,6 @@ final class HostedRuntime {
     if (launch != null && agentLaunch == null) {
       agentLaunch = launch;
     }
-  }
-
-  private static Optional<LaunchPlan> plan(Workload workload) {
-    return switch (workload) {
-      case Workload.Live live -> Optional.of(live.plan());
-      case Workload.Agent agent -> Optional.of(agent.plan());
-      case Workload.Awaiting awaiting -> Optional.empty();
-      case Workload.Remains remains -> Optional.empty();
-    };
   }
 
   /**
@@ -731,7 +716,7 @@ final class HostedRuntime {
       state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.STOP);
       stopReason = Optional.of(reason);
     }
-    stopWorkload(workload);
+    workload.stop();
   }
 
   /** Stops the workload for good; the tombstone was written before this is called. */
@@ -741,7 +726,7 @@ final class HostedRuntime {
         state = RuntimeState.TABLE.next(name(), state, RuntimeState.Event.TERMINATE);
       }
     }
-    stopWorkload(workload);
+    workload.stop();
   }
 
   /** Ends everything of this runtime: its processes, then its logs (streams then end). */
@@ -752,7 +737,7 @@ final class HostedRuntime {
       closing = true;
       current = workload;
     }
-    stopWorkload(current);
+    current.stop();
     current.log().ifPresent(OutputLog::close);
     current.agent().ifPresent(agent -> agent.transcript().close());
     executionLogs.values().forEach(OutputLog::close);
@@ -789,7 +774,7 @@ final class HostedRuntime {
         stopReason,
         // Without a plan (awaiting, or reloaded after a restart) it is what this host runs a
         // runtime under: its configured limits, not the defaults (IsolationReportTest).
-        plan(workload).map(LaunchPlan::isolation).orElse(sandbox.isolation(config.limits())),
+        workload.launchPlan().map(LaunchPlan::isolation).orElse(sandbox.isolation(config.limits())),
         sandbox.disks().usage(directory, config.limits().maxDiskBytes()),
         output.map(OutputLog::startOffset).orElse(0L),
         output.map(OutputLog::nextOffset).orElse(0L),
@@ -848,7 +833,7 @@ final class HostedRuntime {
   }
 
   private Workload.Live startLive() {
-    return Workload.Live.start(
+    return ShellWorkload.start(
         descriptor.sessionId(),
         state(directory),
         planName(name(), config.root()),
@@ -985,7 +970,7 @@ final class HostedRuntime {
       }
       if (!installed) {
         // Stopped, terminated or closed meanwhile: the new shell must not outlive its runtime.
-        next.shell().terminate(STOP_GRACE);
+        next.shell().terminate(Workload.STOP_GRACE);
         throw HostRefusal.shellExited(name());
       }
       exitRecords.remove(current.shell());
@@ -1112,28 +1097,6 @@ final class HostedRuntime {
             Optional.of(new ShellExit(status, exit.at(), exit.shell(), output.nextOffset()));
       }
     }
-  }
-
-  private void stopWorkload(Workload current) {
-    switch (current) {
-      case Workload.Live live -> stopLive(live);
-      case Workload.Agent agent -> {
-        agent.plan().thaw();
-        agent.prompts().close();
-        agent.proxy().close();
-        agent.plan().close();
-      }
-      case Workload.Awaiting awaiting -> {}
-      case Workload.Remains remains -> {}
-    }
-  }
-
-  private void stopLive(Workload.Live live) {
-    // A paused tree would not act on SIGHUP until SIGKILL; let it hear the hang-up.
-    live.plan().thaw();
-    live.executions().close();
-    live.shell().terminate(STOP_GRACE);
-    live.plan().close();
   }
 
   private OutputLog executionLog(ExecutionId id) {
