@@ -72,6 +72,7 @@ final class HostReload {
         continue;
       }
       RuntimeDescriptor descriptor = RuntimeDescriptor.read(dir);
+      SessionId session = descriptor.sessionId();
       try {
         disks.attachFound(dir);
       } catch (IOException e) {
@@ -80,13 +81,12 @@ final class HostReload {
         LOG.error("cannot mount the disk of runtime {}; not hosting it", descriptor.runtime(), e);
         continue;
       }
-      host(descriptor, dir);
+      host(session, descriptor, dir);
     }
   }
 
   /** Hosts a found runtime, holding its session's contract open as a created one does. */
-  private void host(RuntimeDescriptor descriptor, Path dir) throws IOException {
-    SessionId session = descriptor.sessionId();
+  private void host(SessionId session, RuntimeDescriptor descriptor, Path dir) throws IOException {
     LocalContract held = contracts.hold(session);
     try {
       runtimes.put(session, HostedRuntime.reload(descriptor, dir, parts, held));
