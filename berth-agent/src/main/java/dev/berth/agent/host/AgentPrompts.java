@@ -85,7 +85,7 @@ final class AgentPrompts {
 
   /**
    * Replaces the session's plugin copies with the marketplace's plugins as they are now (see {@link
-   * PluginCopies}): staged first, then swapped in while the runner holds the session between
+   * PluginRefresh}): staged first, then swapped in while the runner holds the session between
    * prompts with no process of it left, then the old copies deleted. The conversation is kept. One
    * refresh of a runtime at a time: they share its work area.
    *
@@ -101,8 +101,8 @@ final class AgentPrompts {
       return List.of();
     }
     synchronized (pluginRefresh) {
-      try (PluginCopies.Refresh refresh =
-          PluginCopies.prepare(
+      try (PluginRefresh refresh =
+          PluginRefresh.prepare(
               plugins,
               AgentPaths.under(state).plugins(),
               state.resolve(PluginCopies.WORK),
