@@ -35,7 +35,27 @@ final class AgentWorkload {
   /** Where a confined CLI sees its installation (bound read-only). */
   static final Path SANDBOX_CLI_ROOT = Path.of("/opt/berth/agent-cli");
 
-  private AgentWorkload() {}
+  private final SessionId session;
+  private final Path state;
+  private final Path proxySocket;
+  private final HostConfig config;
+  private final Clock clock;
+  private final NodeMeters meters;
+
+  private AgentWorkload(
+      SessionId session,
+      Path state,
+      Path proxySocket,
+      HostConfig config,
+      Clock clock,
+      NodeMeters meters) {
+    this.session = session;
+    this.state = state;
+    this.proxySocket = proxySocket;
+    this.config = config;
+    this.clock = clock;
+    this.meters = meters;
+  }
 
   /** The parts, opened in order; a failure closes what was opened before it. */
   static Workload.Agent start(
@@ -52,9 +72,17 @@ final class AgentWorkload {
     AgentAdapter adapter =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
+    requireConfinement(sandbox, meters);
+    return new AgentWorkload(session, state, proxySocket, config, clock, meters)
+        .open(adapter, planName, sandbox, launch);
+  }
+
+  /**
+   * Unconfined, the CLI's tools would run as the node's user, beside the proxy's port and the
+   * node's own process: the token would be one step away. Agents need the sandbox.
+   */
+  private static void requireConfinement(Sandbox sandbox, NodeMeters meters) {
     if (!sandbox.confines()) {
-      // Unconfined, the CLI's tools would run as the node's user, beside the proxy's port and the
-      // node's own process: the token would be one step away. Agents need the sandbox.
       meters.sandboxFailed(NodeMeters.SandboxFailure.UNCONFINED);
       throw new HostRefusal(
           503,
@@ -63,7 +91,10 @@ final class AgentWorkload {
               + " namespaces), which this node cannot give; install bubblewrap, or run shell"
               + " sessions only");
     }
-    PromptRunner.Limits limits = PromptRunner.Limits.defaults();
+  }
+
+  private Workload.Agent open(
+      AgentAdapter adapter, String planName, Sandbox sandbox, AgentLaunch launch) {
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
     ProviderProfile profile = launch.provider().profile();
@@ -75,44 +106,12 @@ final class AgentWorkload {
     try {
       proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(proxySocket));
       Installation cli = Installation.of(Path.of(launch.cli()));
-      WritablePaths writable =
-          WritablePaths.of(paths.home())
-              .withTmp(state.resolve("tmp"))
-              .withTarget(paths.home(), AgentPaths.SANDBOX_HOME);
-      plan =
-          SandboxSteps.reported(
-              meters,
-              NodeMeters.SandboxFailure.CONFINEMENT,
-              () ->
-                  sandbox.agentPlan(
-                      planName,
-                      List.of("true"),
-                      writable,
-                      config.limits(),
-                      proxySocket,
-                      cli.binds()));
+      plan = plan(planName, sandbox, paths, cli);
       plan.giveToWorkload(
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
-      ProviderEndpoint endpoint =
-          new ProviderEndpoint(
-              "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
-          new PromptRunner(
-              new PromptRunner.Setup(
-                  session,
-                  adapter,
-                  cli.path(),
-                  paths,
-                  paths.inSandbox(),
-                  plan,
-                  endpoint,
-                  profile.secrets(),
-                  new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
-                  output.nextOffset(),
-                  transcript,
-                  clock,
-                  limits));
+          new PromptRunner(setup(adapter, cli, paths, plan, profile, output, transcript));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -124,6 +123,47 @@ final class AgentWorkload {
       output.close();
       throw e;
     }
+  }
+
+  /** The sandbox on the proxy network; only the home and {@code /tmp} are writable in it. */
+  private LaunchPlan plan(String planName, Sandbox sandbox, AgentPaths paths, Installation cli) {
+    WritablePaths writable =
+        WritablePaths.of(paths.home())
+            .withTmp(state.resolve("tmp"))
+            .withTarget(paths.home(), AgentPaths.SANDBOX_HOME);
+    return SandboxSteps.reported(
+        meters,
+        NodeMeters.SandboxFailure.CONFINEMENT,
+        () ->
+            sandbox.agentPlan(
+                planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds()));
+  }
+
+  private PromptRunner.Setup setup(
+      AgentAdapter adapter,
+      Installation cli,
+      AgentPaths paths,
+      LaunchPlan plan,
+      ProviderProfile profile,
+      OutputLog output,
+      TranscriptLog transcript) {
+    ProviderEndpoint endpoint =
+        new ProviderEndpoint(
+            "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
+    return new PromptRunner.Setup(
+        session,
+        adapter,
+        cli.path(),
+        paths,
+        paths.inSandbox(),
+        plan,
+        endpoint,
+        profile.secrets(),
+        new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
+        output.nextOffset(),
+        transcript,
+        clock,
+        PromptRunner.Limits.defaults());
   }
 
   /**

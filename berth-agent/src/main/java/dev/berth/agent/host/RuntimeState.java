@@ -4,9 +4,9 @@ import dev.berth.core.transition.TransitionTable;
 
 /**
  * Where a hosted runtime stands. Its shell is one execution of it, not the runtime: a shell that
- * exits leaves the runtime RUNNING (HostedRuntime reports the exit and starts a new shell on the
- * next input); a runtime stopped by the host (lease expiry, maximum lifetime, host restart) says
- * why.
+ * exits leaves the runtime RUNNING (ShellSlot reports the exit and starts a new shell on the next
+ * input); a runtime stopped by the host (lease expiry, maximum lifetime, host restart) says why.
+ * {@link RuntimeLifecycle} alone moves a runtime through {@link #TABLE}.
  */
 public enum RuntimeState {
   /**

@@ -1,8 +1,7 @@
 package dev.berth.agent.host;
 
-import dev.berth.agent.archive.ArchiveIdentity;
-import dev.berth.agent.archive.Trees;
-import dev.berth.agent.contract.LocalContract;
+import dev.berth.agent.archive.ArchiveSummary;
+import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
@@ -11,34 +10,22 @@ import dev.berth.agent.output.OutputLog;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionRequest;
-import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;
-import dev.berth.protocol.files.PrivateFiles;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Hosts session runtimes: at most one per session at a time, each with its contract (intent
@@ -52,32 +39,31 @@ import org.slf4j.LoggerFactory;
  * session's lock; sessions never wait for each other. Every directory down to {@code state/}, and
  * the host's own files, are private to the host's user (0700 and 0600); what {@code home}, {@code
  * tmp} and {@code shell-state} get is the workload's business.
+ *
+ * <p>This class is the host's entry point and holds no logic of its own: {@link RuntimeHosting}
+ * provisions and removes runtimes, {@link SessionCommands} admits commands under the sessions'
+ * contracts, {@link CheckpointCommands} checkpoints and restores, {@link RuntimeRegistry} holds the
+ * runtimes and {@link HostReload} finds them again after a restart.
  */
 public final class SessionHost implements AutoCloseable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(SessionHost.class);
-
-  private final HostConfig config;
-  private final Clock clock;
-  private final Sandbox sandbox;
-  private final NodeMeters meters;
-  private final ConcurrentMap<SessionId, LocalContract> contracts = new ConcurrentHashMap<>();
-  private final ConcurrentMap<SessionId, HostedRuntime> runtimes = new ConcurrentHashMap<>();
-  private final ConcurrentMap<SessionId, ReentrantLock> locks = new ConcurrentHashMap<>();
+  private final HostParts parts;
+  private final RuntimeRegistry runtimes = new RuntimeRegistry();
+  private final SessionLocks locks = new SessionLocks();
+  private final SessionContracts contracts;
+  private final RuntimeDisks disks;
+  private final SessionCommands commands;
+  private final RuntimeHosting hosting;
+  private final CheckpointCommands checkpoints;
   private final ScheduledExecutorService ticker;
-  private final Optional<SessionId> only;
 
-  private SessionHost(
-      HostConfig config,
-      Clock clock,
-      Sandbox sandbox,
-      NodeMeters meters,
-      Optional<SessionId> only) {
-    this.config = config;
-    this.clock = clock;
-    this.sandbox = sandbox;
-    this.meters = meters;
-    this.only = only;
+  private SessionHost(HostParts parts, Optional<SessionId> only) {
+    this.parts = parts;
+    this.contracts = new SessionContracts(parts.config(), parts.clock());
+    this.disks = new RuntimeDisks(parts.config(), parts.sandbox(), parts.meters());
+    this.commands = new SessionCommands(runtimes, locks, contracts);
+    this.hosting = new RuntimeHosting(parts, runtimes, locks, contracts, disks, only);
+    this.checkpoints = new CheckpointCommands(runtimes, commands, parts.clock());
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("berth-host-ticker").unstarted(r));
@@ -103,26 +89,22 @@ public final class SessionHost implements AutoCloseable {
 
   private static SessionHost open(
       HostConfig config, Clock clock, NodeMeters meters, Optional<SessionId> only) {
-    SessionHost host =
-        new SessionHost(
-            config,
-            clock,
-            Sandbox.detect(
-                Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids")),
-            meters,
-            only);
-    host.reload();
-    var unused = host.ticker.scheduleWithFixedDelay(host::tick, 1, 1, TimeUnit.SECONDS);
+    Sandbox sandbox =
+        Sandbox.detect(Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids"));
+    SessionHost host = new SessionHost(new HostParts(config, sandbox, meters, clock), only);
+    new HostReload(host.parts, host.runtimes, host.contracts, host.disks).run();
+    var unused =
+        host.ticker.scheduleWithFixedDelay(host.runtimes::tickLeases, 1, 1, TimeUnit.SECONDS);
     return host;
   }
 
   /** What a runtime provisioned now would run under: the host's sandbox with its limits. */
   public Isolation isolation() {
-    return sandbox.isolation(config.limits());
+    return parts.sandbox().isolation(parts.config().limits());
   }
 
   public Instant now() {
-    return clock.instant();
+    return parts.clock().instant();
   }
 
   /** The outcome of a provision: the runtime, and whether this call created it. */
@@ -135,45 +117,7 @@ public final class SessionHost implements AutoCloseable {
    */
   public Provisioned provision(
       SessionId session, RuntimeRequest request, Optional<CommandHeaders> headers) {
-    request.validateFor(session);
-    if (only.isPresent() && !only.get().equals(session)) {
-      throw new HostRefusal(
-          409,
-          "RUNTIME_CONFLICT",
-          "this agent hosts only session "
-              + only.get().value()
-              + "; session "
-              + session.value()
-              + " needs a runtime of its own");
-    }
-    return locked(
-        session,
-        () -> {
-          LocalContract contract = contract(session);
-          HostedRuntime existing = runtimes.get(session);
-          if (existing != null) {
-            HostedRuntime same = sameRuntime(existing, request.runtime());
-            same.adoptAgent(request.agent());
-            return new Provisioned(same.view(), false);
-          }
-          if (headers.isPresent()) {
-            contract.accept(
-                "provision " + request.runtime(),
-                headers.get(),
-                DesiredState.RUNNING,
-                () -> create(session, request, contract));
-          } else {
-            contract.checkData("provision " + request.runtime(), Optional.empty());
-            create(session, request, contract);
-          }
-          // A repeated provision whose reply was recorded does not run create() again: its
-          // runtime is there unless it was removed since.
-          HostedRuntime created =
-              Objects.requireNonNull(
-                  runtimes.get(session),
-                  () -> "the runtime of session " + session.value() + " was removed since");
-          return new Provisioned(created.view(), true);
-        });
+    return hosting.provision(session, request, headers);
   }
 
   /**
@@ -183,24 +127,7 @@ public final class SessionHost implements AutoCloseable {
    * @param runtimeName when present, only that runtime is removed (a newer one is left alone)
    */
   public void remove(SessionId session, Optional<String> runtimeName) {
-    locked(
-        session,
-        () -> {
-          HostedRuntime runtime = runtimes.get(session);
-          if (runtime == null
-              || runtimeName.map(n -> !n.equals(runtime.descriptor().runtime())).orElse(false)) {
-            return null;
-          }
-          runtime.close();
-          detach(runtime.directory());
-          // Only a runtime whose directory is really gone counts as removed: otherwise the next
-          // DELETE (the control plane retries) tries again instead of confirming a removal that
-          // left the tenant's files on disk.
-          deleteTree(runtime.directory());
-          runtimes.remove(session);
-          LOG.info("removed runtime {}", runtime.descriptor().runtime());
-          return null;
-        });
+    hosting.remove(session, runtimeName);
   }
 
   /** How many runtimes this host holds, in any state (the node's gauge). */
@@ -210,23 +137,20 @@ public final class SessionHost implements AutoCloseable {
 
   /** How many of the runtimes' shells are alive now. */
   public int runningShells() {
-    return (int) runtimes.values().stream().filter(HostedRuntime::shellAlive).count();
+    return runtimes.runningShells();
   }
 
   /** How many executions run now, over every runtime. */
   public int runningExecutions() {
-    return runtimes.values().stream().mapToInt(HostedRuntime::executionsRunning).sum();
+    return runtimes.runningExecutions();
   }
 
   public List<RuntimeView> list() {
-    return runtimes.values().stream()
-        .map(HostedRuntime::view)
-        .sorted(Comparator.comparing(v -> v.descriptor().runtime()))
-        .toList();
+    return runtimes.views();
   }
 
   public RuntimeView status(SessionId session) {
-    return runtime(session).view();
+    return runtimes.get(session).view();
   }
 
   /**
@@ -234,7 +158,7 @@ public final class SessionHost implements AutoCloseable {
    * for an older incarnation never reaches a newer one.
    */
   public void requireRuntime(SessionId session, String runtimeName) {
-    String hosted = runtime(session).descriptor().runtime();
+    String hosted = runtimes.get(session).descriptor().runtime();
     if (!hosted.equals(runtimeName)) {
       throw new NotFoundException(
           "runtime " + runtimeName + " (this host runs " + hosted + " for the session)");
@@ -242,37 +166,31 @@ public final class SessionHost implements AutoCloseable {
   }
 
   public void input(SessionId session, Optional<CommandHeaders> headers, byte[] bytes) {
-    contract(session).checkData("input", headers);
-    runtime(session).write(bytes);
+    commands.data(session, "input", headers).shell().write(bytes);
   }
 
   public void resize(SessionId session, Optional<CommandHeaders> headers, int columns, int rows) {
-    contract(session).checkData("resize", headers);
-    runtime(session).resize(columns, rows);
+    commands.data(session, "resize", headers).shell().resize(columns, rows);
   }
 
   /** Writes the tombstone, then stops the workload; repeating it is a success. */
   public RuntimeView terminate(SessionId session, CommandHeaders headers) {
-    return locked(
+    return commands.lifecycle(
         session,
-        () -> {
-          HostedRuntime runtime = runtime(session);
-          contract(session).terminate(headers, runtime::terminate);
+        (runtime, contract) -> {
+          contract.terminate(headers, runtime::terminate);
           return runtime.view();
         });
   }
 
   public Instant renewLease(SessionId session, CommandHeaders headers, Duration ttl) {
-    return locked(
+    return commands.lifecycle(
         session,
-        () -> {
-          HostedRuntime runtime = runtime(session);
-          String reply =
-              contract(session)
-                  .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
-                  .reply();
-          return Instant.parse(reply);
-        });
+        (runtime, contract) ->
+            Instant.parse(
+                contract
+                    .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
+                    .reply()));
   }
 
   /**
@@ -284,42 +202,13 @@ public final class SessionHost implements AutoCloseable {
    */
   public List<String> prepareCheckpoint(
       SessionId session, CommandHeaders headers, long generation) {
-    // An agent session's accepted prompts run first, without the session's locks: a drain takes
-    // up to 5 minutes, which no status, lease or terminate of the session may wait behind.
-    HostedRuntime draining = runtime(session);
-    draining.drainForCheckpoint();
-    try {
-      return pauseForCheckpoint(session, headers, generation);
-    } catch (RuntimeException e) {
-      draining.reopenPrompts();
-      throw e;
-    }
-  }
-
-  private List<String> pauseForCheckpoint(
-      SessionId session, CommandHeaders headers, long generation) {
-    return locked(
-        session,
-        () -> {
-          HostedRuntime runtime = runtime(session);
-          contract(session)
-              .accept(
-                  "checkpoint " + generation,
-                  headers,
-                  DesiredState.SUSPENDED,
-                  () -> {
-                    runtime.prepareCheckpoint();
-                    return "paused for generation " + generation;
-                  });
-          return runtime.checkpointContents();
-        });
+    return checkpoints.prepare(session, headers, generation);
   }
 
   /** Streams the archive of a runtime paused by {@link #prepareCheckpoint}. */
-  public void writeCheckpoint(SessionId session, long generation, java.io.OutputStream out)
+  public void writeCheckpoint(SessionId session, long generation, OutputStream out)
       throws IOException {
-    HostedRuntime runtime = runtime(session);
-    runtime.writeArchive(new ArchiveIdentity(session.value(), generation, clock.instant()), out);
+    checkpoints.write(session, generation, out);
   }
 
   /**
@@ -327,36 +216,13 @@ public final class SessionHost implements AutoCloseable {
    *
    * @throws NotFoundException when that archive was not the last one written whole
    */
-  public dev.berth.agent.archive.ArchiveSummary writtenCheckpoint(
-      SessionId session, long generation) {
-    return runtime(session)
-        .writtenArchive(generation)
-        .orElseThrow(
-            () ->
-                new NotFoundException(
-                    "checkpoint "
-                        + generation
-                        + " of session "
-                        + session.value()
-                        + " (none was written whole; prepare it again)"));
+  public ArchiveSummary writtenCheckpoint(SessionId session, long generation) {
+    return checkpoints.written(session, generation);
   }
 
   /** Gives checkpoint {@code generation} up: the tree continues and admission reopens. */
   public void abortCheckpoint(SessionId session, CommandHeaders headers, long generation) {
-    locked(
-        session,
-        () -> {
-          HostedRuntime runtime = runtime(session);
-          contract(session)
-              .accept(
-                  "abort checkpoint " + generation,
-                  headers,
-                  () -> {
-                    runtime.unpause();
-                    return "continued after abandoning generation " + generation;
-                  });
-          return null;
-        });
+    checkpoints.abort(session, headers, generation);
   }
 
   /**
@@ -387,75 +253,11 @@ public final class SessionHost implements AutoCloseable {
       CommandHeaders headers,
       long generation,
       InputStream archive) {
-    return locked(
-        session,
-        () -> {
-          HostedRuntime runtime = runtime(session);
-          var expected = new ArchiveIdentity(archiveOwner.value(), generation, clock.instant());
-          String reply =
-              contract(session)
-                  .accept(
-                      "restore generation " + generation,
-                      headers,
-                      DesiredState.RUNNING,
-                      () -> restoreInto(runtime, expected, archive).toReply())
-                  .reply();
-          return sameRestore(headers, reply, runtime.descriptor().runtime(), generation);
-        });
-  }
-
-  private Restored restoreInto(
-      HostedRuntime runtime, ArchiveIdentity expected, InputStream archive) {
-    try {
-      Restored restored = runtime.restore(expected, archive);
-      LOG.info(
-          "restored generation {} into runtime {} ({} entries)",
-          expected.generation(),
-          restored.runtime(),
-          restored.files());
-      return restored;
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot restore generation " + expected.generation() + " into " + runtime.directory(), e);
-    }
-  }
-
-  /**
-   * The recorded reply of a repeated operation answers only the same restore: the contract keys
-   * replies by operation alone, and the same operation naming another runtime (an older
-   * incarnation) or generation must not pass for a restore that never happened.
-   */
-  private static Restored sameRestore(
-      CommandHeaders headers, String reply, String runtime, long generation) {
-    Optional<Restored> recorded;
-    try {
-      recorded = Optional.of(Restored.fromReply(reply));
-    } catch (RuntimeException e) {
-      recorded = Optional.empty();
-    }
-    if (recorded.isPresent()
-        && recorded.get().runtime().equals(runtime)
-        && recorded.get().generation() == generation) {
-      return recorded.get();
-    }
-    throw new HostRefusal(
-        409,
-        "CONFLICT",
-        "operation "
-            + headers.operation().value()
-            + " was already performed ("
-            + recorded
-                .map(r -> "it restored generation " + r.generation() + " into " + r.runtime())
-                .orElse("by another command, which answered \"" + reply + "\"")
-            + "), so it cannot restore generation "
-            + generation
-            + " into "
-            + runtime
-            + "; send this restore under an operation of its own");
+    return checkpoints.restore(session, archiveOwner, headers, generation, archive);
   }
 
   public OutputLog output(SessionId session) {
-    return runtime(session).output();
+    return runtimes.get(session).output();
   }
 
   /**
@@ -464,261 +266,76 @@ public final class SessionHost implements AutoCloseable {
    */
   public void ensureShell(SessionId session) {
     try {
-      runtime(session).ensureShell();
-    } catch (HostRefusal | dev.berth.agent.contract.LeaseExpiredException notAdmitting) {
+      runtimes.get(session).shell().ensure();
+    } catch (HostRefusal | LeaseExpiredException notAdmitting) {
       // the attach still follows the output; input says why it is refused
     }
   }
 
   /** How the session's last shell that ended ended, if one did. */
-  public java.util.Optional<ShellExit> lastShellExit(SessionId session) {
-    return runtime(session).lastShellExit();
+  public Optional<ShellExit> lastShellExit(SessionId session) {
+    return runtimes.get(session).shell().lastExit();
   }
 
   public ExecutionView startExecution(
       SessionId session, Optional<CommandHeaders> headers, ExecutionRequest request) {
-    contract(session).checkData("execution", headers);
-    return runtime(session).startExecution(request);
+    return commands.data(session, "execution", headers).executions().start(request);
   }
 
   public List<ExecutionView> executions(SessionId session) {
-    return runtime(session).executions();
+    return runtimes.get(session).executions().list();
   }
 
   public ExecutionView execution(SessionId session, ExecutionId id) {
-    return runtime(session).execution(id);
+    return runtimes.get(session).executions().get(id);
   }
 
   public ExecutionView cancelExecution(SessionId session, ExecutionId id) {
-    return runtime(session).cancel(id);
-  }
-
-  /** Queues a prompt of an agent session (see {@link HostedRuntime#prompt}). */
-  public ExecutionView prompt(
-      SessionId session, Optional<CommandHeaders> headers, String prompt, String permissionMode) {
-    contract(session).checkData("prompt", headers);
-    return runtime(session).prompt(prompt, permissionMode);
-  }
-
-  /** Refreshes an agent session's plugin copies (see {@link HostedRuntime#refreshPlugins}). */
-  public List<String> refreshPlugins(SessionId session, Optional<CommandHeaders> headers) {
-    contract(session).checkData("plugin refresh", headers);
-    return runtime(session).refreshPlugins();
-  }
-
-  /** Up to {@code max} transcript entries of an agent session after {@code cursor}. */
-  public List<tools.jackson.databind.JsonNode> transcript(SessionId session, long cursor, int max) {
-    return runtime(session).transcript(cursor, max);
-  }
-
-  /** Waits up to {@code wait} for a transcript entry after {@code cursor}; whether one came. */
-  public boolean awaitTranscript(SessionId session, long cursor, java.time.Duration wait)
-      throws InterruptedException {
-    return runtime(session).awaitTranscript(cursor, wait);
+    return runtimes.get(session).executions().cancel(id);
   }
 
   public OutputLog executionOutput(SessionId session, ExecutionId id) {
-    return runtime(session).executionOutput(id);
+    return runtimes.get(session).executions().output(id);
+  }
+
+  /** Queues a prompt of an agent session (see {@link AgentPrompts#prompt}). */
+  public ExecutionView prompt(
+      SessionId session, Optional<CommandHeaders> headers, String prompt, String permissionMode) {
+    return commands.data(session, "prompt", headers).agent().prompt(prompt, permissionMode);
+  }
+
+  /** Refreshes an agent session's plugin copies (see {@link AgentPrompts#refreshPlugins}). */
+  public List<String> refreshPlugins(SessionId session, Optional<CommandHeaders> headers) {
+    return commands.data(session, "plugin refresh", headers).agent().refreshPlugins();
+  }
+
+  /** Up to {@code max} transcript entries of an agent session after {@code cursor}. */
+  public List<JsonNode> transcript(SessionId session, long cursor, int max) {
+    return runtimes.get(session).agent().transcript(cursor, max);
+  }
+
+  /** Waits up to {@code wait} for a transcript entry after {@code cursor}; whether one came. */
+  public boolean awaitTranscript(SessionId session, long cursor, Duration wait)
+      throws InterruptedException {
+    return runtimes.get(session).agent().awaitTranscript(cursor, wait);
   }
 
   /** Stops every workload (the runtimes stay on disk and are reloaded as stopped). */
   @Override
   public void close() {
     ticker.shutdownNow();
-    runtimes.values().forEach(HostedRuntime::close);
+    runtimes.all().forEach(HostedRuntime::close);
     // The next host mounts the images again; nothing of this one stays mounted behind it.
-    runtimes.values().forEach(r -> sandbox.disks().detachQuietly(r.directory()));
+    runtimes.all().forEach(r -> disks.detachQuietly(r.directory()));
   }
 
-  private void attach(Path directory) throws IOException {
-    try {
-      sandbox.disks().attach(directory, config.limits().maxDiskBytes(), config.diskReserveBytes());
-    } catch (IOException | RuntimeException e) {
-      meters.sandboxFailed(NodeMeters.SandboxFailure.DISK);
-      throw e;
-    }
+  /** How many sessions have a lock now (for the test that they are released). */
+  int lockedSessions() {
+    return locks.size();
   }
 
-  /**
-   * Mounts a found runtime's disk. A runtime an earlier version left with {@code state/} directly
-   * in its directory gets it moved into {@code volume/}, without an image: it was made without a
-   * cap, and a resume gives the session a new runtime with one.
-   */
-  private void attachFound(Path directory) throws IOException {
-    Path legacy = directory.resolve("state");
-    Path volume = StateDisks.volume(directory);
-    // Also after a crash between making volume/ and the move: volume/ is then still empty.
-    if (Files.isDirectory(legacy, LinkOption.NOFOLLOW_LINKS)
-        && !Files.exists(directory.resolve("volume.img"), LinkOption.NOFOLLOW_LINKS)
-        && !StateDisks.mounted(volume)) {
-      Files.createDirectories(volume);
-      Files.move(legacy, HostedRuntime.state(directory), StandardCopyOption.ATOMIC_MOVE);
-      return;
-    }
-    attach(directory);
-  }
-
-  private void detach(Path directory) {
-    try {
-      sandbox.disks().detach(directory);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot unmount the disk of " + directory, e);
-    }
-  }
-
-  private void tick() {
-    for (HostedRuntime runtime : runtimes.values()) {
-      try {
-        runtime.lease().tick();
-      } catch (RuntimeException e) {
-        LOG.warn("lease tick of {} failed", runtime.descriptor().runtime(), e);
-      }
-    }
-  }
-
-  private String create(SessionId session, RuntimeRequest request, LocalContract contract) {
-    Path directory = runtimeDirectory(session, request.runtime());
-    try {
-      PrivateFiles.createDirectories(directory);
-      attach(directory);
-      PrivateFiles.createDirectories(HostedRuntime.state(directory));
-      Files.createDirectories(HostedRuntime.home(directory));
-      RuntimeDescriptor descriptor = RuntimeDescriptor.of(session, request, clock.instant());
-      descriptor.write(directory);
-      runtimes.put(
-          session,
-          HostedRuntime.start(
-              descriptor, directory, config, sandbox, meters, contract, clock, request.agent()));
-      LOG.info(
-          "created runtime {}{}",
-          request.runtime(),
-          request.awaitRestore() ? " (awaiting its archive)" : "");
-      return "created " + request.runtime();
-    } catch (IOException e) {
-      discard(directory);
-      throw new UncheckedIOException("cannot create runtime directory " + directory, e);
-    } catch (RuntimeException e) {
-      discard(directory);
-      throw e;
-    }
-  }
-
-  private void discard(Path directory) {
-    sandbox.disks().detachQuietly(directory);
-    try {
-      if (StateDisks.mounted(StateDisks.volume(directory))) {
-        // Deleting through a mount that would not go would fail half-way, on the image's files.
-        LOG.warn("keeping {}: its disk is still mounted", directory);
-        return;
-      }
-    } catch (IOException e) {
-      LOG.warn("keeping {}: cannot tell whether its disk is mounted", directory, e);
-      return;
-    }
-    deleteTree(directory);
-  }
-
-  private HostedRuntime sameRuntime(HostedRuntime existing, String requested) {
-    String hosted = existing.descriptor().runtime();
-    if (!hosted.equals(requested)) {
-      throw new HostRefusal(
-          409,
-          "RUNTIME_CONFLICT",
-          "this host already runs "
-              + hosted
-              + " for the session; remove it before creating "
-              + requested);
-    }
-    return existing;
-  }
-
-  private HostedRuntime runtime(SessionId session) {
-    HostedRuntime runtime = runtimes.get(session);
-    if (runtime == null) {
-      throw new NotFoundException("runtime of session " + session.value() + " on this host");
-    }
-    return runtime;
-  }
-
-  private LocalContract contract(SessionId session) {
-    return contracts.computeIfAbsent(
-        session, s -> LocalContract.open(config.sessionDirectory(s.value()), s, clock));
-  }
-
-  private Path runtimeDirectory(SessionId session, String runtime) {
-    return config.sessionDirectory(session.value()).resolve("runtimes").resolve(runtime);
-  }
-
-  private void reload() {
-    Path sessions = config.root().resolve("sessions");
-    if (!Files.isDirectory(sessions)) {
-      return;
-    }
-    try (Stream<Path> dirs = Files.list(sessions)) {
-      for (Path sessionDir : dirs.toList()) {
-        reloadSession(sessionDir);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot list " + sessions, e);
-    }
-    // Nothing of what the previous host ran for these runtimes may outlive it.
-    sandbox.reclaim(
-        runtimes.values().stream()
-            .map(r -> HostedRuntime.planName(r.descriptor().runtime(), config.root()))
-            .toList());
-  }
-
-  private void reloadSession(Path sessionDir) throws IOException {
-    Path runtimesDir = sessionDir.resolve("runtimes");
-    if (!Files.isDirectory(runtimesDir)) {
-      return;
-    }
-    List<Path> found = new ArrayList<>();
-    try (Stream<Path> dirs = Files.list(runtimesDir)) {
-      dirs.forEach(found::add);
-    }
-    for (Path dir : found) {
-      if (!Files.exists(dir.resolve(RuntimeDescriptor.FILE))) {
-        // A crash between creating the directory and describing it: nothing ever ran there.
-        discard(dir);
-        continue;
-      }
-      RuntimeDescriptor descriptor = RuntimeDescriptor.read(dir);
-      SessionId session = descriptor.sessionId();
-      try {
-        attachFound(dir);
-      } catch (IOException e) {
-        // One runtime whose disk cannot be mounted must not keep the host from serving the others:
-        // the control plane finds it missing and treats it as a lost runtime. Its files stay.
-        LOG.error("cannot mount the disk of runtime {}; not hosting it", descriptor.runtime(), e);
-        continue;
-      }
-      runtimes.put(
-          session,
-          HostedRuntime.reload(descriptor, dir, config, sandbox, meters, contract(session), clock));
-      LOG.info(
-          "reloaded runtime {} ({})",
-          descriptor.runtime(),
-          descriptor.awaitRestore() ? "still awaiting its archive" : "stopped: the host restarted");
-    }
-  }
-
-  private <T> T locked(SessionId session, java.util.function.Supplier<T> action) {
-    ReentrantLock lock = locks.computeIfAbsent(session, s -> new ReentrantLock());
-    lock.lock();
-    try {
-      return action.get();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Workloads leave read-only directories behind (Go's module cache is 0555): Trees opens them. */
-  private static void deleteTree(Path root) {
-    try {
-      Trees.delete(root);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + root, e);
-    }
+  /** How many sessions' contracts are open now (for the test that they are released). */
+  int openContracts() {
+    return contracts.size();
   }
 }

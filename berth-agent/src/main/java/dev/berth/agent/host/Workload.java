@@ -1,27 +1,23 @@
 package dev.berth.agent.host;
 
-import dev.berth.agent.execution.ExecutionOutputs;
 import dev.berth.agent.execution.ExecutionRunner;
 import dev.berth.agent.isolation.LaunchPlan;
-import dev.berth.agent.isolation.NetworkMode;
-import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.SessionUser;
-import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputSink;
 import dev.berth.agent.shell.ShellProcess;
 import dev.berth.agent.shell.ShellSpec;
 import dev.berth.agent.shell.ShellState;
-import dev.berth.core.session.SessionId;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.random.RandomGenerator;
 
 /**
- * What a runtime has open and running, by how far it got. One value replaces another whole (a
- * restore turns {@link Awaiting} into {@link Live}), so that no half-installed mix of log, shell
- * and plan is ever visible.
+ * What a runtime has open and running, by how far it got: the seam between a runtime and what it
+ * runs. One value replaces another whole (a restore turns {@link Awaiting} into {@link Live} or
+ * {@link Agent}), so that no half-installed mix of log, shell and plan is ever visible. {@link
+ * ShellWorkload} starts a shell's, {@link AgentWorkload} an agent session's; {@link ShellSlot} and
+ * {@link AgentPrompts} run the commands on each.
  */
 sealed interface Workload {
 
@@ -30,6 +26,9 @@ sealed interface Workload {
 
   /** Where a sandboxed workload sees its runtime directory's other parts (the shell state). */
   Path SANDBOX_ROOT = Path.of("/run/berth");
+
+  /** How long a shell gets between SIGHUP and SIGKILL, as the original agent did. */
+  Duration STOP_GRACE = Duration.ofSeconds(5);
 
   /**
    * Provisioned to receive an archive: nothing runs and not even the output log is open, because
@@ -65,72 +64,6 @@ sealed interface Workload {
       ShellState fresh = launcher.prepare();
       ShellProcess next = launcher.start(fresh, plan);
       return new Live(output, outputStart, fresh, plan, next, executions, launcher);
-    }
-
-    /**
-     * Opens the output log in {@code state/output} and starts the shell with the {@link ShellState}
-     * integration on {@code state}: a {@code state/} that came from an archive gives the shell back
-     * what it had. A failure closes whatever was opened before it.
-     */
-    static Live start(
-        SessionId session,
-        Path state,
-        String planName,
-        HostConfig config,
-        Sandbox sandbox,
-        Optional<NetworkMode> networkLimit,
-        Clock clock,
-        ExecutionOutputs outputs,
-        NodeMeters meters) {
-      OutputLog output = OutputLog.open(state.resolve("output"), config.outputCapBytes(), clock);
-      long outputStart = output.nextOffset();
-      LaunchPlan plan = null;
-      try {
-        Path home = state.resolve("home");
-        Path shellStateDirectory = state.resolve(ShellState.DIRECTORY);
-        // Only home/, tmp/ (the shell's /tmp) and shell-state/ are writable under the sandbox: the
-        // workload cannot touch its own output log. Inside it they have fixed paths, the same in
-        // every incarnation, so that absolute paths written before a snapshot hold after it.
-        WritablePaths writable =
-            WritablePaths.of(home, shellStateDirectory)
-                .withTmp(state.resolve("tmp"))
-                .withTarget(home, SANDBOX_HOME)
-                .withTarget(shellStateDirectory, SANDBOX_ROOT.resolve(ShellState.DIRECTORY));
-        boolean confined = sandbox.confines();
-        ShellSpec defaults = ShellSpec.defaults(confined ? SANDBOX_HOME : home, config.shell());
-        if (confined) {
-          defaults =
-              defaults
-                  .withVariable("USER", SessionUser.INSIDE_NAME)
-                  .withVariable("LOGNAME", SessionUser.INSIDE_NAME);
-        }
-        ShellLauncher launcher =
-            new ShellLauncher(
-                state,
-                defaults,
-                confined,
-                new MeteredSink(output, NodeMeters.OutputKind.SHELL, meters),
-                meters);
-        ShellState shellState = launcher.prepare();
-        ShellSpec spec = shellState.spec();
-        plan =
-            SandboxSteps.reported(
-                meters,
-                NodeMeters.SandboxFailure.CONFINEMENT,
-                () ->
-                    sandbox.plan(
-                        planName, spec.command(), writable, config.limits(), networkLimit));
-        ShellProcess shell = launcher.start(shellState, plan);
-        ExecutionRunner executions =
-            new ExecutionRunner(session, spec, plan, outputs, clock, RandomGenerator.getDefault());
-        return new Live(output, outputStart, shellState, plan, shell, executions, launcher);
-      } catch (RuntimeException e) {
-        if (plan != null) {
-          plan.close();
-        }
-        output.close();
-        throw e;
-      }
     }
   }
 
@@ -190,5 +123,46 @@ sealed interface Workload {
   /** The running shell and what goes with it, when there is one. */
   default Optional<Live> live() {
     return this instanceof Live live ? Optional.of(live) : Optional.empty();
+  }
+
+  /** The sandbox the workload runs in, once it has one. */
+  default Optional<LaunchPlan> launchPlan() {
+    return switch (this) {
+      case Live live -> Optional.of(live.plan());
+      case Agent agent -> Optional.of(agent.plan());
+      case Awaiting awaiting -> Optional.empty();
+      case Remains remains -> Optional.empty();
+    };
+  }
+
+  /**
+   * Where this incarnation's first byte lands in its log ({@link Live} and {@link Agent} say
+   * where); 0 where nothing ran.
+   */
+  default long outputStart() {
+    return 0L;
+  }
+
+  /**
+   * Stops what runs (idempotent); its logs stay open, so that streams read to their end. A paused
+   * tree is thawed first: it would not act on SIGHUP until SIGKILL.
+   */
+  default void stop() {
+    switch (this) {
+      case Live live -> {
+        live.plan().thaw();
+        live.executions().close();
+        live.shell().terminate(STOP_GRACE);
+        live.plan().close();
+      }
+      case Agent agent -> {
+        agent.plan().thaw();
+        agent.prompts().close();
+        agent.proxy().close();
+        agent.plan().close();
+      }
+      case Awaiting awaiting -> {}
+      case Remains remains -> {}
+    }
   }
 }

@@ -86,8 +86,8 @@ class PluginCopiesTest {
   }
 
   private List<String> refresh(List<AgentLaunch.Plugin> plugins, Path folder) {
-    try (PluginCopies.Refresh refresh =
-        PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll)) {
+    try (PluginRefresh refresh =
+        PluginRefresh.prepare(plugins, folder, work(), "r-1", owned::addAll)) {
       return refresh.swap();
     }
   }
@@ -252,8 +252,9 @@ class PluginCopiesTest {
     // Two renames a plugin (old copy out, new one in): the 3rd is format's first, the 4th its
     // second.
     for (int failing : new int[] {1, 2, 3, 4}) {
-      try (PluginCopies.Refresh refresh =
-          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll, failingAt(failing))) {
+      try (PluginRefresh refresh =
+          PluginRefresh.prepare(
+              plugins, folder, work(), "r-1", owned::addAll, failingAt(failing))) {
         assertThatThrownBy(refresh::swap)
             .as("rename %d fails", failing)
             .hasMessageContaining("every copy is as it was");
@@ -272,8 +273,8 @@ class PluginCopiesTest {
     List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
     // Lint's new copy cannot move in (rename 2), nor its old one back (rename 3).
     for (boolean byRefresh : new boolean[] {true, false}) {
-      try (PluginCopies.Refresh refresh =
-          PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll, failingAt(2, 3))) {
+      try (PluginRefresh refresh =
+          PluginRefresh.prepare(plugins, folder, work(), "r-1", owned::addAll, failingAt(2, 3))) {
         assertThatThrownBy(refresh::swap)
             .hasMessageContaining("kept for the next refresh or start");
       }
@@ -299,7 +300,7 @@ class PluginCopiesTest {
     Path folder = dir.resolve("home/.berth/plugins");
     List<AgentLaunch.Plugin> plugins = lintCopiedInto(folder);
     Files.writeString(source.resolve("skills/a/SKILL.md"), "changed");
-    PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll);
+    PluginRefresh.prepare(plugins, folder, work(), "r-1", owned::addAll);
     // The node died after the swap's first rename: the old copy is in the work area only.
     Files.move(folder.resolve("lint"), work().resolve("old/lint"));
     // ... and the marketplace lost the plugin meanwhile: the start must not fail for it.
@@ -315,7 +316,7 @@ class PluginCopiesTest {
   void aStartAfterACrashMidwayPutsBackEveryOldCopyAlsoOfAPluginAlreadySwapped() throws IOException {
     Path folder = dir.resolve("home/.berth/plugins");
     List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
-    PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll);
+    PluginRefresh.prepare(plugins, folder, work(), "r-1", owned::addAll);
     // The node died after lint was swapped whole and format's old copy was moved out.
     Files.move(folder.resolve("lint"), work().resolve("old/lint"));
     Files.move(work().resolve("staging/lint"), folder.resolve("lint"));
@@ -334,7 +335,7 @@ class PluginCopiesTest {
     Path folder = dir.resolve("home/.berth/plugins");
     List<AgentLaunch.Plugin> plugins = twoPluginsCopiedThenChanged(folder);
     // Swapped whole, then the node died before it deleted the old copies.
-    assertThat(PluginCopies.prepare(plugins, folder, work(), "r-1", owned::addAll).swap())
+    assertThat(PluginRefresh.prepare(plugins, folder, work(), "r-1", owned::addAll).swap())
         .containsExactly("lint", "format");
 
     PluginCopies.copy(plugins, folder, work());

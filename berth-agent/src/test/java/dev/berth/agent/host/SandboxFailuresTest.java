@@ -31,7 +31,7 @@ class SandboxFailuresTest {
     // A plan name the sandbox refuses: the failure of preparing a confinement, without a cgroup.
     assertThatThrownBy(
             () ->
-                Workload.Live.start(
+                ShellWorkload.start(
                     SessionId.generate(RandomGenerator.getDefault()),
                     state,
                     "not a plan name",
