@@ -1,6 +1,7 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.archive.Trees;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -181,7 +182,7 @@ final class PluginCopies {
     if (!missing.isEmpty()) {
       throw new HostRefusal(
           409,
-          "PLUGIN_UNAVAILABLE",
+          AgentReason.PLUGIN_UNAVAILABLE,
           "runtime "
               + runtime
               + " cannot refresh its plugins: "
@@ -336,7 +337,7 @@ final class PluginCopies {
     private HostRefusal unsafe() {
       return new HostRefusal(
           409,
-          "PLUGINS_FOLDER_UNSAFE",
+          AgentReason.PLUGINS_FOLDER_UNSAFE,
           "runtime "
               + runtime
               + ": ~/.berth or ~/.berth/plugins is not a plain directory (a link?), so the node"

@@ -2,7 +2,6 @@ package dev.berth.server.runtime.local;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.NotFoundException;
-import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
 import dev.berth.core.runtime.Runtime;
@@ -12,6 +11,7 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;

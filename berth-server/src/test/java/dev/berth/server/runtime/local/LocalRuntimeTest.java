@@ -108,7 +108,7 @@ class LocalRuntimeTest {
         new dev.berth.server.runtime.AgentWireDataPlane(
             runtime,
             new dev.berth.server.archive.none.NoArchiveStore(),
-            new dev.berth.server.runtime.RestoreProgress(java.time.Clock.systemUTC()));
+            new dev.berth.core.archive.RestoreProgress(java.time.Clock.systemUTC()));
 
     agent.send(a, new AgentCommand.RenewLease(context(A, 4, 1), Duration.ofMinutes(5)));
     AgentStatus status = agent.status(a);
