@@ -156,6 +156,18 @@ class LocalRuntimeTest {
   }
 
   @Test
+  void aRestartedAdapterFindsTheSessionOfARuntimeItDidNotProvisionFromTheNode() {
+    RuntimeRef a = provision(A, 1);
+    LocalRuntime restarted = new LocalRuntime(node, INSTALLATION);
+
+    assertThat(restarted.resolve(a).sessionUrl()).endsWith("/v1/sessions/" + A.value());
+    RuntimeRef never = RuntimeRef.planned(LocalRuntime.KIND, B, 1);
+    assertThatThrownBy(() -> restarted.resolve(never))
+        .isInstanceOf(dev.berth.core.error.NotFoundException.class)
+        .hasMessageContaining(never.name());
+  }
+
+  @Test
   void aSecondNodeOnTheSameDirectoryIsRefusedAndTheFirstIsReused() {
     LocalNode.Connection first = node.ensureRunning();
     LocalNode other = new LocalNode(nodeDir, LocalNode.javaLaunchCommand(), Duration.ofSeconds(60));
