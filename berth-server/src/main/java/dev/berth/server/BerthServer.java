@@ -1,6 +1,7 @@
 package dev.berth.server;
 
 import dev.berth.core.archive.ArchiveStore;
+import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
@@ -20,7 +21,6 @@ import dev.berth.server.health.Readiness;
 import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
-import dev.berth.server.runtime.RestoreProgress;
 import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;

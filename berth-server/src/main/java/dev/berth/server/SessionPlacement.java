@@ -1,7 +1,6 @@
 package dev.berth.server;
 
 import dev.berth.core.error.InvalidValueException;
-import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.runtime.Runtime;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
@@ -11,6 +10,7 @@ import dev.berth.kubernetes.runtime.KubernetesRuntime;
 import dev.berth.kubernetes.runtime.KubernetesRuntimeSettings;
 import dev.berth.kubernetes.runtime.NetworkPolicyTemplate;
 import dev.berth.kubernetes.runtime.PodTemplate;
+import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;

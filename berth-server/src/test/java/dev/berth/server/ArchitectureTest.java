@@ -105,8 +105,7 @@ class ArchitectureTest {
                   // Readiness: named checks the root wires from the ports, run by /readyz.
                   "dev.berth.server.health",
                   "dev.berth.server.telemetry",
-                  // The agent protocol's shared vocabulary: its refusals, restore progress.
-                  "dev.berth.server.runtime",
+                  // The agent protocol's shared vocabulary: its refusals.
                   "dev.berth.protocol..",
                   "io.javalin..",
                   "org.eclipse.jetty..",
@@ -117,13 +116,25 @@ class ArchitectureTest {
           .because("the API calls the core's use cases; adapters are wired by the root only");
 
   @ArchTest
+  static final ArchRule theApiNeverReachesIntoTheAgentWireAdapter =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.berth.server.api..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.berth.server.runtime..")
+          .because(
+              "what the API reads of an agent (its refusals, a restore's progress) lives in the"
+                  + " core or the protocol; the agent wire is an adapter the root wires");
+
+  @ArchTest
   static final ArchRule theSessionPackageWiresTheCoresUseCasesOverPortsOnly =
       classes()
           .that()
           .resideInAPackage("dev.berth.server.session..")
           .should()
           .onlyDependOnClassesThat()
-          .resideInAnyPackage(allowed("dev.berth.server.session..", "dev.berth.server.runtime"))
+          .resideInAnyPackage(allowed("dev.berth.server.session.."))
           .because("use cases run over the core's ports, whatever adapter is behind them");
 
   @ArchTest

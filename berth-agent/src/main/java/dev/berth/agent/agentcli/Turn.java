@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 public record Turn(String prompt, Optional<String> model, String permissionMode) {
 
   /** A prompt is at most 1 MiB of UTF-8; a larger one is refused before it is queued. */
-  public static final int MAX_PROMPT_BYTES = 1 << 20;
+  public static final int MAX_PROMPT_BYTES = dev.berth.protocol.wire.WireLimits.MAX_PROMPT_BYTES;
 
   /** The model name that means "whatever the platform configured": no {@code --model} flag. */
   public static final String PLATFORM_DEFAULT = "platform-default";

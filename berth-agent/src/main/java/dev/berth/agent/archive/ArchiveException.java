@@ -1,5 +1,6 @@
 package dev.berth.agent.archive;
 
+import dev.berth.protocol.problem.AgentReason;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -51,7 +52,7 @@ public abstract sealed class ArchiveException extends RuntimeException
   }
 
   /** {@code ARCHIVE_UNSAFE} or {@code ARCHIVE_CORRUPT}. */
-  public String reason() {
+  public AgentReason reason() {
     return violation.reason();
   }
 

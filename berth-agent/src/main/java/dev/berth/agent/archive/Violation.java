@@ -1,5 +1,7 @@
 package dev.berth.agent.archive;
 
+import dev.berth.protocol.problem.AgentReason;
+
 /**
  * Which rule an archive broke. Each belongs to one of the two reasons the platform reports: {@code
  * ARCHIVE_UNSAFE} (the archive tries to escape, smuggle a special file or exhaust resources) or
@@ -35,18 +37,18 @@ public enum Violation {
   ENTRY_MISMATCH(Kind.CORRUPT),
   IDENTITY_MISMATCH(Kind.CORRUPT);
 
-  /** The two reasons, spelled as the platform's failure reasons. */
+  /** The two reasons, as the protocol names them. */
   public enum Kind {
-    UNSAFE("ARCHIVE_UNSAFE"),
-    CORRUPT("ARCHIVE_CORRUPT");
+    UNSAFE(AgentReason.ARCHIVE_UNSAFE),
+    CORRUPT(AgentReason.ARCHIVE_CORRUPT);
 
-    private final String reason;
+    private final AgentReason reason;
 
-    Kind(String reason) {
+    Kind(AgentReason reason) {
       this.reason = reason;
     }
 
-    public String reason() {
+    public AgentReason reason() {
       return reason;
     }
   }
@@ -62,7 +64,7 @@ public enum Violation {
   }
 
   /** {@code ARCHIVE_UNSAFE} or {@code ARCHIVE_CORRUPT}. */
-  public String reason() {
+  public AgentReason reason() {
     return kind.reason();
   }
 }

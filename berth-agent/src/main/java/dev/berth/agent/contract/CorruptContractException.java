@@ -1,5 +1,6 @@
 package dev.berth.agent.contract;
 
+import dev.berth.protocol.problem.AgentReason;
 import java.nio.file.Path;
 
 /**
@@ -30,7 +31,7 @@ public final class CorruptContractException extends RuntimeException {
   }
 
   /** The stable machine reason of this failure. */
-  public String reason() {
-    return "CONTRACT_CORRUPT";
+  public AgentReason reason() {
+    return AgentReason.CONTRACT_CORRUPT;
   }
 }

@@ -1,5 +1,7 @@
 package dev.berth.agent.contract;
 
+import dev.berth.protocol.problem.AgentReason;
+
 /**
  * A command arrived while the session's control lease was expired: the host closed admission until
  * the control plane renews the lease. Not a {@code BerthException} (that family is closed in core);
@@ -13,7 +15,7 @@ public final class LeaseExpiredException extends RuntimeException {
   }
 
   /** The stable machine reason, {@code LEASE_EXPIRED}. */
-  public String reason() {
-    return "LEASE_EXPIRED";
+  public AgentReason reason() {
+    return AgentReason.LEASE_EXPIRED;
   }
 }

@@ -1,5 +1,8 @@
 package dev.berth.agent.host;
 
+import dev.berth.protocol.problem.AgentReason;
+import java.util.Objects;
+
 /**
  * A request the session host refuses for a reason of its own (not a domain rule of berth-core): the
  * shell exited, the control lease expired, another incarnation is hosted, a body is too large.
@@ -9,18 +12,33 @@ public final class HostRefusal extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final int status;
-  private final String reason;
+  private final AgentReason reason;
 
-  public HostRefusal(int status, String reason, String message) {
+  public HostRefusal(int status, AgentReason reason, String message) {
     super(message);
+    if (reason == AgentReason.UNKNOWN) {
+      throw new IllegalArgumentException(
+          "a refusal names a reason of the protocol; UNKNOWN is only ever read, never answered");
+    }
     this.status = status;
-    this.reason = reason;
+    this.reason = Objects.requireNonNull(reason, "reason");
+  }
+
+  /**
+   * Transitional: the refusal whose reason is spelled {@code reason}, for the call sites not yet
+   * converted to {@link #HostRefusal(int, AgentReason, String)} (in {@code HostedRuntime}, {@code
+   * SessionHost} and {@code AgentWorkload}). To be removed once they name the {@link AgentReason}.
+   *
+   * @throws IllegalArgumentException when {@code reason} is not a reason of the protocol
+   */
+  public HostRefusal(int status, String reason, String message) {
+    this(status, AgentReason.valueOf(reason), message);
   }
 
   public static HostRefusal shellExited(String runtime) {
     return new HostRefusal(
         503,
-        "SHELL_EXITED",
+        AgentReason.SHELL_EXITED,
         "no live shell: the shell of "
             + runtime
             + " has exited; its output stays readable, start a new runtime to get a shell");
@@ -29,7 +47,7 @@ public final class HostRefusal extends RuntimeException {
   public static HostRefusal tooLarge(String what, long size, long limit) {
     return new HostRefusal(
         413,
-        "PAYLOAD_TOO_LARGE",
+        AgentReason.PAYLOAD_TOO_LARGE,
         what
             + " is "
             + size
@@ -42,7 +60,7 @@ public final class HostRefusal extends RuntimeException {
     return status;
   }
 
-  public String reason() {
+  public AgentReason reason() {
     return reason;
   }
 }

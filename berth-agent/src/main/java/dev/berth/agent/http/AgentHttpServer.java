@@ -3,6 +3,8 @@ package dev.berth.agent.http;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.telemetry.NodeTelemetry;
 import dev.berth.protocol.json.AgentJson;
+import dev.berth.protocol.problem.AgentReason;
+import dev.berth.protocol.wire.WireLimits;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
@@ -60,7 +62,7 @@ public final class AgentHttpServer implements AutoCloseable {
               // Jetty's header cache is searched character by character for every header; with a
               // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
               config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
-              config.http.maxRequestSize = RuntimeRoutes.MAX_INPUT_BYTES + 1024;
+              config.http.maxRequestSize = WireLimits.MAX_INPUT_BYTES + 1024;
               config.routes.get(
                   "/healthz",
                   ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
@@ -85,7 +87,7 @@ public final class AgentHttpServer implements AutoCloseable {
                     if (ctx.result() == null) {
                       problems.write(
                           ctx,
-                          new Problems.Kind(404, "NOT_FOUND"),
+                          new Problems.Kind(404, AgentReason.NOT_FOUND),
                           "no route " + ctx.method() + " " + ctx.path());
                     }
                   });
@@ -140,7 +142,7 @@ public final class AgentHttpServer implements AutoCloseable {
     }
     problems.write(
         ctx,
-        new Problems.Kind(401, "UNAUTHENTICATED"),
+        new Problems.Kind(401, AgentReason.UNAUTHENTICATED),
         "missing or wrong bearer token; send Authorization: Bearer <the host token>");
     ctx.skipRemainingHandlers();
   }

@@ -249,7 +249,7 @@ final class AttachSocket {
                 "type",
                 "error",
                 "reason",
-                kind.reason(),
+                kind.reason().wireName(),
                 "error",
                 String.valueOf(e.getMessage()))));
   }

@@ -3,6 +3,7 @@ package dev.berth.agent.http;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.output.OutputRange;
 import dev.berth.agent.output.SseOutputWriter;
+import dev.berth.protocol.wire.WireLimits;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,7 +27,7 @@ final class OutputResponses {
    * read holds its log files and its thread, and keeps one answer (about 2.4 MiB of JSON at worst
    * for text, more for bytes that are not UTF-8) a size any client can take in one piece.
    */
-  static final int MAX_READ_BYTES = 1 << 20;
+  static final int MAX_READ_BYTES = WireLimits.MAX_READ_BYTES;
 
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(OutputResponses.class);

@@ -6,20 +6,9 @@ import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.host.HostRefusal;
 import dev.berth.agent.shell.ShellExitedException;
 import dev.berth.agent.shell.ShellInputBlockedException;
-import dev.berth.core.error.AgentUnreachableException;
-import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.BerthException;
-import dev.berth.core.error.DeadlineExceededException;
-import dev.berth.core.error.ForbiddenException;
-import dev.berth.core.error.IllegalTransitionException;
-import dev.berth.core.error.InvalidValueException;
-import dev.berth.core.error.NotFoundException;
-import dev.berth.core.error.QuotaExceededException;
-import dev.berth.core.error.StaleFenceException;
 import dev.berth.core.error.StaleIntentException;
-import dev.berth.core.error.TerminalIntentException;
-import dev.berth.core.error.VersionConflictException;
-import dev.berth.core.error.WorkloadNotAllowedException;
+import dev.berth.protocol.problem.AgentReason;
 import dev.berth.protocol.problem.ProblemDocument;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -37,7 +26,7 @@ final class Problems {
   static final String CONTENT_TYPE = ProblemDocument.CONTENT_TYPE;
 
   /** A problem's HTTP status and machine reason. */
-  record Kind(int status, String reason) {}
+  record Kind(int status, AgentReason reason) {}
 
   private final JsonMapper json;
 
@@ -62,7 +51,7 @@ final class Problems {
     Map<String, Object> body =
         ProblemDocument.of(
             kind.status(),
-            kind.reason(),
+            kind.reason().wireName(),
             message,
             java.util.Optional.ofNullable(ctx.pathParamMap().get("sid")));
     body.putAll(extra);
@@ -76,55 +65,24 @@ final class Problems {
       case ArchiveException archive -> new Kind(422, archive.reason());
       case LeaseExpiredException expired -> new Kind(409, expired.reason());
       // The shell died between the state check and the write: the same answer as after it.
-      case ShellExitedException exited -> new Kind(503, "SHELL_EXITED");
-      case ShellInputBlockedException blocked -> new Kind(503, "INPUT_BLOCKED");
+      case ShellExitedException exited -> new Kind(503, AgentReason.SHELL_EXITED);
+      case ShellInputBlockedException blocked -> new Kind(503, AgentReason.INPUT_BLOCKED);
       case CorruptContractException corrupt -> new Kind(500, corrupt.reason());
       // An agent session's prompt limits (the original's numbers and statuses).
       case dev.berth.agent.agentcli.Turn.PromptTooLargeException tooLarge ->
-          new Kind(413, "PROMPT_TOO_LARGE");
+          new Kind(413, AgentReason.PROMPT_TOO_LARGE);
       case dev.berth.agent.agentcli.PromptRunner.QueueFullException full ->
-          new Kind(429, "PROMPT_QUEUE_FULL");
+          new Kind(429, AgentReason.PROMPT_QUEUE_FULL);
       case dev.berth.agent.agentcli.PromptRunner.OutputFullException full ->
-          new Kind(507, "OUTPUT_FULL");
+          new Kind(507, AgentReason.OUTPUT_FULL);
       case dev.berth.agent.agentcli.PromptRunner.AdmissionClosedException closed ->
-          new Kind(409, "SUSPENDING");
+          new Kind(409, AgentReason.SUSPENDING);
       case HttpResponseException http ->
-          new Kind(http.getStatus(), ProblemDocument.reasonOf(http.getStatus()));
-      case BerthException domain -> new Kind(statusOf(domain), domain.reason());
-      case JacksonException e -> new Kind(400, "INVALID_INPUT");
-      case IllegalArgumentException e -> new Kind(400, "INVALID_INPUT");
-      default -> new Kind(500, "INTERNAL");
-    };
-  }
-
-  private static int statusOf(BerthException domain) {
-    return switch (domain) {
-      case InvalidValueException e -> 400;
-      case NotFoundException e -> 404;
-      case DeadlineExceededException e -> 408;
-      case StaleIntentException e -> 409;
-      case TerminalIntentException e -> 409;
-      case VersionConflictException e -> 409;
-      case StaleFenceException e -> 409;
-      case AlreadyExistsException e -> 409;
-      case IllegalTransitionException e -> 409;
-      case AgentUnreachableException e -> 502;
-      case ForbiddenException e -> 403;
-      case WorkloadNotAllowedException e -> 403;
-      case QuotaExceededException e -> 429;
-      // The control plane's refusals; the agent raises none of them, but answers them as it would.
-      case dev.berth.core.error.PreconditionFailedException e -> 412;
-      case dev.berth.core.error.SuspendingException e -> 409;
-      case dev.berth.core.error.IntentSupersededException e -> 409;
-      case dev.berth.core.error.SnapshotRefusedException e -> 422;
-      case dev.berth.core.error.NotRunningException e -> 422;
-      case dev.berth.core.error.RecoveryRefusedException e -> 409;
-      case dev.berth.core.error.WaitExpiredException e -> 504;
-      case dev.berth.core.error.SnapshotUnavailableException e -> 503;
-      case dev.berth.core.error.RuntimeUnavailableException e -> 503;
-      case dev.berth.core.error.IsolationUnavailableException e -> 503;
-      case dev.berth.core.error.WorkloadUnavailableException e -> 503;
-      case dev.berth.core.error.PromptTooLargeException e -> 413;
+          new Kind(http.getStatus(), AgentReason.ofStatus(http.getStatus()));
+      case BerthException domain -> DomainProblems.kindOf(domain);
+      case JacksonException e -> new Kind(400, AgentReason.INVALID_INPUT);
+      case IllegalArgumentException e -> new Kind(400, AgentReason.INVALID_INPUT);
+      default -> new Kind(500, AgentReason.INTERNAL);
     };
   }
 

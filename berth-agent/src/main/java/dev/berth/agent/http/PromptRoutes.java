@@ -3,6 +3,7 @@ package dev.berth.agent.http;
 import dev.berth.agent.host.HostRefusal;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.protocol.wire.WireLimits;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -52,8 +53,8 @@ final class PromptRoutes {
 
   private void prompt(Context ctx) {
     byte[] body = ctx.bodyAsBytes();
-    if (body.length > RuntimeRoutes.MAX_INPUT_BYTES) {
-      throw HostRefusal.tooLarge("prompt", body.length, RuntimeRoutes.MAX_INPUT_BYTES);
+    if (body.length > WireLimits.MAX_INPUT_BYTES) {
+      throw HostRefusal.tooLarge("prompt", body.length, WireLimits.MAX_INPUT_BYTES);
     }
     String mode = ctx.queryParam("permissionMode");
     var view =

@@ -5,6 +5,8 @@ import dev.berth.agent.host.Restored;
 import dev.berth.agent.host.RuntimeRequest;
 import dev.berth.agent.host.SessionHost;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.wire.ArchiveWire;
+import dev.berth.protocol.wire.WireLimits;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.InputStream;
@@ -16,9 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 /** The host's runtimes and the lifecycle and input commands of one session's runtime. */
 final class RuntimeRoutes {
-
-  /** One input write at most: the PTY is a stream, larger pastes arrive in several writes. */
-  static final int MAX_INPUT_BYTES = 1 << 20;
 
   private static final String SESSION = "/v1/sessions/{sid}";
 
@@ -80,12 +79,12 @@ final class RuntimeRoutes {
 
   private void input(Context ctx) {
     long declared = ctx.contentLength();
-    if (declared > MAX_INPUT_BYTES) {
-      throw HostRefusal.tooLarge("input", declared, MAX_INPUT_BYTES);
+    if (declared > WireLimits.MAX_INPUT_BYTES) {
+      throw HostRefusal.tooLarge("input", declared, WireLimits.MAX_INPUT_BYTES);
     }
     byte[] bytes = ctx.bodyAsBytes();
-    if (bytes.length > MAX_INPUT_BYTES) {
-      throw HostRefusal.tooLarge("input", bytes.length, MAX_INPUT_BYTES);
+    if (bytes.length > WireLimits.MAX_INPUT_BYTES) {
+      throw HostRefusal.tooLarge("input", bytes.length, WireLimits.MAX_INPUT_BYTES);
     }
     host.input(Requests.session(ctx), requests.optionalCommand(ctx), bytes);
     send(ctx, Map.of("status", "ok"));
@@ -120,8 +119,8 @@ final class RuntimeRoutes {
     var session = Requests.session(ctx);
     var contents = host.prepareCheckpoint(session, requests.command(ctx), generation);
     ctx.status(200);
-    ctx.header("Content-Type", "application/zstd");
-    ctx.header(CONTENTS_HEADER, String.join(",", contents));
+    ctx.header("Content-Type", ArchiveWire.CONTENT_TYPE);
+    ctx.header(ArchiveWire.CONTENTS_HEADER, String.join(",", contents));
     host.writeCheckpoint(session, generation, ctx.res().getOutputStream());
   }
 
@@ -219,9 +218,6 @@ final class RuntimeRoutes {
     }
     return generation;
   }
-
-  /** Lists what the streamed archive preserves (the control plane records it with the archive). */
-  static final String CONTENTS_HEADER = "X-Berth-Archive-Contents";
 
   private void send(Context ctx, Object body) {
     ctx.contentType("application/json").result(json.writeValueAsString(body));

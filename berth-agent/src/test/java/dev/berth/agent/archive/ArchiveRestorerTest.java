@@ -107,7 +107,8 @@ class ArchiveRestorerTest {
         .isInstanceOfSatisfying(
             ArchiveUnsafeException.class,
             e -> {
-              assertThat(e.reason()).isEqualTo("ARCHIVE_UNSAFE");
+              assertThat(e.reason())
+                  .isEqualTo(dev.berth.protocol.problem.AgentReason.ARCHIVE_UNSAFE);
               assertThat(e.violation()).isEqualTo(Violation.PARENT_SEGMENT);
               assertThat(e.entryIndex()).hasValue(1);
               assertThat(e.entryName()).contains("a/../../x");

@@ -144,7 +144,9 @@ class ControlLeaseTest {
         .hasMessageContaining("continue")
         .hasMessageContaining("renew the lease")
         .satisfies(
-            e -> assertThat(((LeaseExpiredException) e).reason()).isEqualTo("LEASE_EXPIRED"));
+            e ->
+                assertThat(((LeaseExpiredException) e).reason())
+                    .isEqualTo(dev.berth.protocol.problem.AgentReason.LEASE_EXPIRED));
 
     lease.renew(TTL);
     assertThat(lease.admitting()).isTrue();

@@ -49,7 +49,8 @@ class AgentWorkloadTest {
             HostRefusal.class,
             r -> {
               assertThat(r.status()).isEqualTo(503);
-              assertThat(r.reason()).isEqualTo("ISOLATION_UNAVAILABLE");
+              assertThat(r.reason())
+                  .isEqualTo(dev.berth.protocol.problem.AgentReason.ISOLATION_UNAVAILABLE);
             })
         .hasMessageContaining("bubblewrap");
     // No proxy holds the token, no log or transcript was made.

@@ -146,7 +146,10 @@ class PluginCopiesTest {
 
     assertThatThrownBy(() -> refresh(plugins, folder))
         .isInstanceOfSatisfying(
-            HostRefusal.class, r -> assertThat(r.reason()).isEqualTo("PLUGIN_UNAVAILABLE"))
+            HostRefusal.class,
+            r ->
+                assertThat(r.reason())
+                    .isEqualTo(dev.berth.protocol.problem.AgentReason.PLUGIN_UNAVAILABLE))
         .hasMessageContaining("[format]");
 
     assertThat(folder.resolve("lint/skills/a/SKILL.md")).hasContent("skill");
@@ -170,7 +173,10 @@ class PluginCopiesTest {
       assertThatThrownBy(() -> refresh(plugins, home.resolve(".berth/plugins")))
           .as(linked)
           .isInstanceOfSatisfying(
-              HostRefusal.class, r -> assertThat(r.reason()).isEqualTo("PLUGINS_FOLDER_UNSAFE"))
+              HostRefusal.class,
+              r ->
+                  assertThat(r.reason())
+                      .isEqualTo(dev.berth.protocol.problem.AgentReason.PLUGINS_FOLDER_UNSAFE))
           .hasMessageContaining("~/.berth/plugins")
           .hasMessageNotContaining(home.toString());
 

@@ -4,6 +4,7 @@ import dev.berth.core.agent.AgentRefusedException;
 import dev.berth.core.agent.ByteStream;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.agent.ExecutionReport;
+import dev.berth.core.agent.Refusal;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
@@ -164,7 +165,7 @@ public final class SessionData {
       return new Served<>(
           first, observed(id, () -> call.apply(first.session(), runtimeOf(first.session()))));
     } catch (AgentRefusedException e) {
-      if (!"SUSPENDING".equals(e.reason())
+      if (e.refusal() != Refusal.SUSPENDING
           || !Settling.suspendedByIdlePolicy(lookup.get(scope, id))) {
         throw e;
       }

@@ -43,15 +43,6 @@ public final class Reconciler {
    */
   public static final String ACTOR = "reconciler";
 
-  /** The agent's reason for a checkpoint its restore would refuse. */
-  public static final String ARCHIVE_REFUSED = "ARCHIVE_REFUSED";
-
-  /**
-   * The agent would not take a checkpoint of an agent session whose accepted prompts still ran
-   * after the drain (5 min): given up like {@link #ARCHIVE_REFUSED}, the session stays active.
-   */
-  public static final String PROMPTS_RUNNING = "PROMPTS_RUNNING";
-
   private static final int MAX_STEPS = 64;
 
   private final LifecyclePorts ports;

@@ -2,6 +2,7 @@ package dev.berth.core.lifecycle;
 
 import dev.berth.core.agent.AgentCommand;
 import dev.berth.core.agent.AgentRefusedException;
+import dev.berth.core.agent.Refusal;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationType;
 import dev.berth.core.operation.StepName;
@@ -55,11 +56,23 @@ final class ResumeProtocol {
     try {
       return pass.command(observed, new AgentCommand.Restore(pass.context(observed, op), archive));
     } catch (AgentRefusedException e) {
-      if (!e.reason().startsWith("ARCHIVE_")) {
+      Optional<FailureReason> refused = archiveRefused(e.refusal());
+      if (refused.isEmpty()) {
         throw e; // not about the archive: the next pass tries again
       }
-      return Optional.of(restoreRefused(s, op, archive, e));
+      return Optional.of(restoreRefused(s, op, archive, refused.get(), e));
     }
+  }
+
+  /** The failure of a restore the agent refused for its archive; empty for any other refusal. */
+  private static Optional<FailureReason> archiveRefused(Refusal refusal) {
+    return switch (refusal) {
+      case ARCHIVE_UNSAFE -> Optional.of(FailureReason.ARCHIVE_UNSAFE);
+      case ARCHIVE_CORRUPT -> Optional.of(FailureReason.ARCHIVE_CORRUPT);
+      case ARCHIVE_MISSING -> Optional.of(FailureReason.ARCHIVE_MISSING);
+      // A checkpoint's refusals, and the rest: not about the archive being restored.
+      case ARCHIVE_REFUSED, PROMPTS_RUNNING, SUSPENDING, OTHER -> Optional.empty();
+    };
   }
 
   /**
@@ -68,13 +81,7 @@ final class ResumeProtocol {
    * or recovered by hand); the awaiting runtime goes when the session is deleted.
    */
   private Next restoreRefused(
-      Session s, Operation op, ArchiveRef archive, AgentRefusedException e) {
-    FailureReason reason =
-        switch (e.reason()) {
-          case "ARCHIVE_UNSAFE" -> FailureReason.ARCHIVE_UNSAFE;
-          case "ARCHIVE_MISSING" -> FailureReason.ARCHIVE_MISSING;
-          default -> FailureReason.ARCHIVE_CORRUPT;
-        };
+      Session s, Operation op, ArchiveRef archive, FailureReason reason, AgentRefusedException e) {
     Failure why =
         new Failure(
             reason,

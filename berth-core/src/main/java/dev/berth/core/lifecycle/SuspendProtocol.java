@@ -101,11 +101,10 @@ final class SuspendProtocol {
     } catch (StaleIntentException e) {
       return Next.RECOVERY_NEEDED;
     } catch (AgentRefusedException e) {
-      if (!e.reason().equals(Reconciler.ARCHIVE_REFUSED)
-          && !e.reason().equals(Reconciler.PROMPTS_RUNNING)) {
-        throw e;
-      }
-      return snapshotRefused(s, op, e);
+      return switch (e.refusal()) {
+        case ARCHIVE_REFUSED, PROMPTS_RUNNING -> snapshotRefused(s, op, e);
+        case SUSPENDING, ARCHIVE_UNSAFE, ARCHIVE_CORRUPT, ARCHIVE_MISSING, OTHER -> throw e;
+      };
     }
     if (!(reply instanceof AgentReply.CheckpointTaken taken)
         || taken.archive().generation() != generation) {
@@ -143,7 +142,7 @@ final class SuspendProtocol {
                 Reconciler.ACTOR,
                 "snapshot refused: " + e.getMessage()));
     if (!op.state().isFinished()) {
-      pass.save(op.fail(new OperationError(e.reason(), e.getMessage()), pass.now()));
+      pass.save(op.fail(new OperationError(e.refusal().name(), e.getMessage()), pass.now()));
     }
     return Next.CONTINUE;
   }

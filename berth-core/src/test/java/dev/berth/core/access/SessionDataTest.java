@@ -65,7 +65,8 @@ class SessionDataTest {
     Session s = f.ready();
     RuntimeRef runtime = s.runtime().orElseThrow();
     // The idle policy asked between the activation and the call; the agent paused the runtime.
-    f.data.refuseNextInput(runtime, "SUSPENDING", () -> f.idlePolicyAsksToSuspend(s.id()));
+    f.data.refuseNextInput(
+        runtime, dev.berth.core.agent.Refusal.SUSPENDING, () -> f.idlePolicyAsksToSuspend(s.id()));
 
     MakeActive.Activation served =
         f.sessionData().write(AS_ACME, s.id(), "ls\n".getBytes(StandardCharsets.UTF_8), "tester");
@@ -79,7 +80,7 @@ class SessionDataTest {
   @Test
   void anotherRefusalOfTheAgentIsPassedOnAndTheReconcilerAskedToLook() {
     Session s = f.ready();
-    f.data.refuseNextInput(s.runtime().orElseThrow(), "SHELL_INPUT_BLOCKED");
+    f.data.refuseNextInput(s.runtime().orElseThrow(), dev.berth.core.agent.Refusal.OTHER);
 
     assertThatThrownBy(() -> f.sessionData().write(AS_ACME, s.id(), new byte[] {'x'}, "tester"))
         .isInstanceOf(AgentRefusedException.class);

@@ -57,7 +57,7 @@ class SnapshotSessionTest {
   @Test
   void aStateTheRestoreWouldRefuseIsRefusedNowAndTheSessionStaysActive() {
     Session s = f.ready();
-    f.cloud.refuseCheckpoints("ARCHIVE_REFUSED");
+    f.cloud.refuseCheckpoints(dev.berth.core.agent.Refusal.ARCHIVE_REFUSED);
 
     assertThatThrownBy(
             () -> f.snapshotSession().snapshot(AS_ACME, s.id(), OptionalLong.empty(), "tester"))
@@ -70,7 +70,7 @@ class SnapshotSessionTest {
   @Test
   void anAgentSessionWhosePromptsOutlastTheDrainIsRefusedAndStaysActive() {
     Session s = f.ready();
-    f.cloud.refuseCheckpoints(dev.berth.core.lifecycle.Reconciler.PROMPTS_RUNNING);
+    f.cloud.refuseCheckpoints(dev.berth.core.agent.Refusal.PROMPTS_RUNNING);
 
     assertThatThrownBy(
             () -> f.snapshotSession().snapshot(AS_ACME, s.id(), OptionalLong.empty(), "tester"))

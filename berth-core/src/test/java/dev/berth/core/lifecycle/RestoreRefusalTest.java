@@ -25,7 +25,7 @@ class RestoreRefusalTest {
     Session suspended =
         f.requestAndReconcile(ready.id(), DesiredState.SUSPENDED, p -> p == Phase.SUSPENDED);
     String uri = suspended.archive().orElseThrow().uri();
-    f.cloud.refuseRestores("ARCHIVE_CORRUPT");
+    f.cloud.refuseRestores(dev.berth.core.agent.Refusal.ARCHIVE_CORRUPT);
 
     Session failed =
         f.requestAndReconcile(suspended.id(), DesiredState.RUNNING, p -> p == Phase.FAILED);
@@ -45,7 +45,7 @@ class RestoreRefusalTest {
   @Test
   void aCheckpointTheAgentRefusesGivesTheSuspendUpOnceAndLeavesTheSessionReadyWithTheReason() {
     Session ready = f.ready();
-    f.cloud.refuseCheckpoints(Reconciler.ARCHIVE_REFUSED);
+    f.cloud.refuseCheckpoints(dev.berth.core.agent.Refusal.ARCHIVE_REFUSED);
 
     Session back = f.requestAndReconcile(ready.id(), DesiredState.SUSPENDED, p -> p == Phase.READY);
 
@@ -60,7 +60,7 @@ class RestoreRefusalTest {
             .reduce((first, second) -> second)
             .orElseThrow();
     assertThat(suspend.state()).isEqualTo(OperationState.FAILED);
-    assertThat(suspend.error().orElseThrow().reason()).isEqualTo(Reconciler.ARCHIVE_REFUSED);
+    assertThat(suspend.error().orElseThrow().reason()).isEqualTo("ARCHIVE_REFUSED");
     assertThat(f.reconcile(ready.id()))
         .as("nothing retries it")
         .isEqualTo(ReconcileResult.CONVERGED);

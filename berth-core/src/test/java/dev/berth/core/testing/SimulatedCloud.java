@@ -103,8 +103,8 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
   private boolean dieOnStart;
   private boolean removalStuck;
   private boolean removalSlow;
-  private String restoreRefusal;
-  private String checkpointRefusal;
+  private dev.berth.core.agent.Refusal restoreRefusal;
+  private dev.berth.core.agent.Refusal checkpointRefusal;
 
   public SimulatedCloud(InstantSource clock) {
     this.clock = clock;
@@ -163,12 +163,12 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
    * The agent refuses every checkpoint from now on with {@code reason}, before it accepts the
    * suspend (as the agent refuses an archive its restore would refuse: ARCHIVE_REFUSED).
    */
-  public synchronized void refuseCheckpoints(String reason) {
+  public synchronized void refuseCheckpoints(dev.berth.core.agent.Refusal reason) {
     checkpointRefusal = reason;
   }
 
   /** The agent refuses every restore from now on with {@code reason} (e.g. ARCHIVE_CORRUPT). */
-  public synchronized void refuseRestores(String reason) {
+  public synchronized void refuseRestores(dev.berth.core.agent.Refusal reason) {
     restoreRefusal = reason;
   }
 
@@ -378,7 +378,8 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
         if (!archives.exists(r.archive().uri())) {
           // As the server's archive transfer reports a store that lacks the archive.
           throw new dev.berth.core.agent.AgentRefusedException(
-              "ARCHIVE_MISSING", "archive " + r.archive().uri() + " is not in the archive store");
+              dev.berth.core.agent.Refusal.ARCHIVE_MISSING,
+              "archive " + r.archive().uri() + " is not in the archive store");
         }
         c.desired = DesiredState.RUNNING;
         yield new AgentReply.Accepted();

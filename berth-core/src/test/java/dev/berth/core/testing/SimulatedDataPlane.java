@@ -9,6 +9,7 @@ import dev.berth.core.agent.AttachPeer;
 import dev.berth.core.agent.ByteStream;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.agent.ExecutionReport;
+import dev.berth.core.agent.Refusal;
 import dev.berth.core.agent.RuntimeReport;
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.NotFoundException;
@@ -45,7 +46,7 @@ public final class SimulatedDataPlane implements DataPlane {
   private final SimulatedCloud cloud;
   private final InstantSource clock;
   private final Map<String, Terminal> terminals = new HashMap<>();
-  private final Map<String, String> refusals = new HashMap<>();
+  private final Map<String, Refusal> refusals = new HashMap<>();
   private final Map<String, Runnable> meanwhile = new HashMap<>();
   private boolean busy;
   private final java.util.Random random = new java.util.Random(7);
@@ -64,15 +65,15 @@ public final class SimulatedDataPlane implements DataPlane {
   }
 
   /** The next data call to {@code runtime} is refused by its agent with {@code reason}. */
-  public synchronized void refuseNextInput(RuntimeRef runtime, String reason) {
+  public synchronized void refuseNextInput(RuntimeRef runtime, Refusal reason) {
     refuseNextInput(runtime, reason, () -> {});
   }
 
   /**
-   * As {@link #refuseNextInput(RuntimeRef, String)}, running {@code cause} first: what made the
+   * As {@link #refuseNextInput(RuntimeRef, Refusal)}, running {@code cause} first: what made the
    * agent refuse (an idle suspend that paused the runtime) happens just before the refusal.
    */
-  public synchronized void refuseNextInput(RuntimeRef runtime, String reason, Runnable cause) {
+  public synchronized void refuseNextInput(RuntimeRef runtime, Refusal reason, Runnable cause) {
     refusals.put(runtime.name(), reason);
     meanwhile.put(runtime.name(), cause);
   }
@@ -100,7 +101,7 @@ public final class SimulatedDataPlane implements DataPlane {
   @Override
   public synchronized void input(RuntimeRef runtime, byte[] bytes) {
     Terminal terminal = hosted(runtime);
-    String refusal = refusals.remove(runtime.name());
+    Refusal refusal = refusals.remove(runtime.name());
     if (refusal != null) {
       meanwhile.remove(runtime.name()).run();
       throw new AgentRefusedException(refusal, runtime.name() + " refused the input: " + refusal);
@@ -252,7 +253,9 @@ public final class SimulatedDataPlane implements DataPlane {
     Terminal terminal = hosted(runtime);
     if (cloud.runsAShell(runtime)) {
       throw new dev.berth.core.agent.AgentRefusedException(
-          "NOT_AN_AGENT", "runtime " + runtime.name() + " runs a shell and has no plugins");
+          dev.berth.core.agent.Refusal.OTHER,
+          "NOT_AN_AGENT",
+          "runtime " + runtime.name() + " runs a shell and has no plugins");
     }
     terminal.pluginRefreshes++;
     return cloud.plugins(runtime);

@@ -2,7 +2,6 @@ package dev.berth.kubernetes.runtime;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.InvalidValueException;
-import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
 import dev.berth.core.runtime.Runtime;
@@ -11,6 +10,7 @@ import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.wire.AgentEndpoints;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.Secret;

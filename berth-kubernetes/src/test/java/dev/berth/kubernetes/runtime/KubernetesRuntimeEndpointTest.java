@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.core.error.AgentUnreachableException;
-import dev.berth.core.runtime.AgentEndpoints.Endpoint;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
 import dev.berth.core.runtime.RuntimeObservation;
@@ -13,6 +12,7 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.protocol.wire.AgentEndpoints.Endpoint;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;

@@ -27,7 +27,7 @@ final class ApiJson {
       Session s,
       Instant now,
       Duration idleAfter,
-      Optional<dev.berth.server.runtime.RestoreProgress.Progress> restore) {
+      Optional<dev.berth.core.archive.RestoreProgress.Progress> restore) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", s.id().value());
     body.put("name", s.name());
@@ -81,7 +81,7 @@ final class ApiJson {
     return body;
   }
 
-  static Map<String, Object> progress(dev.berth.server.runtime.RestoreProgress.Progress p) {
+  static Map<String, Object> progress(dev.berth.core.archive.RestoreProgress.Progress p) {
     Map<String, Object> progress = new LinkedHashMap<>();
     progress.put("generation", p.generation());
     progress.put("bytes", p.bytes());

@@ -2,10 +2,10 @@ package dev.berth.server.api;
 
 import dev.berth.core.access.Scope;
 import dev.berth.core.access.SessionLookup;
+import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
-import dev.berth.server.runtime.RestoreProgress;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.berth.server.runtime;
 import dev.berth.core.agent.AttachLink;
 import dev.berth.core.agent.AttachPeer;
 import dev.berth.core.error.AgentUnreachableException;
-import dev.berth.core.runtime.AgentEndpoints;
+import dev.berth.protocol.wire.AgentEndpoints;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;

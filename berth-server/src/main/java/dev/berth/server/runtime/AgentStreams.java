@@ -3,7 +3,7 @@ package dev.berth.server.runtime;
 import dev.berth.core.agent.ByteStream;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.error.AgentUnreachableException;
-import dev.berth.core.runtime.AgentEndpoints;
+import dev.berth.protocol.wire.AgentEndpoints;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;

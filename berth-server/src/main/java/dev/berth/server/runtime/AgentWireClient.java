@@ -7,6 +7,8 @@ import dev.berth.core.error.NotFoundException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
 import dev.berth.protocol.contract.CommandHeaders;
+import dev.berth.protocol.problem.AgentCommandFailedException;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -121,23 +123,30 @@ public final class AgentWireClient {
     }
   }
 
-  /** The domain exception for an agent's problem answer. */
+  /**
+   * The domain exception for an agent's problem answer. A reason this build does not know (a newer
+   * agent's) is an {@link AgentCommandFailedException} like any refusal the domain has no rule for,
+   * with the reason as the agent spelled it.
+   */
   public static RuntimeException problem(
       String subject, int status, Optional<JsonNode> body, Optional<CommandContext> context) {
-    String reason = body.map(b -> b.path("reason").asString("")).orElse("");
+    String wireReason = body.map(b -> b.path("reason").asString("")).orElse("");
     String detail = body.map(b -> b.path("detail").asString("")).orElse("HTTP " + status);
+    AgentReason reason = AgentReason.parse(wireReason);
     return switch (reason) {
-      case "STALE_INTENT" ->
+      case STALE_INTENT ->
           new StaleIntentException(
               subject,
               context.map(CommandContext::intentVersion).orElse(-1L),
               body.map(b -> b.path("acceptedIntentVersion").asLong(-1)).orElse(-1L));
-      case "SESSION_TERMINATING" -> new TerminalIntentException(subject, "anything but TERMINATED");
-      case "DEADLINE_EXCEEDED" ->
+      case SESSION_TERMINATING -> new TerminalIntentException(subject, "anything but TERMINATED");
+      case DEADLINE_EXCEEDED ->
           new DeadlineExceededException(
               subject, context.map(c -> c.deadline().toString()).orElse("?"), "the agent's clock");
-      case "NOT_FOUND" -> new NotFoundException(subject);
-      default -> new AgentCommandFailedException(subject, status, reason, detail);
+      case NOT_FOUND -> new NotFoundException(subject);
+      default ->
+          new AgentCommandFailedException(
+              subject, status, reason, wireReason, AgentRefusals.of(reason), detail);
     };
   }
 }

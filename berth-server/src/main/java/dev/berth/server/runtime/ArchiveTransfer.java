@@ -1,13 +1,16 @@
 package dev.berth.server.runtime;
 
 import dev.berth.core.agent.CommandContext;
+import dev.berth.core.agent.Refusal;
 import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.archive.ArchiveUpload;
+import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.error.AgentUnreachableException;
-import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.session.ArchiveRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;
+import dev.berth.protocol.wire.AgentEndpoints;
+import dev.berth.protocol.wire.ArchiveWire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,9 +34,6 @@ import tools.jackson.databind.json.JsonMapper;
  * the agent's {@code restore}. Neither call has an overall timeout: archives can be large.
  */
 public final class ArchiveTransfer {
-
-  /** The header in which the agent lists what the archive preserves. */
-  public static final String CONTENTS_HEADER = "X-Berth-Archive-Contents";
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final JsonMapper json = JsonMapper.builder().build();
@@ -61,7 +61,7 @@ public final class ArchiveTransfer {
     List<String> contents =
         response
             .headers()
-            .firstValue(CONTENTS_HEADER)
+            .firstValue(ArchiveWire.CONTENTS_HEADER)
             .map(
                 v ->
                     Arrays.stream(v.split(","))
@@ -95,7 +95,7 @@ public final class ArchiveTransfer {
       source = store.open(archive);
     } catch (dev.berth.core.error.NotFoundException e) {
       throw new dev.berth.core.agent.AgentRefusedException(
-          "ARCHIVE_MISSING",
+          Refusal.ARCHIVE_MISSING,
           "archive generation "
               + archive.generation()
               + " ("
@@ -113,7 +113,7 @@ public final class ArchiveTransfer {
                                 + ownerUnlessOwn(archive, context.session())))),
                 agent,
                 context)
-            .header("Content-Type", "application/zstd")
+            .header("Content-Type", ArchiveWire.CONTENT_TYPE)
             .POST(
                 HttpRequest.BodyPublishers.ofInputStream(
                     () ->

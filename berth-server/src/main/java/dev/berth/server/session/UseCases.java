@@ -15,13 +15,13 @@ import dev.berth.core.access.SessionWatch;
 import dev.berth.core.access.SnapshotSession;
 import dev.berth.core.access.WorkloadCatalog;
 import dev.berth.core.agent.DataPlane;
+import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.idle.IdlePolicy;
 import dev.berth.core.idle.WorkloadProbe;
 import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
-import dev.berth.server.runtime.RestoreProgress;
 import java.time.Clock;
 import java.util.random.RandomGenerator;
 

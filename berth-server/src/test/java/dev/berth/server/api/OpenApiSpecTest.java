@@ -3,6 +3,7 @@ package dev.berth.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.berth.protocol.problem.AgentReason;
 import dev.berth.server.api.OpenApiSpec.Route;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -167,29 +169,26 @@ class OpenApiSpecTest {
   /**
    * The API passes an agent's refusal on with the agent's own reason ({@code
    * AgentCommandFailedException}), so every reason the node answers with is one a client may see.
-   * The node's reasons are read from its sources, as the reference's are from docs/api.md.
+   * The node's reasons are the protocol's {@link AgentReason}, which the agent produces, but for
+   * those of the control plane's own rules that a node never raises (it only answers them as the
+   * control plane would, should one reach it) and a bare 405 no route of the agent's answers.
    */
   @Test
-  void everyReasonTheNodeAnswersWithIsInTheProblemSchema() throws IOException {
-    Path agent =
-        Path.of(System.getProperty("basedir", "."))
-            .resolve("../berth-agent/src/main/java")
-            .normalize();
-    Pattern refusal = Pattern.compile("new (?:HostRefusal|Kind)\\(\\s*\\d+,\\s*\"([A-Z][A-Z_]+)\"");
-    Pattern named = Pattern.compile("\"((?:ARCHIVE|LEASE|CONTRACT)_[A-Z_]+)\"");
+  void everyReasonTheNodeAnswersWithIsInTheProblemSchema() {
+    Set<AgentReason> neverRaisedOnANode =
+        EnumSet.of(
+            AgentReason.UNKNOWN,
+            AgentReason.ALREADY_EXISTS,
+            AgentReason.LEASE_LOST,
+            AgentReason.ALREADY_RECOVERED,
+            AgentReason.NOT_RECOVERABLE,
+            AgentReason.RECOVERY_WINDOW_ENDED,
+            AgentReason.METHOD_NOT_ALLOWED);
     Set<String> node = new TreeSet<>();
-    try (var files = Files.walk(agent)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
-        String source = Files.readString(file);
-        for (Pattern pattern : List.of(refusal, named)) {
-          Matcher reason = pattern.matcher(source);
-          while (reason.find()) {
-            node.add(reason.group(1));
-          }
-        }
-      }
+    for (AgentReason reason : EnumSet.complementOf(EnumSet.copyOf(neverRaisedOnANode))) {
+      node.add(reason.wireName());
     }
-    assertThat(node).as("reasons read from the node's sources").contains("NOT_AN_AGENT");
+    assertThat(node).as("reasons the node answers with").contains("NOT_AN_AGENT");
 
     Set<String> described = new TreeSet<>();
     resolve("#/components/schemas/Problem/properties/reason/enum")

@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -38,6 +40,7 @@ public final class LocalNode {
   private final Path stateDirectory;
   private final List<String> launchCommand;
   private final Duration startTimeout;
+  private final Map<String, String> environment;
   private final HttpClient http;
 
   /**
@@ -45,9 +48,22 @@ public final class LocalNode {
    * @param launchCommand the command that runs a node on a directory given as its last argument
    */
   public LocalNode(Path stateDirectory, List<String> launchCommand, Duration startTimeout) {
+    this(stateDirectory, launchCommand, startTimeout, System.getenv());
+  }
+
+  /**
+   * As the public constructor, with {@code environment} standing for this process's environment, of
+   * which the node is started with only {@link #NODE_ENVIRONMENT}.
+   */
+  LocalNode(
+      Path stateDirectory,
+      List<String> launchCommand,
+      Duration startTimeout,
+      Map<String, String> environment) {
     this.stateDirectory = stateDirectory.toAbsolutePath();
     this.launchCommand = List.copyOf(launchCommand);
     this.startTimeout = Objects.requireNonNull(startTimeout, "startTimeout");
+    this.environment = Map.copyOf(environment);
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   }
 
@@ -107,8 +123,29 @@ public final class LocalNode {
     return stateDirectory;
   }
 
-  /** The server's provider settings ({@code BERTH_PROVIDER_<TYPE>_*}), never passed to the node. */
-  static final String PROVIDER_VARIABLES = "BERTH_PROVIDER_";
+  /**
+   * The variables of the server's environment a node is started with (those that are set): where
+   * programs are (the node finds its sandbox tools on {@code PATH}) and the user's locale, time
+   * zone and temporary directory. Nothing else reaches it: not the admin token, a database's
+   * password, a provider's key (the node gets the one an agent runtime needs over its authenticated
+   * API), where anything running as the node's user could read them in {@code /proc/<pid>/environ}.
+   * An allowlist, so that a secret added to the server's settings later is kept from the node
+   * without anyone remembering to.
+   */
+  static final List<String> NODE_ENVIRONMENT =
+      List.of("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR");
+
+  /** Of {@code server}'s variables, those the node is started with. */
+  static Map<String, String> nodeEnvironment(Map<String, String> server) {
+    Map<String, String> node = new LinkedHashMap<>();
+    for (String name : NODE_ENVIRONMENT) {
+      String value = server.get(name);
+      if (value != null) {
+        node.put(name, value);
+      }
+    }
+    return node;
+  }
 
   /** Where the node answers and with which token. */
   public record Connection(String baseUrl, String token, long pid) {}
@@ -187,10 +224,8 @@ public final class LocalNode {
               .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
               .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
               .redirectErrorStream(true);
-      // The node gets a provider's token with each agent runtime it is asked for, over its
-      // authenticated API; it must not also hold every token in its environment, where anything
-      // running as its user could read it (/proc/<pid>/environ).
-      builder.environment().keySet().removeIf(name -> name.startsWith(PROVIDER_VARIABLES));
+      builder.environment().clear();
+      builder.environment().putAll(nodeEnvironment(environment));
       Process process = builder.start();
       LOG.info("started berth node (pid {}) on {}", process.pid(), stateDirectory);
       return awaitReady(process, before);

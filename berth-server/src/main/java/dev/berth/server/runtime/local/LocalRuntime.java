@@ -2,7 +2,6 @@ package dev.berth.server.runtime.local;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.NotFoundException;
-import dev.berth.core.runtime.AgentEndpoints;
 import dev.berth.core.runtime.OwnershipLabels;
 import dev.berth.core.runtime.RemovalResult;
 import dev.berth.core.runtime.Runtime;
@@ -12,6 +11,7 @@ import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
+import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.AgentWireClient;
 import java.util.ArrayList;
@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -29,6 +31,10 @@ import tools.jackson.databind.json.JsonMapper;
  * node ({@code berth node}), a separate process the adapter starts when none runs. Creation and
  * removal are idempotent by the runtime's name, which carries the incarnation, so a stale request
  * can never touch a newer incarnation.
+ *
+ * <p>The node addresses a runtime under its session. The session of each runtime is the one its
+ * spec was provisioned for, or, for a runtime this process did not provision (the server
+ * restarted), the one the node lists it under; never read out of the runtime's name.
  */
 public final class LocalRuntime implements Runtime, AgentEndpoints {
 
@@ -41,6 +47,9 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
 
   private final Function<SessionId, NetworkAccess> networkAccess;
   private final Function<RuntimeSpec, Optional<Map<String, Object>>> agents;
+
+  /** The session of each runtime by its name, as provisioned or as the node lists it. */
+  private final ConcurrentMap<String, SessionId> sessions = new ConcurrentHashMap<>();
 
   /** A runtime whose sessions all get the node's network. */
   public LocalRuntime(LocalNode node, String installation) {
@@ -92,6 +101,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   public void provision(RuntimeSpec spec) {
     LocalNode.Connection connection = node.ensureRunning();
     RuntimeRef runtime = spec.runtime();
+    sessions.put(runtime.name(), spec.labels().session());
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("runtime", runtime.name());
     body.put("incarnation", runtime.incarnation());
@@ -121,15 +131,18 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   public RuntimeObservation observe(RuntimeRef runtime) {
     try {
       LocalNode.Connection connection = node.ensureRunning();
+      Optional<SessionId> session = sessionOf(runtime);
+      if (session.isEmpty()) {
+        return new RuntimeObservation.Gone("the node does not host " + runtime.name());
+      }
       wire.call(
           runtime.name(),
           "GET",
-          sessionUrl(connection, sessionOf(runtime)) + "/status?runtime=" + runtime.name(),
+          sessionUrl(connection, session.get()) + "/status?runtime=" + runtime.name(),
           connection.token(),
           Optional.empty(),
           Optional.empty());
-      return new RuntimeObservation.Running(
-          Optional.of(sessionUrl(connection, sessionOf(runtime))));
+      return new RuntimeObservation.Running(Optional.of(sessionUrl(connection, session.get())));
     } catch (NotFoundException e) {
       return new RuntimeObservation.Gone("the node does not host " + runtime.name());
     } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
@@ -142,9 +155,15 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   public RemovalResult remove(RuntimeRef runtime) {
     try {
       LocalNode.Connection connection = node.ensureRunning();
-      String url = sessionUrl(connection, sessionOf(runtime)) + "?runtime=" + runtime.name();
+      Optional<SessionId> session = sessionOf(runtime);
+      if (session.isEmpty()) {
+        // The node hosts no runtime of that name: there is nothing to remove.
+        return new RemovalResult.Confirmed();
+      }
+      String url = sessionUrl(connection, session.get()) + "?runtime=" + runtime.name();
       wire.call(
           runtime.name(), "DELETE", url, connection.token(), Optional.empty(), Optional.empty());
+      sessions.remove(runtime.name(), session.get());
       return new RemovalResult.Confirmed();
     } catch (AgentUnreachableException | IllegalStateException | java.io.UncheckedIOException e) {
       return new RemovalResult.Unconfirmed(
@@ -161,17 +180,8 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
   @Override
   public List<RuntimeListing> list() {
     LocalNode.Connection connection = node.ensureRunning();
-    JsonNode answer =
-        wire.call(
-                "node " + connection.baseUrl(),
-                "GET",
-                connection.baseUrl() + "/v1/sessions",
-                connection.token(),
-                Optional.empty(),
-                Optional.empty())
-            .json();
     List<RuntimeListing> listings = new ArrayList<>();
-    for (JsonNode status : answer.path("sessions")) {
+    for (JsonNode status : hosted(connection)) {
       JsonNode labels = status.path("labels");
       if (!installation.equals(labels.path(OwnershipLabels.INSTALLATION).asString(""))) {
         continue;
@@ -196,17 +206,50 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
     node.forget();
   }
 
+  /**
+   * @throws NotFoundException when the node hosts no runtime of that name, as its 404 would
+   */
   @Override
   public Endpoint resolve(RuntimeRef runtime) {
     LocalNode.Connection connection = node.ensureRunning();
-    return new Endpoint(
-        sessionUrl(connection, sessionOf(runtime)), connection.token(), runtime.name());
+    SessionId session = sessionOf(runtime).orElseThrow(() -> new NotFoundException(runtime.name()));
+    return new Endpoint(sessionUrl(connection, session), connection.token(), runtime.name());
   }
 
-  private static SessionId sessionOf(RuntimeRef runtime) {
-    // berth-<32 hex>-<incarnation>
-    String name = runtime.name();
-    return new SessionId(name.substring("berth-".length(), name.lastIndexOf('-')));
+  /**
+   * The session {@code runtime} belongs to: as provisioned by this process, else as the node lists
+   * it now; empty when the node hosts no runtime of that name.
+   */
+  private Optional<SessionId> sessionOf(RuntimeRef runtime) {
+    SessionId known = sessions.get(runtime.name());
+    if (known != null) {
+      return Optional.of(known);
+    }
+    var unused = hosted(node.ensureRunning());
+    return Optional.ofNullable(sessions.get(runtime.name()));
+  }
+
+  /** The node's status of every runtime it hosts, whoever owns it; records their sessions. */
+  private List<JsonNode> hosted(LocalNode.Connection connection) {
+    JsonNode answer =
+        wire.call(
+                "node " + connection.baseUrl(),
+                "GET",
+                connection.baseUrl() + "/v1/sessions",
+                connection.token(),
+                Optional.empty(),
+                Optional.empty())
+            .json();
+    List<JsonNode> statuses = new ArrayList<>();
+    for (JsonNode status : answer.path("sessions")) {
+      String session = status.path("session").asString("");
+      String name = status.path("runtime").asString("");
+      if (!session.isEmpty() && !name.isEmpty()) {
+        sessions.put(name, new SessionId(session));
+      }
+      statuses.add(status);
+    }
+    return statuses;
   }
 
   static String sessionUrl(LocalNode.Connection connection, SessionId session) {

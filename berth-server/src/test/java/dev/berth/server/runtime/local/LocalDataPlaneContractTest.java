@@ -2,11 +2,11 @@ package dev.berth.server.runtime.local;
 
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.agent.DataPlaneContract;
+import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.runtime.Runtime;
 import dev.berth.protocol.node.NodeInfo;
 import dev.berth.server.archive.none.NoArchiveStore;
 import dev.berth.server.runtime.AgentWireDataPlane;
-import dev.berth.server.runtime.RestoreProgress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -108,7 +108,7 @@ class LocalRuntimeTest {
         new dev.berth.server.runtime.AgentWireDataPlane(
             runtime,
             new dev.berth.server.archive.none.NoArchiveStore(),
-            new dev.berth.server.runtime.RestoreProgress(java.time.Clock.systemUTC()));
+            new dev.berth.core.archive.RestoreProgress(java.time.Clock.systemUTC()));
 
     agent.send(a, new AgentCommand.RenewLease(context(A, 4, 1), Duration.ofMinutes(5)));
     AgentStatus status = agent.status(a);
@@ -153,6 +153,18 @@ class LocalRuntimeTest {
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> get(connection, "/v1/sessions/" + A.value() + "/output").contains("alive-21"));
+  }
+
+  @Test
+  void aRestartedAdapterFindsTheSessionOfARuntimeItDidNotProvisionFromTheNode() {
+    RuntimeRef a = provision(A, 1);
+    LocalRuntime restarted = new LocalRuntime(node, INSTALLATION);
+
+    assertThat(restarted.resolve(a).sessionUrl()).endsWith("/v1/sessions/" + A.value());
+    RuntimeRef never = RuntimeRef.planned(LocalRuntime.KIND, B, 1);
+    assertThatThrownBy(() -> restarted.resolve(never))
+        .isInstanceOf(dev.berth.core.error.NotFoundException.class)
+        .hasMessageContaining(never.name());
   }
 
   @Test

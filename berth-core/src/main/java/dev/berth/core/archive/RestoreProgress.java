@@ -1,4 +1,4 @@
-package dev.berth.server.runtime;
+package dev.berth.core.archive;
 
 import dev.berth.core.session.SessionId;
 import java.io.FilterInputStream;
@@ -12,8 +12,9 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * How far each restore in flight has streamed its archive to the agent, for the session's {@code
- * restore} field and the operation's events. Kept in memory on purpose: the count means something
- * only while the stream runs, and a restore that a restart interrupts starts again from byte zero.
+ * restore} field and the operation's events: the adapter that streams the archive counts, the API
+ * reads. Kept in memory on purpose: the count means something only while the stream runs, and a
+ * restore that a restart interrupts starts again from byte zero.
  */
 public final class RestoreProgress {
 
@@ -31,8 +32,12 @@ public final class RestoreProgress {
     return Optional.ofNullable(running.get(session));
   }
 
-  /** Counts what is read from {@code archive} as the restore of {@code session}'s generation. */
-  InputStream counting(SessionId session, long generation, long totalBytes, InputStream archive) {
+  /**
+   * Counts what is read from {@code archive} as the restore of {@code session}'s generation: called
+   * by the adapter that streams the archive to the agent.
+   */
+  public InputStream counting(
+      SessionId session, long generation, long totalBytes, InputStream archive) {
     running.put(session, new Progress(generation, 0, totalBytes, clock.instant()));
     return new FilterInputStream(archive) {
       private long sent;
@@ -63,7 +68,7 @@ public final class RestoreProgress {
   }
 
   /** The restore ended (either way); its progress is no longer news. */
-  void finished(SessionId session) {
+  public void finished(SessionId session) {
     running.remove(session);
   }
 }

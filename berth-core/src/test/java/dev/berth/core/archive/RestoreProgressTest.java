@@ -1,4 +1,4 @@
-package dev.berth.server.runtime;
+package dev.berth.core.archive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

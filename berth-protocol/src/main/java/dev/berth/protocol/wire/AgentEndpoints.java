@@ -1,4 +1,4 @@
-package dev.berth.core.runtime;
+package dev.berth.protocol.wire;
 
 import dev.berth.core.session.RuntimeRef;
 
