@@ -7,7 +7,6 @@ import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.tenant.Admission;
-import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
@@ -32,10 +31,6 @@ import dev.berth.server.telemetry.OperationLog;
 import dev.berth.server.telemetry.Telemetry;
 import io.javalin.Javalin;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -110,7 +105,7 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.NEW) {
       throw new IllegalStateException("server cannot be started: it is " + state);
     }
-    requireFreeAddress();
+    ServerHttp.requireFreeAddress(config);
     try {
       startComponents();
     } catch (RuntimeException e) {
@@ -162,7 +157,7 @@ public final class BerthServer implements AutoCloseable {
   /** The data directory, private and locked to this server, and whether a token is minted. */
   private void takeDataDirectory() {
     DataDirectory.prepare(config.dataDir());
-    lockDataDirectory();
+    resources.add(DataDirectoryLock.take(config.dataDir()));
     // Under the lock: no other server of this directory can mint it meanwhile.
     tokenMintedHere =
         config.adminToken().isEmpty()
@@ -366,56 +361,6 @@ public final class BerthServer implements AutoCloseable {
       throw new IllegalStateException("server cannot scan: it is " + state);
     }
     return idleReaper.scan();
-  }
-
-  /**
-   * Refuses at once an address something already listens on, before anything is opened or started:
-   * Jetty would find it only at the end, after the store, the node and the token.
-   */
-  private void requireFreeAddress() {
-    if (config.port() == 0) {
-      return;
-    }
-    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-      probe.setReuseAddress(true);
-      probe.bind(new java.net.InetSocketAddress(config.host(), config.port()));
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          config.host()
-              + ":"
-              + config.port()
-              + " cannot be listened on ("
-              + e.getMessage()
-              + "); stop what listens there, or give --listen another address",
-          e);
-    }
-  }
-
-  private void lockDataDirectory() {
-    try {
-      FileChannel channel =
-          PrivateFiles.open(
-              config.dataDir().resolve("server.lock"),
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE);
-      FileLock lock;
-      try {
-        lock = channel.tryLock();
-      } catch (java.nio.channels.OverlappingFileLockException heldInThisProcess) {
-        // Another server of this same process holds it (a test's, or an embedding's).
-        lock = null;
-      }
-      if (lock == null) {
-        channel.close();
-        throw new IllegalStateException(
-            "another berth server runs on "
-                + config.dataDir()
-                + "; stop it, or give this one another --data-dir");
-      }
-      resources.add(channel);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot lock " + config.dataDir(), e);
-    }
   }
 
   /**

@@ -4,6 +4,9 @@ import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.Comparator;
 import java.util.Set;
 import java.util.TreeSet;
@@ -16,6 +19,29 @@ import org.eclipse.jetty.server.ServerConnector;
 final class ServerHttp {
 
   private ServerHttp() {}
+
+  /**
+   * Refuses at once an address something already listens on, before anything is opened or started:
+   * Jetty would find it only at the end, after the store, the node and the token.
+   */
+  static void requireFreeAddress(ServerConfig config) {
+    if (config.port() == 0) {
+      return;
+    }
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new InetSocketAddress(config.host(), config.port()));
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          config.host()
+              + ":"
+              + config.port()
+              + " cannot be listened on ("
+              + e.getMessage()
+              + "); stop what listens there, or give --listen another address",
+          e);
+    }
+  }
 
   /** Binds the configured address and serves {@code api} on it. */
   static Javalin start(ServerConfig config, PublicApi api) {

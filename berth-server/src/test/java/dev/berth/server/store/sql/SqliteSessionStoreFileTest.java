@@ -19,7 +19,7 @@ import dev.berth.core.store.Lease;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
-import dev.berth.server.store.CorruptRecordException;
+import dev.berth.store.CorruptRecordException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
