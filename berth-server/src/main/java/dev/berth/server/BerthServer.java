@@ -127,8 +127,9 @@ public final class BerthServer implements AutoCloseable {
   }
 
   /**
-   * The parts of the control plane, in the order they start: each opens what it needs of the parts
-   * before it, and registers what it must close (closed front to back, so the last opened first).
+   * The parts of the control plane, in the order they start: each uses parts started before it, and
+   * puts what it must close in {@link #resources}, which close front to back (most parts go to the
+   * front, so that a part closes before those it uses).
    */
   private void startComponents() {
     takeDataDirectory();
