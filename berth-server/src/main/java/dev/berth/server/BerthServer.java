@@ -7,10 +7,7 @@ import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
-import dev.berth.core.session.Phase;
-import dev.berth.core.session.Reservation;
 import dev.berth.core.tenant.Admission;
-import dev.berth.protocol.files.PrivateFiles;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
@@ -29,17 +26,11 @@ import dev.berth.server.store.sql.SqlDuties;
 import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
 import dev.berth.server.telemetry.CallTimers;
-import dev.berth.server.telemetry.CountGauges;
 import dev.berth.server.telemetry.MeteredArchiveStore;
 import dev.berth.server.telemetry.OperationLog;
 import dev.berth.server.telemetry.Telemetry;
 import io.javalin.Javalin;
-import io.javalin.compression.CompressionStrategy;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,8 +38,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The Berth control plane: the public API on one port, the reconciler behind it, the local runtime
@@ -116,7 +105,7 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.NEW) {
       throw new IllegalStateException("server cannot be started: it is " + state);
     }
-    requireFreeAddress();
+    ServerHttp.requireFreeAddress(config);
     try {
       startComponents();
     } catch (RuntimeException e) {
@@ -137,31 +126,61 @@ public final class BerthServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The parts of the control plane, in the order they start: each uses parts started before it, and
+   * puts what it must close in {@link #resources}, which close front to back (most parts go to the
+   * front, so that a part closes before those it uses).
+   */
   private void startComponents() {
+    takeDataDirectory();
+    Telemetry telemetry = new Telemetry();
+    resources.add(telemetry);
+    CallTimers calls = new CallTimers(telemetry);
+    ServerBackends backends = openBackends(calls);
+    adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
+    placement = openPlacement(backends, calls);
+    ArchiveStore archives = openArchives(telemetry);
+    Lifecycle lifecycle = lifecycle(backends, archives, calls, telemetry);
+    SessionMeters.register(telemetry, backends.store());
+    loop = reconcileLoop(lifecycle.reconciler(), backends.store(), lifecycle.signals());
+    Admission admission = new Admission(backends.directory(), backends.admissionLock());
+    SessionIntents intents = new SessionIntents(backends.store(), clock, lifecycle.settings());
+    UseCases sessions = useCases(backends.store(), intents, lifecycle, admission);
+    idleReaper = idleReaper(backends.store(), intents, lifecycle.dataPlane(), sessions, telemetry);
+    startAccessFlusher(sessions);
+    PublicApi api = publicApi(backends, sessions, admission, archives, telemetry);
+    app = ServerHttp.start(config, api);
+    resources.add(0, app::stop);
+    loop.start();
+    startIdleScan(backends);
+  }
+
+  /** The data directory, private and locked to this server, and whether a token is minted. */
+  private void takeDataDirectory() {
     DataDirectory.prepare(config.dataDir());
-    lockDataDirectory();
+    resources.add(DataDirectoryLock.take(config.dataDir()));
     // Under the lock: no other server of this directory can mint it meanwhile.
     tokenMintedHere =
         config.adminToken().isEmpty()
             && !java.nio.file.Files.exists(config.dataDir().resolve(AdminToken.FILE_NAME));
-    Telemetry telemetry = new Telemetry();
-    resources.add(telemetry);
-    // The store opens first, so its schema migrations have run before anything is served.
-    CallTimers calls = new CallTimers(telemetry);
+  }
+
+  /** The store opens first, so its schema migrations have run before anything is served. */
+  private ServerBackends openBackends(CallTimers calls) {
     ServerBackends backends = ServerBackends.open(config, clock, calls.store());
-    SqlSessionStore store = backends.store();
     // Closed before the data-directory lock is released (resources close front to back).
-    resources.add(0, store);
+    resources.add(0, backends.store());
     resources.add(0, backends.runtimeClaim());
-    SqlTenantDirectory directory = backends.directory();
-    adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
-    String installation = backends.installation();
-    SessionPlacement placement =
+    return backends;
+  }
+
+  private SessionPlacement openPlacement(ServerBackends backends, CallTimers calls) {
+    SessionPlacement opened =
         SessionPlacement.open(
             config,
-            installation,
-            store,
-            directory,
+            backends.installation(),
+            backends.store(),
+            backends.directory(),
             () ->
                 AgentCatalog.load(
                         config.agents().clis(), config.agents().providersFile(), System.getenv())
@@ -172,21 +191,34 @@ public final class BerthServer implements AutoCloseable {
                             .map(PluginMarketplace::load)
                             .orElse(PluginMarketplace.none())),
             calls.agent());
-    placement.closeable().ifPresent(c -> resources.add(0, c));
-    this.placement = placement;
-    AgentCatalog agents = placement.agents();
-    dev.berth.core.runtime.Runtime runtime = placement.runtime();
+    opened.closeable().ifPresent(c -> resources.add(0, c));
+    return opened;
+  }
+
+  private ArchiveStore openArchives(Telemetry telemetry) {
     ArchiveStore opened = ServerBackends.openArchives(config, clock, failpoints);
     if (opened instanceof AutoCloseable closeable) {
       resources.add(0, closeable);
     }
-    ArchiveStore archives = new MeteredArchiveStore(opened, telemetry);
-    ServerConfig.Lifecycle lifecycle = config.lifecycle();
-    RestoreProgress restores = new RestoreProgress(clock);
+    return new MeteredArchiveStore(opened, telemetry);
+  }
+
+  /** What the reconciler and the use cases share of the sessions' lifecycle. */
+  private record Lifecycle(
+      LifecycleSettings settings,
+      RestoreProgress restores,
+      AgentWireDataPlane dataPlane,
+      Reconciler reconciler,
+      SessionSignals signals) {}
+
+  private Lifecycle lifecycle(
+      ServerBackends backends, ArchiveStore archives, CallTimers calls, Telemetry telemetry) {
+    SqlSessionStore store = backends.store();
     LifecycleSettings settings =
-        LifecycleSettings.defaults(backends.holder(), installation)
-            .withRecoveryWindow(lifecycle.recoveryWindow())
-            .withOperationTimeout(lifecycle.operationTimeout());
+        LifecycleSettings.defaults(backends.holder(), backends.installation())
+            .withRecoveryWindow(config.lifecycle().recoveryWindow())
+            .withOperationTimeout(config.lifecycle().operationTimeout());
+    RestoreProgress restores = new RestoreProgress(clock);
     AgentWireDataPlane dataPlane =
         new AgentWireDataPlane(placement.endpoints(), archives, restores, calls.agent());
     // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
@@ -196,7 +228,7 @@ public final class BerthServer implements AutoCloseable {
     Reconciler reconciler =
         new Reconciler(
             store,
-            runtime,
+            placement.runtime(),
             dataPlane,
             archives,
             clock,
@@ -205,42 +237,45 @@ public final class BerthServer implements AutoCloseable {
             failpoints,
             renewer,
             new OperationLog(telemetry));
-    CountGauges<Phase> phases =
-        new CountGauges<>(
-            telemetry.registry(),
-            new CountGauges.Meter(
-                "berth.sessions", "Sessions, not deleted, by lifecycle phase", "phase"),
-            Phase.class,
-            store::countByPhase);
-    CountGauges<Reservation> reservations =
-        new CountGauges<>(
-            telemetry.registry(),
-            new CountGauges.Meter(
-                "berth.reservations",
-                "Quota reservations of sessions, not deleted, by state (uncertain ones count)",
-                "state"),
-            Reservation.class,
-            store::countByReservation);
-    telemetry.beforeScrape(phases::refresh);
-    telemetry.beforeScrape(reservations::refresh);
-    SessionSignals signals = new SessionSignals(store);
-    loop =
+    return new Lifecycle(settings, restores, dataPlane, reconciler, new SessionSignals(store));
+  }
+
+  private ReconcileLoop reconcileLoop(
+      Reconciler reconciler, SqlSessionStore store, SessionSignals signals) {
+    ReconcileLoop created =
         new ReconcileLoop(
             reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
-    resources.add(0, loop);
-    Admission admission = new Admission(directory, backends.admissionLock());
-    SessionIntents intents = new SessionIntents(store, clock, settings);
-    UseCases sessions =
-        UseCases.wire(
-            new UseCases.Ports(
-                store, intents, loop, signals, admission, dataPlane, restores, clock),
-            dev.berth.core.access.AccessSettings.defaults()
-                .withIdle(lifecycle.idle())
-                .withSuspendEnabled(lifecycle.suspendEnabled()),
-            new SecureRandom(),
-            placement.requireIsolation(),
-            agents);
-    idleReaper =
+    resources.add(0, created);
+    return created;
+  }
+
+  private UseCases useCases(
+      SqlSessionStore store, SessionIntents intents, Lifecycle lifecycle, Admission admission) {
+    return UseCases.wire(
+        new UseCases.Ports(
+            store,
+            intents,
+            loop,
+            lifecycle.signals(),
+            admission,
+            lifecycle.dataPlane(),
+            lifecycle.restores(),
+            clock),
+        dev.berth.core.access.AccessSettings.defaults()
+            .withIdle(config.lifecycle().idle())
+            .withSuspendEnabled(config.lifecycle().suspendEnabled()),
+        new SecureRandom(),
+        placement.requireIsolation(),
+        placement.agents());
+  }
+
+  private IdleReaper idleReaper(
+      SqlSessionStore store,
+      SessionIntents intents,
+      AgentWireDataPlane dataPlane,
+      UseCases sessions,
+      Telemetry telemetry) {
+    IdleReaper reaper =
         new IdleReaper(
             store,
             intents,
@@ -252,62 +287,53 @@ public final class BerthServer implements AutoCloseable {
             telemetry.counter(
                 "berth.idle.decisions",
                 "The idle policy's decisions, one per ready session per scan"));
-    resources.add(0, idleReaper);
+    resources.add(0, reaper);
+    return reaper;
+  }
+
+  private void startAccessFlusher(UseCases sessions) {
     dev.berth.server.session.AccessFlusher flusher =
         new dev.berth.server.session.AccessFlusher(sessions.accesses(), clock);
     flusher.start();
     // Closed after the API, which is added later (resources close front to back): the accesses
     // of the last requests are written before the store closes.
     resources.add(0, flusher);
-    PublicApi api =
-        new PublicApi(
-            sessions,
-            new Authenticator(
-                adminToken,
-                directory,
-                ServiceAccountTokens.open(config.backends(), clock, resources)),
-            new TenantTokens(directory, clock, new SecureRandom()),
-            directory,
-            admission,
-            store,
-            new Readiness(
-                List.of(
-                    new Readiness.Check("store", store::checkReachable),
-                    new Readiness.Check("schema", store::checkMigrated),
-                    new Readiness.Check("runtime", runtime::checkReachable),
-                    new Readiness.Check("archive", archives::checkWritable))),
-            BuildVersion.of(
-                config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()),
-            new PublicApi.Metrics(telemetry, config.observability().metricsWithoutToken()));
-    app =
-        Javalin.create(
-            javalin -> {
-              javalin.jetty.host = config.host();
-              javalin.jetty.port = config.port();
-              javalin.concurrency.useVirtualThreads = true;
-              javalin.startup.showJavalinBanner = false;
-              javalin.http.compressionStrategy = CompressionStrategy.NONE;
-              // Jetty's header cache is searched character by character for every header; with a
-              // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
-              javalin.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
-              javalin.jetty.modifyServer(
-                  server -> {
-                    for (var connector : server.getConnectors()) {
-                      if (connector instanceof ServerConnector c) {
-                        c.setIdleTimeout(IDLE_TIMEOUT.toMillis());
-                      }
-                    }
-                  });
-              api.register(javalin);
-            });
-    app.start();
-    resources.add(0, app::stop);
-    loop.start();
+  }
+
+  private PublicApi publicApi(
+      ServerBackends backends,
+      UseCases sessions,
+      Admission admission,
+      ArchiveStore archives,
+      Telemetry telemetry) {
+    SqlSessionStore store = backends.store();
+    SqlTenantDirectory directory = backends.directory();
+    dev.berth.core.runtime.Runtime runtime = placement.runtime();
+    return new PublicApi(
+        sessions,
+        new Authenticator(
+            adminToken, directory, ServiceAccountTokens.open(config.backends(), clock, resources)),
+        new TenantTokens(directory, clock, new SecureRandom()),
+        directory,
+        admission,
+        store,
+        new Readiness(
+            List.of(
+                new Readiness.Check("store", store::checkReachable),
+                new Readiness.Check("schema", store::checkMigrated),
+                new Readiness.Check("runtime", runtime::checkReachable),
+                new Readiness.Check("archive", archives::checkWritable))),
+        BuildVersion.of(config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()),
+        new PublicApi.Metrics(telemetry, config.observability().metricsWithoutToken()));
+  }
+
+  private void startIdleScan(ServerBackends backends) {
+    ServerConfig.Lifecycle lifecycle = config.lifecycle();
     if (lifecycle.suspendEnabled()) {
       idleReaper.start(
           lifecycle.idleScan(),
           new ReplicaDuty(
-              SqlDuties.sharing(store, clock),
+              SqlDuties.sharing(backends.store(), clock),
               IDLE_SCAN_DUTY,
               backends.holder(),
               lifecycle.idleScan()));
@@ -339,56 +365,6 @@ public final class BerthServer implements AutoCloseable {
   }
 
   /**
-   * Refuses at once an address something already listens on, before anything is opened or started:
-   * Jetty would find it only at the end, after the store, the node and the token.
-   */
-  private void requireFreeAddress() {
-    if (config.port() == 0) {
-      return;
-    }
-    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-      probe.setReuseAddress(true);
-      probe.bind(new java.net.InetSocketAddress(config.host(), config.port()));
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          config.host()
-              + ":"
-              + config.port()
-              + " cannot be listened on ("
-              + e.getMessage()
-              + "); stop what listens there, or give --listen another address",
-          e);
-    }
-  }
-
-  private void lockDataDirectory() {
-    try {
-      FileChannel channel =
-          PrivateFiles.open(
-              config.dataDir().resolve("server.lock"),
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE);
-      FileLock lock;
-      try {
-        lock = channel.tryLock();
-      } catch (java.nio.channels.OverlappingFileLockException heldInThisProcess) {
-        // Another server of this same process holds it (a test's, or an embedding's).
-        lock = null;
-      }
-      if (lock == null) {
-        channel.close();
-        throw new IllegalStateException(
-            "another berth server runs on "
-                + config.dataDir()
-                + "; stop it, or give this one another --data-dir");
-      }
-      resources.add(channel);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot lock " + config.dataDir(), e);
-    }
-  }
-
-  /**
    * The port the server is bound to; when the configured port is 0 this is the port the system
    * picked.
    *
@@ -409,22 +385,7 @@ public final class BerthServer implements AutoCloseable {
     if (state != State.STARTED) {
       throw new IllegalStateException("server has no routes: it is " + state);
     }
-    Set<OpenApiSpec.Route> routes =
-        new TreeSet<>(
-            java.util.Comparator.comparing(OpenApiSpec.Route::path)
-                .thenComparing(OpenApiSpec.Route::method));
-    for (var handler : app.unsafe.internalRouter.allHttpHandlers()) {
-      if (handler.endpoint.method.isHttpMethod()) {
-        routes.add(
-            new OpenApiSpec.Route(handler.endpoint.method.toString(), handler.endpoint.path));
-      }
-    }
-    for (var handler : app.unsafe.internalRouter.allWsHandlers()) {
-      if (handler.getType() == io.javalin.websocket.WsHandlerType.WEBSOCKET) {
-        routes.add(new OpenApiSpec.Route("GET", handler.getPath()));
-      }
-    }
-    return routes;
+    return ServerHttp.routes(app);
   }
 
   /** What the node can enforce, as the table printed at start (it starts the node if none runs). */

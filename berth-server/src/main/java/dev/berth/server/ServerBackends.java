@@ -56,6 +56,27 @@ record ServerBackends(
    *     data directory's archives
    */
   static ServerBackends open(ServerConfig config, Clock clock, SqlTimings timings) {
+    requireSharedSettings(config);
+    SqlSessionStore store = openStore(config, clock, timings);
+    try {
+      String installation = installation(config, store);
+      String holder = holder(config, installation);
+      AutoCloseable claim = claimRuntime(config.backends().runtime(), store);
+      return new ServerBackends(
+          store,
+          SqlTenantDirectory.sharing(store),
+          SqlAdmissionLock.sharing(store),
+          installation,
+          holder,
+          claim);
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /** A shared store needs what every replica shares: the admin token and the archives. */
+  private static void requireSharedSettings(ServerConfig config) {
     ServerConfig.Backends backends = config.backends();
     if (backends.store().shared() && config.adminToken().isEmpty()) {
       throw new InvalidValueException(
@@ -76,56 +97,55 @@ record ServerBackends(
               + " is shared by every replica, so the archives must be too: give --archive"
               + " s3://bucket/prefix (the data directory's archives are this replica's alone)");
     }
-    SqlSessionStore store =
-        switch (backends.store()) {
-          case StoreChoice.Sqlite s ->
-              SqlSessionStore.openSqlite(
-                  config.dataDir().resolve(DataDirectory.DATABASE), clock, timings);
-          case StoreChoice.Postgres p -> SqlSessionStore.openPostgres(p.location(), clock, timings);
-        };
-    try {
-      String installation =
-          switch (backends.store()) {
-            case StoreChoice.Sqlite s -> Installation.loadOrCreate(config.dataDir());
-            case StoreChoice.Postgres p -> store.installation(Installation::mint);
-          };
-      String holder =
-          backends.store().shared()
-              ? HOLDER_PREFIX + installation + "/" + replica(config)
-              : HOLDER_PREFIX + installation;
-      // The local runtime's sessions live on one machine, the Kubernetes runtime's in pods every
-      // replica reaches: any number of Kubernetes replicas share the store, a local server holds
-      // it alone, and each kind refuses to start beside the other (each would find the other's
-      // runtimes missing and start their sessions again).
-      AutoCloseable claim =
-          switch (backends.runtime()) {
-            case RuntimeChoice.Local l ->
-                store.claim(
-                    RUNTIME_CLAIM,
-                    false,
-                    "another berth server already runs on this store (one with the local runtime,"
-                        + " whose sessions live on its machine, out of this one's reach; or"
-                        + " replicas with the kubernetes runtime); stop it first, or give this"
-                        + " server a store of its own");
-            case RuntimeChoice.Kubernetes k ->
-                store.claim(
-                    RUNTIME_CLAIM,
-                    true,
-                    "a berth server with the local runtime runs on this store, and its sessions"
-                        + " live on its machine, out of a pod's reach; stop it first, or give the"
-                        + " kubernetes replicas a store of their own");
-          };
-      return new ServerBackends(
-          store,
-          SqlTenantDirectory.sharing(store),
-          SqlAdmissionLock.sharing(store),
-          installation,
-          holder,
-          claim);
-    } catch (RuntimeException e) {
-      store.close();
-      throw e;
-    }
+  }
+
+  private static SqlSessionStore openStore(ServerConfig config, Clock clock, SqlTimings timings) {
+    return switch (config.backends().store()) {
+      case StoreChoice.Sqlite s ->
+          SqlSessionStore.openSqlite(
+              config.dataDir().resolve(DataDirectory.DATABASE), clock, timings);
+      case StoreChoice.Postgres p -> SqlSessionStore.openPostgres(p.location(), clock, timings);
+    };
+  }
+
+  private static String installation(ServerConfig config, SqlSessionStore store) {
+    return switch (config.backends().store()) {
+      case StoreChoice.Sqlite s -> Installation.loadOrCreate(config.dataDir());
+      case StoreChoice.Postgres p -> store.installation(Installation::mint);
+    };
+  }
+
+  /** The lease holder: the installation's server, and on a shared store which replica it is. */
+  private static String holder(ServerConfig config, String installation) {
+    return config.backends().store().shared()
+        ? HOLDER_PREFIX + installation + "/" + replica(config)
+        : HOLDER_PREFIX + installation;
+  }
+
+  /**
+   * The local runtime's sessions live on one machine, the Kubernetes runtime's in pods every
+   * replica reaches: any number of Kubernetes replicas share the store, a local server holds it
+   * alone, and each kind refuses to start beside the other (each would find the other's runtimes
+   * missing and start their sessions again).
+   */
+  private static AutoCloseable claimRuntime(RuntimeChoice runtime, SqlSessionStore store) {
+    return switch (runtime) {
+      case RuntimeChoice.Local l ->
+          store.claim(
+              RUNTIME_CLAIM,
+              false,
+              "another berth server already runs on this store (one with the local runtime,"
+                  + " whose sessions live on its machine, out of this one's reach; or"
+                  + " replicas with the kubernetes runtime); stop it first, or give this"
+                  + " server a store of its own");
+      case RuntimeChoice.Kubernetes k ->
+          store.claim(
+              RUNTIME_CLAIM,
+              true,
+              "a berth server with the local runtime runs on this store, and its sessions"
+                  + " live on its machine, out of a pod's reach; stop it first, or give the"
+                  + " kubernetes replicas a store of their own");
+    };
   }
 
   /** The archive store; the caller closes it when it is {@link AutoCloseable}. */

@@ -102,6 +102,31 @@ record SessionPlacement(
       String installation,
       RuntimeChoice.Kubernetes choice,
       Function<SessionId, NetworkAccess> networkAccess) {
+    refuseLocalOptions(config);
+    // A failed call is not retried by the client: the reconciler tries again on its next pass,
+    // and a removal must show Unconfirmed at once, not after the client's retries with backoff.
+    KubernetesClient client = KubeClients.fromEnvironment();
+    String namespace =
+        choice.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
+    KubernetesRuntime runtime =
+        startRuntime(client, installation, choice, podTemplate(choice, namespace), networkAccess);
+    awaitFirstList(runtime, namespace);
+    List<String> table = kubernetesTable(choice, namespace);
+    return new SessionPlacement(
+        runtime,
+        runtime,
+        () -> {},
+        () -> table,
+        AgentCatalog.none(),
+        Optional.of(
+            () -> {
+              runtime.close();
+              client.close();
+            }));
+  }
+
+  /** The local node's sandbox options and agent CLIs, which a session pod cannot honour. */
+  private static void refuseLocalOptions(ServerConfig config) {
     if (!config.isolation().nodeArguments().isEmpty()) {
       throw new InvalidValueException(
           "the local node's sandbox options ("
@@ -116,54 +141,48 @@ record SessionPlacement(
               + " credential proxy beside them in the pod, which this release does not build;"
               + " run agent sessions with --runtime local");
     }
-    // A failed call is not retried by the client: the reconciler tries again on its next pass,
-    // and a removal must show Unconfirmed at once, not after the client's retries with backoff.
-    KubernetesClient client = KubeClients.fromEnvironment();
-    String namespace =
-        choice.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
-    PodTemplate template =
-        new PodTemplate(
-            namespace,
-            choice.image(),
-            List.of("berth"),
-            AGENT_PORT,
-            PodTemplate.Resources.defaults(),
-            choice.serviceAccount(),
-            Optional.empty());
-    KubernetesRuntime runtime;
+  }
+
+  private static PodTemplate podTemplate(RuntimeChoice.Kubernetes choice, String namespace) {
+    return new PodTemplate(
+        namespace,
+        choice.image(),
+        List.of("berth"),
+        AGENT_PORT,
+        PodTemplate.Resources.defaults(),
+        choice.serviceAccount(),
+        Optional.empty());
+  }
+
+  /** Starts the runtime on {@code client}, which it closes when the runtime does not start. */
+  private static KubernetesRuntime startRuntime(
+      KubernetesClient client,
+      String installation,
+      RuntimeChoice.Kubernetes choice,
+      PodTemplate template,
+      Function<SessionId, NetworkAccess> networkAccess) {
     try {
-      runtime =
-          KubernetesRuntime.start(
-              client,
-              KubernetesRuntimeSettings.of(
-                      installation, template, new AgentTokens(choice.tokenKey()))
-                  .withNetworkPolicy(
-                      sessionPolicy(Optional.ofNullable(client.getNamespace()), namespace),
-                      networkAccess));
+      return KubernetesRuntime.start(
+          client,
+          KubernetesRuntimeSettings.of(installation, template, new AgentTokens(choice.tokenKey()))
+              .withNetworkPolicy(
+                  sessionPolicy(Optional.ofNullable(client.getNamespace()), template.namespace()),
+                  networkAccess));
     } catch (RuntimeException e) {
       client.close();
       throw e;
     }
-    awaitFirstList(runtime, namespace);
-    List<String> table =
-        List.of(
-            "runtime     kubernetes: a pod per session in namespace "
-                + namespace
-                + ", image "
-                + choice.image(),
-            "pods        not root, read-only root filesystem, no privilege escalation, every"
-                + " capability dropped, seccomp RuntimeDefault, no service account token");
-    return new SessionPlacement(
-        runtime,
-        runtime,
-        () -> {},
-        () -> table,
-        AgentCatalog.none(),
-        Optional.of(
-            () -> {
-              runtime.close();
-              client.close();
-            }));
+  }
+
+  /** What the Kubernetes runtime enforces, as the lines printed at start. */
+  private static List<String> kubernetesTable(RuntimeChoice.Kubernetes choice, String namespace) {
+    return List.of(
+        "runtime     kubernetes: a pod per session in namespace "
+            + namespace
+            + ", image "
+            + choice.image(),
+        "pods        not root, read-only root filesystem, no privilege escalation, every"
+            + " capability dropped, seccomp RuntimeDefault, no service account token");
   }
 
   /** The port {@code berth agent} listens on in a session pod. */

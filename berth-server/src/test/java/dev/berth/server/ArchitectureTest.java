@@ -171,6 +171,8 @@ class ArchitectureTest {
                   "dev.berth.server.runtime..",
                   "dev.berth.server.archive..",
                   "dev.berth.protocol..",
+                  // What the store adapters share with berth-kubernetes's ConfigMap store.
+                  "dev.berth.store..",
                   "tools.jackson..",
                   "com.fasterxml.jackson..",
                   "org.sqlite..",

@@ -3,6 +3,9 @@ package dev.berth.kubernetes.store;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
+import dev.berth.store.CorruptRecordException;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.util.Comparator;
 import java.util.List;
@@ -26,7 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * create and may lag (a writer that stopped in between), which only costs the next writer a few
  * refused creates.
  */
-final class AuditLog {
+final class AuditLog implements RecordSessionStore.AuditTrail {
 
   static final String KIND = "audit";
   private static final String KEY = "event";
@@ -34,18 +37,19 @@ final class AuditLog {
 
   private final KubeObjects<ConfigMap> configMaps;
   private final Layout layout;
-  private final RecordJson json;
+  private final StoreJson json;
 
   /** The highest sequence this process knows to be taken. */
   private final AtomicLong taken = new AtomicLong();
 
-  AuditLog(KubeObjects<ConfigMap> configMaps, Layout layout, RecordJson json) {
+  AuditLog(KubeObjects<ConfigMap> configMaps, Layout layout, StoreJson json) {
     this.configMaps = configMaps;
     this.layout = layout;
     this.json = json;
   }
 
-  AuditEvent append(AuditEvent event) {
+  @Override
+  public AuditEvent append(AuditEvent event) {
     long next = Math.max(taken.get(), head()) + 1;
     for (int tried = 0; tried < KubeObjects.ATTEMPTS; tried++, next++) {
       AuditEvent numbered = event.withSequence(next);
@@ -68,7 +72,8 @@ final class AuditLog {
             + " to the highest sequence taken");
   }
 
-  List<AuditEvent> events(SessionId session, long after, int limit) {
+  @Override
+  public List<AuditEvent> events(SessionId session, long after, int limit) {
     return configMaps.list(layout.selector(KIND, session)).stream()
         .map(this::read)
         .filter(e -> e.sequence() > after)
@@ -122,6 +127,7 @@ final class AuditLog {
       throw new CorruptRecordException(
           "ConfigMap " + cm.getMetadata().getName(),
           "data key " + HEAD_KEY + " must be a number, was \"" + value + "\"",
+          Layout.REPAIR,
           e);
     }
   }

@@ -1,5 +1,7 @@
 package dev.berth.kubernetes.store;
 
+import dev.berth.store.CorruptRecordException;
+import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,12 +35,12 @@ final class ConfigMapData {
    * @throws CorruptRecordException when the value is missing, unreadable or another record's
    */
   static <T extends Record> T read(
-      ConfigMap cm, String key, RecordJson json, Class<T> type, Function<T, String> nameOf) {
+      ConfigMap cm, String key, StoreJson json, Class<T> type, Function<T, String> nameOf) {
     String name = cm.getMetadata().getName();
     String subject = type.getSimpleName() + " in ConfigMap " + name;
     T record = json.read(subject, require(cm, key), type);
     if (!name.equals(nameOf.apply(record))) {
-      throw new CorruptRecordException(subject, "it belongs in ConfigMap " + nameOf.apply(record));
+      throw json.corrupt(subject, "it belongs in ConfigMap " + nameOf.apply(record));
     }
     return record;
   }
@@ -52,7 +54,7 @@ final class ConfigMapData {
     String value = of(cm).get(key);
     if (value == null) {
       throw new CorruptRecordException(
-          "ConfigMap " + cm.getMetadata().getName(), "it has no data key " + key);
+          "ConfigMap " + cm.getMetadata().getName(), "it has no data key " + key, Layout.REPAIR);
     }
     return value;
   }

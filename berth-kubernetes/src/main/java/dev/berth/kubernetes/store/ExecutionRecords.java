@@ -7,6 +7,8 @@ import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.session.SessionId;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.util.Comparator;
 import java.util.List;
@@ -17,7 +19,7 @@ import java.util.Optional;
  * #KEY}, labelled with their session): a session runs many, so they stay out of its ConfigMap, and
  * their writes are not fenced, so nothing needs them there.
  */
-final class ExecutionRecords {
+final class ExecutionRecords implements RecordSessionStore.Executions {
 
   static final String KIND = "execution";
   private static final String KEY = "execution";
@@ -26,15 +28,16 @@ final class ExecutionRecords {
 
   private final KubeObjects<ConfigMap> configMaps;
   private final Layout layout;
-  private final RecordJson json;
+  private final StoreJson json;
 
-  ExecutionRecords(KubeObjects<ConfigMap> configMaps, Layout layout, RecordJson json) {
+  ExecutionRecords(KubeObjects<ConfigMap> configMaps, Layout layout, StoreJson json) {
     this.configMaps = configMaps;
     this.layout = layout;
     this.json = json;
   }
 
-  Execution create(Execution execution) {
+  @Override
+  public Execution create(Execution execution) {
     Execution stored = execution.withVersion(1);
     ConfigMap cm =
         ConfigMapData.single(
@@ -48,18 +51,21 @@ final class ExecutionRecords {
     return stored;
   }
 
-  Optional<Execution> get(ExecutionId id) {
+  @Override
+  public Optional<Execution> get(ExecutionId id) {
     return configMaps.get(Layout.execution(id)).map(this::read);
   }
 
-  List<Execution> ofSession(SessionId session) {
+  @Override
+  public List<Execution> ofSession(SessionId session) {
     return configMaps.list(layout.selector(KIND, session)).stream()
         .map(this::read)
         .sorted(OLDEST_FIRST)
         .toList();
   }
 
-  Execution update(Execution next, long expectedVersion) {
+  @Override
+  public Execution update(Execution next, long expectedVersion) {
     String subject = "execution " + next.id();
     return configMaps.edit(
         Layout.execution(next.id()),

@@ -28,6 +28,10 @@ record Layout(String installation) {
   static final String UNFINISHED_OPERATIONS = "berth.dev/unfinished-operations";
   static final String SEQUENCE = "berth.dev/sequence";
 
+  /** What an operator does about an object the store cannot read. */
+  static final String REPAIR =
+      "repair the object with kubectl edit, or delete it and restore it from a backup";
+
   /** Annotation: the highest fencing token a session's writes were accepted under. */
   static final String FENCE = "berth.dev/fence";
 

@@ -1,6 +1,7 @@
 package dev.berth.kubernetes.store;
 
 import dev.berth.core.session.SessionId;
+import dev.berth.store.CorruptRecordException;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
 import java.time.Duration;
@@ -47,20 +48,21 @@ final class LeaseObjects {
     String subject = "Lease " + lease.getMetadata().getName();
     String token = notes.get(Layout.TOKEN);
     if (token == null) {
-      throw new CorruptRecordException(subject, "it has no annotation " + Layout.TOKEN);
+      throw new CorruptRecordException(
+          subject, "it has no annotation " + Layout.TOKEN, Layout.REPAIR);
     }
     String holder = lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
     String expires = notes.get(Layout.EXPIRES_AT);
     if (holder != null && expires == null) {
       throw new CorruptRecordException(
-          subject, "holder " + holder + " has no annotation " + Layout.EXPIRES_AT);
+          subject, "holder " + holder + " has no annotation " + Layout.EXPIRES_AT, Layout.REPAIR);
     }
     try {
       return new Held(
           holder, Long.parseLong(token), expires == null ? null : Instant.parse(expires));
     } catch (NumberFormatException | DateTimeParseException e) {
       throw new CorruptRecordException(
-          subject, "an annotation is unreadable: " + e.getMessage(), e);
+          subject, "an annotation is unreadable: " + e.getMessage(), Layout.REPAIR, e);
     }
   }
 

@@ -7,6 +7,7 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.FencingToken;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
+import dev.berth.store.RecordSessionStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,7 @@ import java.util.Optional;
  * their own. An operation id names its session ({@code op-<session id>-<type>-<n>}), so reading one
  * by id reads one ConfigMap.
  */
-final class OperationRecords {
+final class OperationRecords implements RecordSessionStore.Operations {
 
   private static final int SESSION_ID_START = "op-".length();
   private static final int SESSION_ID_END = SESSION_ID_START + 32;
@@ -34,7 +35,8 @@ final class OperationRecords {
    *
    * @throws NotFoundException when its session does not exist
    */
-  Operation create(Operation operation) {
+  @Override
+  public Operation create(Operation operation) {
     return objects
         .configMaps()
         .edit(
@@ -55,14 +57,16 @@ final class OperationRecords {
             });
   }
 
-  Optional<Operation> get(OperationId id) {
+  @Override
+  public Optional<Operation> get(OperationId id) {
     return objects
         .configMaps()
         .get(Layout.session(sessionOf(id)))
         .flatMap(cm -> objects.codec().operation(cm, id));
   }
 
-  List<Operation> ofSession(SessionId session) {
+  @Override
+  public List<Operation> ofSession(SessionId session) {
     return objects
         .configMaps()
         .get(Layout.session(session))
@@ -71,7 +75,8 @@ final class OperationRecords {
   }
 
   /** Every unfinished operation, oldest first, from the sessions labelled as having one. */
-  List<Operation> unfinished() {
+  @Override
+  public List<Operation> unfinished() {
     Map<String, String> labels = objects.layout().selector(SessionConfigMaps.KIND);
     labels.put(Layout.UNFINISHED_OPERATIONS, "true");
     return objects.configMaps().list(labels).stream()
@@ -81,7 +86,8 @@ final class OperationRecords {
         .toList();
   }
 
-  Operation update(Operation next, long expectedVersion, FencingToken fence) {
+  @Override
+  public Operation update(Operation next, long expectedVersion, FencingToken fence) {
     String subject = "operation " + next.id();
     return objects
         .configMaps()

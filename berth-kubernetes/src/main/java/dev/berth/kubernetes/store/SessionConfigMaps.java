@@ -5,6 +5,8 @@ import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.Session;
 import dev.berth.core.store.FencingToken;
+import dev.berth.store.CorruptRecordException;
+import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,9 +31,9 @@ final class SessionConfigMaps {
       Comparator.comparing(Operation::createdAt).thenComparing(o -> o.id().value());
 
   private final Layout layout;
-  private final RecordJson json;
+  private final StoreJson json;
 
-  SessionConfigMaps(Layout layout, RecordJson json) {
+  SessionConfigMaps(Layout layout, StoreJson json) {
     this.layout = layout;
     this.json = json;
   }
@@ -118,6 +120,7 @@ final class SessionConfigMaps {
       throw new CorruptRecordException(
           "ConfigMap " + cm.getMetadata().getName(),
           "annotation " + Layout.FENCE + " must be a number, was \"" + value + "\"",
+          Layout.REPAIR,
           e);
     }
   }
@@ -136,7 +139,7 @@ final class SessionConfigMaps {
     Operation op = json.read(subject, body, Operation.class);
     if (!key.equals(OPERATION_PREFIX + op.id().value())
         || !cm.getMetadata().getName().equals(Layout.session(op.sessionId()))) {
-      throw new CorruptRecordException(subject, "it holds operation " + op.id());
+      throw json.corrupt(subject, "it holds operation " + op.id());
     }
     return op;
   }

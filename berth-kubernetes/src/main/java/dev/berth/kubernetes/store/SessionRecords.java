@@ -9,6 +9,9 @@ import dev.berth.core.store.FencingToken;
 import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
+import dev.berth.store.PageCursor;
+import dev.berth.store.PageCursor.Keyed;
+import dev.berth.store.RecordSessionStore;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.time.Instant;
 import java.util.List;
@@ -31,7 +34,7 @@ import java.util.Optional;
  * one), filters again in full, sorts by {@code (createdAt, id)} and cuts the page after the token's
  * place ({@link PageCursor}). Its cost grows with the installation's sessions, not the page.
  */
-final class SessionRecords {
+final class SessionRecords implements RecordSessionStore.Sessions {
 
   private final SessionObjects objects;
 
@@ -39,7 +42,8 @@ final class SessionRecords {
     this.objects = objects;
   }
 
-  Session create(Session session) {
+  @Override
+  public Session create(Session session) {
     Session stored = session.withVersion(1);
     if (!objects.configMaps().create(objects.codec().newConfigMap(stored))) {
       throw new AlreadyExistsException("session " + session.id());
@@ -47,29 +51,28 @@ final class SessionRecords {
     return stored;
   }
 
-  Optional<Session> get(SessionId id) {
+  @Override
+  public Optional<Session> get(SessionId id) {
     return objects.configMaps().get(Layout.session(id)).map(objects.codec()::session);
   }
 
-  Page<Session> list(SessionQuery query) {
+  @Override
+  public Page<Session> list(SessionQuery query) {
     Optional<PageCursor> after = query.pageToken().map(PageCursor::parse);
-    List<Session> selected =
+    List<Keyed<Session>> selected =
         objects.configMaps().list(selector(query)).stream()
             .map(objects.codec()::session)
             .filter(s -> admits(query, s))
-            .filter(s -> after.map(a -> a.compareTo(PageCursor.of(s)) < 0).orElse(true))
-            .sorted((a, b) -> PageCursor.of(a).compareTo(PageCursor.of(b)))
+            .map(s -> new Keyed<>(s, PageCursor.of(s)))
+            .filter(k -> after.map(a -> a.compareTo(k.cursor()) < 0).orElse(true))
+            .sorted((a, b) -> a.cursor().compareTo(b.cursor()))
             .limit(query.limit() + 1L)
             .toList();
-    List<Session> items = selected.subList(0, Math.min(query.limit(), selected.size()));
-    Optional<String> next =
-        selected.size() > query.limit()
-            ? Optional.of(PageCursor.of(items.get(items.size() - 1)).token())
-            : Optional.empty();
-    return new Page<>(items, next);
+    return PageCursor.page(selected, query.limit());
   }
 
-  Session compareAndSet(Session next, long expectedVersion, Optional<FencingToken> fence) {
+  @Override
+  public Session compareAndSet(Session next, long expectedVersion, Optional<FencingToken> fence) {
     String subject = "session " + next.id();
     return objects
         .configMaps()
@@ -94,7 +97,8 @@ final class SessionRecords {
             });
   }
 
-  boolean touch(SessionId id, Instant at) {
+  @Override
+  public boolean touch(SessionId id, Instant at) {
     return objects
         .configMaps()
         .edit(
@@ -119,17 +123,16 @@ final class SessionRecords {
    *
    * @return whether the fence moved
    */
-  boolean raiseFence(SessionId id, long token) {
-    return objects
-        .configMaps()
-        .edit(
-            Layout.session(id),
-            current -> {
-              if (current.isEmpty() || !objects.codec().raiseFence(current.get(), token)) {
-                return Edit.keep(false);
-              }
-              return Edit.write(current.get(), true);
-            });
+  static boolean raiseFence(
+      KubeObjects<ConfigMap> configMaps, SessionConfigMaps codec, SessionId id, long token) {
+    return configMaps.edit(
+        Layout.session(id),
+        current -> {
+          if (current.isEmpty() || !codec.raiseFence(current.get(), token)) {
+            return Edit.keep(false);
+          }
+          return Edit.write(current.get(), true);
+        });
   }
 
   private Map<String, String> selector(SessionQuery query) {

@@ -18,10 +18,11 @@
  * Every object is labelled {@code app.kubernetes.io/managed-by=berth}, {@code
  * berth.dev/installation=<installation>}, {@code berth.dev/kind=<kind>} and, where it has one,
  * {@code berth.dev/session=<id>}; session ConfigMaps also carry tenant, phase, deleted and
- * unfinished-operations labels for selection. Records are JSON in berth-server's body format 3, and
- * each record's own {@code version} lives in its JSON: the resourceVersion of an object only
- * serialises writes, so a write that conflicts on it (409) reads again and fails with a version
- * conflict only when the record's version moved.
+ * unfinished-operations labels for selection. Records are JSON in the body format the SQL store
+ * writes too ({@link dev.berth.store.StoreJson}, shared through berth-store), and each record's own
+ * {@code version} lives in its JSON: the resourceVersion of an object only serialises writes, so a
+ * write that conflicts on it (409) reads again and fails with a version conflict only when the
+ * record's version moved.
  *
  * <h2>Why fenced writes hold against a takeover</h2>
  *

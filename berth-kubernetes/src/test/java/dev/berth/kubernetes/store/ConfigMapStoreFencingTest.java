@@ -9,6 +9,7 @@ import dev.berth.core.session.Session;
 import dev.berth.core.store.Lease;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
+import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import java.time.Duration;
 import java.util.Optional;
@@ -40,7 +41,10 @@ class ConfigMapStoreFencingTest {
   private SessionRecords sessionsReadingTheLeaseAs(long token) {
     return new SessionRecords(
         new SessionObjects(
-            configMaps, new SessionConfigMaps(layout, new RecordJson()), layout, s -> token));
+            configMaps,
+            new SessionConfigMaps(layout, new StoreJson(Layout.REPAIR)),
+            layout,
+            s -> token));
   }
 
   @Test

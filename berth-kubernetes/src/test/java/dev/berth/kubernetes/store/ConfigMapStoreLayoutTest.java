@@ -10,6 +10,7 @@ import dev.berth.core.session.Session;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
+import dev.berth.store.CorruptRecordException;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;

@@ -8,6 +8,7 @@ import static dev.berth.server.store.sql.SqlDatabase.queryOne;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
+import dev.berth.store.RecordSessionStore;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,7 +18,7 @@ import java.util.Optional;
  * its few fields are plain columns. The sequence is SQLite's {@code AUTOINCREMENT} key, which only
  * grows and is never reused, so a reader can resume after the last sequence it saw.
  */
-final class AuditRows {
+final class AuditRows implements RecordSessionStore.AuditTrail {
 
   /** The key every append serializes on. */
   private static final String INSTALLATION = "installation";
@@ -28,7 +29,8 @@ final class AuditRows {
     this.db = db;
   }
 
-  AuditEvent append(AuditEvent event) {
+  @Override
+  public AuditEvent append(AuditEvent event) {
     long at = nanos(event.at());
     long seq =
         db.write(
@@ -54,7 +56,8 @@ final class AuditRows {
     return event.withSequence(seq);
   }
 
-  List<AuditEvent> events(SessionId session, long after, int limit) {
+  @Override
+  public List<AuditEvent> events(SessionId session, long after, int limit) {
     if (limit < 0) {
       throw new InvalidValueException("event limit must be >= 0, was " + limit);
     }

@@ -5,10 +5,11 @@ import static dev.berth.server.store.sql.EpochNanos.nanos;
 import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.session.SessionId;
-import dev.berth.server.store.StoreJson;
 import dev.berth.server.store.sql.VersionedRows.Column;
 import dev.berth.server.store.sql.VersionedRows.IfTaken;
 import dev.berth.server.store.sql.VersionedRows.Precondition;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,7 +19,7 @@ import java.util.Optional;
  * state, so an update rewrites the version and the body alone. The port gives execution writes no
  * fencing token, so an update is a plain compare-and-swap.
  */
-final class ExecutionRows {
+final class ExecutionRows implements RecordSessionStore.Executions {
 
   private final VersionedRows<Execution> rows;
 
@@ -31,7 +32,8 @@ final class ExecutionRows {
             new RecordBody<>(json::writeExecution, json::readExecution, Execution::withVersion));
   }
 
-  Execution create(Execution execution) {
+  @Override
+  public Execution create(Execution execution) {
     return rows.create(
         execution.id().value(),
         execution,
@@ -41,15 +43,18 @@ final class ExecutionRows {
         IfTaken.FAIL);
   }
 
-  Optional<Execution> get(ExecutionId id) {
+  @Override
+  public Optional<Execution> get(ExecutionId id) {
     return rows.get(id.value());
   }
 
-  List<Execution> ofSession(SessionId session) {
+  @Override
+  public List<Execution> ofSession(SessionId session) {
     return rows.ofSession(session.value());
   }
 
-  Execution update(Execution next, long expectedVersion) {
+  @Override
+  public Execution update(Execution next, long expectedVersion) {
     return rows.update(next.id().value(), next, expectedVersion, List.of(), Precondition.NONE);
   }
 }

@@ -7,9 +7,10 @@ import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationState;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.FencingToken;
-import dev.berth.server.store.StoreJson;
 import dev.berth.server.store.sql.VersionedRows.Column;
 import dev.berth.server.store.sql.VersionedRows.IfTaken;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +26,7 @@ import java.util.stream.Collectors;
  * before it checks the fence, in the same transaction as the write, so a write to a missing
  * operation fails as not found whatever its fence.
  */
-final class OperationRows {
+final class OperationRows implements RecordSessionStore.Operations {
 
   private static final String UNFINISHED_STATES =
       Arrays.stream(OperationState.values())
@@ -48,7 +49,8 @@ final class OperationRows {
             new RecordBody<>(json::writeOperation, json::readOperation, Operation::withVersion));
   }
 
-  Operation create(Operation operation) {
+  @Override
+  public Operation create(Operation operation) {
     return rows.create(
         operation.id().value(),
         operation,
@@ -59,21 +61,25 @@ final class OperationRows {
         IfTaken.KEEP_EXISTING);
   }
 
-  Optional<Operation> get(OperationId id) {
+  @Override
+  public Optional<Operation> get(OperationId id) {
     return rows.get(id.value());
   }
 
-  List<Operation> ofSession(SessionId session) {
+  @Override
+  public List<Operation> ofSession(SessionId session) {
     return rows.ofSession(session.value());
   }
 
-  List<Operation> unfinished() {
+  @Override
+  public List<Operation> unfinished() {
     return rows.list(
         "list unfinished operations",
         "state IN (" + UNFINISHED_STATES + ") ORDER BY created_at, " + dialect.insertionOrder());
   }
 
-  Operation update(Operation next, long expectedVersion, FencingToken fence) {
+  @Override
+  public Operation update(Operation next, long expectedVersion, FencingToken fence) {
     String id = next.id().value();
     return rows.update(
         id,

@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationVersion;
 
@@ -22,7 +21,7 @@ import org.flywaydb.core.api.MigrationVersion;
  * depends on. Migrations are safe to run from several processes starting at once: Flyway holds a
  * PostgreSQL advisory lock while it migrates.
  */
-final class PostgresDatabase implements SqlDatabase {
+final class PostgresDatabase extends PooledSqlDatabase {
 
   /** The Flyway location of the schema. */
   static final String MIGRATIONS = "classpath:db/migration/postgres";
@@ -34,7 +33,7 @@ final class PostgresDatabase implements SqlDatabase {
   private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
 
   /**
-   * Connections that hold an {@link #exclusively} lock while its work runs on {@link #pool}: apart,
+   * Connections that hold an {@link #exclusively} lock while its work runs on the work pool: apart,
    * so that holders waiting for work connections can never take the last of them.
    */
   private static final int LOCK_POOL_SIZE = 2;
@@ -43,20 +42,16 @@ final class PostgresDatabase implements SqlDatabase {
   private static final String LOCK_TIMEOUT = "10s";
 
   private final PostgresLocation location;
-  private final HikariDataSource pool;
   private final HikariDataSource lockPool;
-  private final MigrationVersion schemaVersion;
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   private PostgresDatabase(
       PostgresLocation location,
       HikariDataSource pool,
       HikariDataSource lockPool,
       MigrationVersion schemaVersion) {
+    super("postgres store " + location, pool, schemaVersion);
     this.location = location;
-    this.pool = pool;
     this.lockPool = lockPool;
-    this.schemaVersion = schemaVersion;
   }
 
   /**
@@ -97,30 +92,10 @@ final class PostgresDatabase implements SqlDatabase {
   }
 
   @Override
-  public MigrationVersion schemaVersion() {
-    return schemaVersion;
-  }
-
-  @Override
-  public String describe() {
-    return "postgres store " + location;
-  }
-
-  @Override
-  public <T> T read(String what, SqlWork<T> work) {
-    requireOpen();
-    try (Connection c = pool.getConnection()) {
-      return work.run(c);
-    } catch (SQLException e) {
-      throw failure(what, e);
-    }
-  }
-
-  @Override
   public <T> T write(String what, SqlWork<T> work) {
     requireOpen();
     for (int attempt = 1; ; attempt++) {
-      try (Connection c = pool.getConnection()) {
+      try (Connection c = connection()) {
         return inTransaction(c, work);
       } catch (SQLException e) {
         if (attempt == ATTEMPTS || !RETRYABLE.contains(e.getSQLState())) {
@@ -215,64 +190,44 @@ final class PostgresDatabase implements SqlDatabase {
   }
 
   @Override
-  public void close() {
-    if (closed.compareAndSet(false, true)) {
-      lockPool.close();
-      pool.close();
-    }
+  void closePools() {
+    lockPool.close();
+    super.closePools();
   }
 
-  private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+  @Override
+  String whatToCheck() {
+    return "check that the server is up and that user "
+        + location.user()
+        + " may read and write the database";
+  }
+
+  @Override
+  void begin(Connection c) throws SQLException {
     c.setAutoCommit(false);
-    try {
-      T result = work.run(c);
-      c.commit();
-      return result;
-    } catch (Throwable t) {
-      rollback(c, t);
-      throw t;
-    } finally {
-      resetAutoCommit(c);
-    }
+  }
+
+  @Override
+  void commit(Connection c) throws SQLException {
+    c.commit();
+  }
+
+  @Override
+  void rollback(Connection c) throws SQLException {
+    c.rollback();
   }
 
   /**
    * Resetting a broken connection throws too; the work's own exception, if any, is the one that
    * says what went wrong, so this one never replaces it (the pool discards the connection).
    */
-  private static void resetAutoCommit(Connection c) {
+  @Override
+  void end(Connection c) {
     try {
       c.setAutoCommit(true);
     } catch (SQLException ignored) {
       // the pool evicts a broken connection on its own
     }
-  }
-
-  private static void rollback(Connection c, Throwable cause) {
-    try {
-      c.rollback();
-    } catch (SQLException e) {
-      cause.addSuppressed(e);
-    }
-  }
-
-  private void requireOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException(describe() + " is closed; open it again");
-    }
-  }
-
-  private StoreAccessException failure(String what, SQLException e) {
-    return new StoreAccessException(
-        describe()
-            + " could not "
-            + what
-            + ": "
-            + e.getMessage()
-            + "; check that the server is up and that user "
-            + location.user()
-            + " may read and write the database",
-        e);
   }
 
   private static HikariConfig poolConfig(PostgresLocation location, String name, int size) {

@@ -1,6 +1,6 @@
 package dev.berth.server.store.sql;
 
-import dev.berth.server.store.StoreJson;
+import dev.berth.store.StoreJson;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.function.BiFunction;

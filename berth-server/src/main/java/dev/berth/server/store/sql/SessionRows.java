@@ -13,10 +13,12 @@ import dev.berth.core.session.SessionId;
 import dev.berth.core.store.FencingToken;
 import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionQuery;
-import dev.berth.server.store.StoreJson;
 import dev.berth.server.store.sql.RecordBody.Versioned;
 import dev.berth.server.store.sql.VersionedRows.Column;
 import dev.berth.server.store.sql.VersionedRows.IfTaken;
+import dev.berth.store.PageCursor;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -45,7 +47,7 @@ import java.util.Optional;
  * 10,000 sessions then reads the rows but parses only what changed, which is most of its cost
  * otherwise.
  */
-final class SessionRows {
+final class SessionRows implements RecordSessionStore.Sessions {
 
   private static final String COLUMNS = "id, version, last_access, body, created_at";
 
@@ -64,18 +66,21 @@ final class SessionRows {
     this.rows = new VersionedRows<>(db, "sessions", "session", body, COLUMNS, this::session);
   }
 
-  Session create(Session session) {
+  @Override
+  public Session create(Session session) {
     List<Column> columns = new ArrayList<>(changing(session));
     columns.add(Column.of("tenant", session.tenant().value()));
     columns.add(Column.of("created_at", nanos(session.createdAt())));
     return rows.create(session.id().value(), session, columns, IfTaken.FAIL);
   }
 
-  Optional<Session> get(SessionId id) {
+  @Override
+  public Optional<Session> get(SessionId id) {
     return rows.get(id.value());
   }
 
-  Page<Session> list(SessionQuery query) {
+  @Override
+  public Page<Session> list(SessionQuery query) {
     StringBuilder filter = new StringBuilder("1 = 1");
     List<Object> args = new ArrayList<>();
     if (query.tenant().isPresent()) {
@@ -95,7 +100,7 @@ final class SessionRows {
     if (query.pageToken().isPresent()) {
       PageCursor after = PageCursor.parse(query.pageToken().get());
       filter.append(" AND (created_at, id) > (?, ?)");
-      args.add(after.createdAt());
+      args.add(nanos(after.createdAt()));
       args.add(after.id());
     }
     filter.append(" ORDER BY created_at, id LIMIT ?");
@@ -104,15 +109,8 @@ final class SessionRows {
         rows.list("list sessions", filter.toString(), this::listed, args.toArray()), query.limit());
   }
 
-  Session compareAndSet(Session next, long expectedVersion) {
-    return write(next, expectedVersion, Optional.empty());
-  }
-
-  Session compareAndSet(Session next, long expectedVersion, FencingToken fence) {
-    return write(next, expectedVersion, Optional.of(fence));
-  }
-
-  boolean touch(SessionId id, Instant at) {
+  @Override
+  public boolean touch(SessionId id, Instant at) {
     long nanos = nanos(at);
     return db.write(
         "touch session " + id,
@@ -127,7 +125,8 @@ final class SessionRows {
                 == 1);
   }
 
-  private Session write(Session next, long expectedVersion, Optional<FencingToken> fence) {
+  @Override
+  public Session compareAndSet(Session next, long expectedVersion, Optional<FencingToken> fence) {
     Versioned<Session> stored = rows.at(next, expectedVersion + 1);
     List<Column> columns = changing(next);
     return db.write(
@@ -159,7 +158,8 @@ final class SessionRows {
 
   private PageCursor.Keyed<Session> listed(ResultSet rs) throws SQLException {
     Session s = session(rs);
-    return new PageCursor.Keyed<>(s, new PageCursor(rs.getLong("created_at"), s.id().value()));
+    return new PageCursor.Keyed<>(
+        s, new PageCursor(instant(rs.getLong("created_at")), s.id().value()));
   }
 
   private Session session(ResultSet rs) throws SQLException {

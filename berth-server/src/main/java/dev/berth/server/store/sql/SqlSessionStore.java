@@ -1,27 +1,19 @@
 package dev.berth.server.store.sql;
 
-import dev.berth.core.execution.Execution;
-import dev.berth.core.execution.ExecutionId;
-import dev.berth.core.operation.Operation;
-import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Reservation;
-import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
-import dev.berth.core.store.FencingToken;
 import dev.berth.core.store.InstallationAudit;
 import dev.berth.core.store.Lease;
-import dev.berth.core.store.Page;
 import dev.berth.core.store.SessionLeases;
-import dev.berth.core.store.SessionQuery;
 import dev.berth.core.store.SessionStore;
-import dev.berth.server.store.CorruptRecordException;
 import dev.berth.server.store.StoreAccessException;
-import dev.berth.server.store.StoreJson;
+import dev.berth.store.CorruptRecordException;
+import dev.berth.store.RecordSessionStore;
+import dev.berth.store.StoreJson;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -42,11 +34,12 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Layout.</b> Each table has its class, which spells out its SQL: {@link SessionRows}, {@link
  * OperationRows}, {@link ExecutionRows}, {@link AuditRows} and {@link LeaseRows}; the three tables
  * of versioned records share their row shape and compare-and-swap in {@link VersionedRows}. This
- * class only delegates, so that the ports' methods are read in one place and the SQL of one table
- * in another. Every method is one transaction (or one autocommit read) run by the table class; a
- * fenced write checks the lease through {@link LeaseRows} inside the write's transaction. Pooling,
- * transactions and migrations are in {@link SqliteDatabase} and {@link PostgresDatabase}, the page
- * token in {@link PageCursor}, the body format in {@link StoreJson} and the instant columns in
+ * class only delegates (the session store's part through {@link RecordSessionStore}), so that the
+ * ports' methods are read in one place and the SQL of one table in another. Every method is one
+ * transaction (or one autocommit read) run by the table class; a fenced write checks the lease
+ * through {@link LeaseRows} inside the write's transaction. Pooling, transactions and migrations
+ * are in {@link SqliteDatabase} and {@link PostgresDatabase}, the page token in {@link
+ * dev.berth.store.PageCursor}, the body format in {@link StoreJson} and the instant columns in
  * {@link EpochNanos}.
  *
  * <p><b>Concurrency, SQLite.</b> SQLite allows one writer at a time per file. Every write
@@ -71,24 +64,36 @@ import org.jspecify.annotations.Nullable;
  * naming the record; an unusable database raises {@link StoreAccessException}; a call after {@link
  * #close()} raises {@link IllegalStateException}.
  */
-public final class SqlSessionStore
-    implements SessionStore, SessionLeases, InstallationAudit, AutoCloseable {
+public final class SqlSessionStore extends RecordSessionStore
+    implements SessionLeases, InstallationAudit, AutoCloseable {
+
+  /** What an operator does about a row that cannot be read. */
+  static final String REPAIR =
+      "restore the record from a backup, or repair it and check it with a build that knows its"
+          + " format";
 
   private final SqlDatabase db;
   private final LeaseRows leases;
-  private final SessionRows sessions;
-  private final OperationRows operations;
-  private final ExecutionRows executions;
   private final AuditRows audit;
 
   private SqlSessionStore(SqlDatabase db, InstantSource clock) {
-    StoreJson json = new StoreJson();
+    this(db, new LeaseRows(db, clock), new AuditRows(db));
+  }
+
+  private SqlSessionStore(SqlDatabase db, LeaseRows leases, AuditRows audit) {
+    super(tables(db, leases, audit));
     this.db = db;
-    this.leases = new LeaseRows(db, clock);
-    this.sessions = new SessionRows(db, json, leases);
-    this.operations = new OperationRows(db, json, leases);
-    this.executions = new ExecutionRows(db, json);
-    this.audit = new AuditRows(db);
+    this.leases = leases;
+    this.audit = audit;
+  }
+
+  private static Parts tables(SqlDatabase db, LeaseRows leases, AuditRows audit) {
+    StoreJson json = new StoreJson(REPAIR);
+    return new Parts(
+        new SessionRows(db, json, leases),
+        new OperationRows(db, json, leases),
+        new ExecutionRows(db, json),
+        audit);
   }
 
   /**
@@ -247,103 +252,12 @@ public final class SqlSessionStore
     db.close();
   }
 
-  // ---- sessions -------------------------------------------------------------------------------
-
-  @Override
-  public Session create(Session session) {
-    return sessions.create(session);
-  }
-
-  @Override
-  public Optional<Session> get(SessionId id) {
-    return sessions.get(id);
-  }
-
-  @Override
-  public Page<Session> list(SessionQuery query) {
-    return sessions.list(query);
-  }
-
-  @Override
-  public Session compareAndSet(Session next, long expectedVersion) {
-    return sessions.compareAndSet(next, expectedVersion);
-  }
-
-  @Override
-  public Session compareAndSet(Session next, long expectedVersion, FencingToken fence) {
-    return sessions.compareAndSet(next, expectedVersion, fence);
-  }
-
-  @Override
-  public boolean touch(SessionId id, Instant at) {
-    return sessions.touch(id, at);
-  }
-
   @Override
   public SessionLeases leases() {
     return this;
   }
 
-  // ---- operations -----------------------------------------------------------------------------
-
-  @Override
-  public Operation createOperation(Operation operation) {
-    return operations.create(operation);
-  }
-
-  @Override
-  public Optional<Operation> getOperation(OperationId id) {
-    return operations.get(id);
-  }
-
-  @Override
-  public List<Operation> listOperations(SessionId session) {
-    return operations.ofSession(session);
-  }
-
-  @Override
-  public List<Operation> unfinishedOperations() {
-    return operations.unfinished();
-  }
-
-  @Override
-  public Operation updateOperation(Operation next, long expectedVersion, FencingToken fence) {
-    return operations.update(next, expectedVersion, fence);
-  }
-
-  // ---- executions -----------------------------------------------------------------------------
-
-  @Override
-  public Execution createExecution(Execution execution) {
-    return executions.create(execution);
-  }
-
-  @Override
-  public Optional<Execution> getExecution(ExecutionId id) {
-    return executions.get(id);
-  }
-
-  @Override
-  public List<Execution> listExecutions(SessionId session) {
-    return executions.ofSession(session);
-  }
-
-  @Override
-  public Execution updateExecution(Execution next, long expectedVersion) {
-    return executions.update(next, expectedVersion);
-  }
-
   // ---- audit log ------------------------------------------------------------------------------
-
-  @Override
-  public AuditEvent append(AuditEvent event) {
-    return audit.append(event);
-  }
-
-  @Override
-  public List<AuditEvent> events(SessionId session, long after, int limit) {
-    return audit.events(session, after, limit);
-  }
 
   @Override
   public List<AuditEvent> allEvents(long after, int limit) {

@@ -17,7 +17,7 @@ import dev.berth.core.tenant.Tenant;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.core.tenant.TokenDigest;
 import dev.berth.core.tenant.TokenRecord;
-import dev.berth.server.store.CorruptRecordException;
+import dev.berth.store.CorruptRecordException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -192,7 +192,10 @@ public final class SqlTenantDirectory implements TenantDirectory {
       return ServiceAccount.parse(text);
     } catch (InvalidValueException e) {
       throw new CorruptRecordException(
-          "service account " + text + " of tenant " + tenant, e.getMessage(), e);
+          "service account " + text + " of tenant " + tenant,
+          e.getMessage(),
+          SqlSessionStore.REPAIR,
+          e);
     }
   }
 
@@ -267,7 +270,7 @@ public final class SqlTenantDirectory implements TenantDirectory {
           NetworkAccess.parse(rs.getString("network")),
           accounts);
     } catch (InvalidValueException e) {
-      throw new CorruptRecordException("tenant " + id, e.getMessage(), e);
+      throw new CorruptRecordException("tenant " + id, e.getMessage(), SqlSessionStore.REPAIR, e);
     }
   }
 
@@ -279,7 +282,8 @@ public final class SqlTenantDirectory implements TenantDirectory {
           new TenantId(rs.getString("tenant")),
           instant(rs.getLong("created_at")));
     } catch (InvalidValueException e) {
-      throw new CorruptRecordException("token with digest " + digest, e.getMessage(), e);
+      throw new CorruptRecordException(
+          "token with digest " + digest, e.getMessage(), SqlSessionStore.REPAIR, e);
     }
   }
 }

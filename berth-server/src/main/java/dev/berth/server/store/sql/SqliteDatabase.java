@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationVersion;
@@ -28,7 +27,7 @@ import org.flywaydb.core.api.MigrationVersion;
  * SQLite takes for a new database) with mode 0600 before SQLite opens it, and the three files are
  * set to 0600 once more after the open, in case one existed from before.
  */
-final class SqliteDatabase implements SqlDatabase {
+final class SqliteDatabase extends PooledSqlDatabase {
 
   /** How long a write waits for another process's write lock before failing. */
   static final int BUSY_TIMEOUT_MILLIS = 10_000;
@@ -39,15 +38,11 @@ final class SqliteDatabase implements SqlDatabase {
   private static final int POOL_SIZE = 4;
 
   private final Path file;
-  private final HikariDataSource pool;
-  private final MigrationVersion schemaVersion;
   private final ReentrantLock writer = new ReentrantLock();
-  private final AtomicBoolean closed = new AtomicBoolean();
 
   private SqliteDatabase(Path file, HikariDataSource pool, MigrationVersion schemaVersion) {
+    super("sqlite store " + file, pool, schemaVersion);
     this.file = file;
-    this.pool = pool;
-    this.schemaVersion = schemaVersion;
   }
 
   /**
@@ -88,32 +83,12 @@ final class SqliteDatabase implements SqlDatabase {
     return SqlDialect.SQLITE;
   }
 
-  @Override
-  public MigrationVersion schemaVersion() {
-    return schemaVersion;
-  }
-
-  @Override
-  public String describe() {
-    return "sqlite store " + file;
-  }
-
-  @Override
-  public <T> T read(String what, SqlWork<T> work) {
-    requireOpen();
-    try (Connection c = pool.getConnection()) {
-      return work.run(c);
-    } catch (SQLException e) {
-      throw failure(what, e);
-    }
-  }
-
   /** Runs {@code work} in one {@code BEGIN IMMEDIATE} transaction. */
   @Override
   public <T> T write(String what, SqlWork<T> work) {
     requireOpen();
     writer.lock();
-    try (Connection c = pool.getConnection()) {
+    try (Connection c = connection()) {
       return inTransaction(c, work);
     } catch (SQLException e) {
       throw failure(what, e);
@@ -136,54 +111,29 @@ final class SqliteDatabase implements SqlDatabase {
   }
 
   @Override
-  public void close() {
-    if (closed.compareAndSet(false, true)) {
-      pool.close();
-    }
+  String whatToCheck() {
+    return "check that the file is readable, writable and not held by another program";
   }
 
-  private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+  @Override
+  void begin(Connection c) throws SQLException {
     execute(c, "BEGIN IMMEDIATE");
-    try {
-      T result = work.run(c);
-      execute(c, "COMMIT");
-      return result;
-    } catch (Throwable t) {
-      rollback(c, t);
-      throw t;
-    }
   }
 
-  private static void rollback(Connection c, Throwable cause) {
-    try {
-      execute(c, "ROLLBACK");
-    } catch (SQLException e) {
-      cause.addSuppressed(e);
-    }
+  @Override
+  void commit(Connection c) throws SQLException {
+    execute(c, "COMMIT");
+  }
+
+  @Override
+  void rollback(Connection c) throws SQLException {
+    execute(c, "ROLLBACK");
   }
 
   private static void execute(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
     }
-  }
-
-  private void requireOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("sqlite store " + file + " is closed; open it again");
-    }
-  }
-
-  private StoreAccessException failure(String what, SQLException e) {
-    return new StoreAccessException(
-        "sqlite store "
-            + file
-            + " could not "
-            + what
-            + ": "
-            + e.getMessage()
-            + "; check that the file is readable, writable and not held by another program",
-        e);
   }
 
   private static void createPrivately(Path file) {

@@ -3,9 +3,6 @@ package dev.berth.server.store.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.berth.core.error.QuotaExceededException;
-import dev.berth.core.error.VersionConflictException;
-import dev.berth.core.session.DesiredState;
-import dev.berth.core.session.Session;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.store.SessionQuery;
@@ -51,43 +48,9 @@ class PostgresReplicasTest {
   @Test
   void twoStoresOnOneDatabaseLetExactlyOneWriterAndOneLeaseHolderWinEachRace() throws Exception {
     PostgresLocation db = TestPostgres.freshDatabase();
-    ExecutorService pool = Executors.newFixedThreadPool(8);
     try (SqlSessionStore a = SqlSessionStore.openPostgres(db, clock);
         SqlSessionStore b = SqlSessionStore.openPostgres(db, clock)) {
-      for (int round = 0; round < 10; round++) {
-        Session s = a.create(TestSessions.requested(clock.instant()));
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Boolean>> leases = new ArrayList<>();
-        List<Future<Boolean>> writes = new ArrayList<>();
-        for (int w = 0; w < 8; w++) {
-          SqlSessionStore store = w % 2 == 0 ? a : b;
-          String holder = "replica-" + w;
-          leases.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    return store.leases().acquire(s.id(), holder, TTL).isPresent();
-                  }));
-          writes.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    try {
-                      store.compareAndSet(
-                          s.withIntent(DesiredState.SUSPENDED, clock.instant(), holder, "race"), 1);
-                      return true;
-                    } catch (VersionConflictException lost) {
-                      return false;
-                    }
-                  }));
-        }
-        start.countDown();
-        assertThat(winners(leases)).as("lease holders in round %d", round).isEqualTo(1);
-        assertThat(winners(writes)).as("winning writers in round %d", round).isEqualTo(1);
-        assertThat(b.get(s.id()).orElseThrow().version()).isEqualTo(2);
-      }
-    } finally {
-      pool.shutdownNow();
+      TwoStoreRace.oneWriterAndOneLeaseHolderWinEachRound(a, b, clock, TTL);
     }
   }
 
@@ -128,7 +91,7 @@ class PostgresReplicasTest {
       }
       start.countDown();
 
-      assertThat(winners(creates)).isEqualTo(2);
+      assertThat(TwoStoreRace.winners(creates)).isEqualTo(2);
       assertThat(a.list(SessionQuery.all(100).forTenant(acme)).items()).hasSize(2);
     } finally {
       pool.shutdownNow();
@@ -140,12 +103,4 @@ class PostgresReplicasTest {
   }
 
   private record Replica(SqlSessionStore store, Admission admission) {}
-
-  private static int winners(List<Future<Boolean>> attempts) throws Exception {
-    int won = 0;
-    for (Future<Boolean> f : attempts) {
-      won += f.get() ? 1 : 0;
-    }
-    return won;
-  }
 }

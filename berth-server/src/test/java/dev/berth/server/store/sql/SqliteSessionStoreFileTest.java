@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.berth.core.error.InvalidValueException;
-import dev.berth.core.error.VersionConflictException;
 import dev.berth.core.execution.Execution;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionKind;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
-import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
@@ -19,7 +17,7 @@ import dev.berth.core.store.Lease;
 import dev.berth.core.store.SessionQuery;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
-import dev.berth.server.store.CorruptRecordException;
+import dev.berth.store.CorruptRecordException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -34,10 +32,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -186,52 +180,10 @@ class SqliteSessionStoreFileTest {
 
   @Test
   void twoStoresSharingTheFileLetExactlyOneWriterWinEachRace() throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(8);
     try (SqlSessionStore a = SqlSessionStore.openSqlite(file(), clock);
         SqlSessionStore b = SqlSessionStore.openSqlite(file(), clock)) {
-      for (int round = 0; round < 10; round++) {
-        Session s = a.create(TestSessions.requested(clock.instant()));
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<Boolean>> leases = new ArrayList<>();
-        List<Future<Boolean>> writes = new ArrayList<>();
-        for (int w = 0; w < 8; w++) {
-          SqlSessionStore store = w % 2 == 0 ? a : b;
-          String holder = "holder-" + w;
-          leases.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    return store.acquire(s.id(), holder, TTL).isPresent();
-                  }));
-          writes.add(
-              pool.submit(
-                  () -> {
-                    start.await();
-                    try {
-                      store.compareAndSet(
-                          s.withIntent(DesiredState.SUSPENDED, clock.instant(), holder, "race"), 1);
-                      return true;
-                    } catch (VersionConflictException lost) {
-                      return false;
-                    }
-                  }));
-        }
-        start.countDown();
-        assertThat(winners(leases)).as("lease holders in round %d", round).isEqualTo(1);
-        assertThat(winners(writes)).as("winning writers in round %d", round).isEqualTo(1);
-        assertThat(b.get(s.id()).orElseThrow().version()).isEqualTo(2);
-      }
-    } finally {
-      pool.shutdownNow();
+      TwoStoreRace.oneWriterAndOneLeaseHolderWinEachRound(a, b, clock, TTL);
     }
-  }
-
-  private static int winners(List<Future<Boolean>> attempts) throws Exception {
-    int won = 0;
-    for (Future<Boolean> f : attempts) {
-      won += f.get() ? 1 : 0;
-    }
-    return won;
   }
 
   @Test

@@ -11,7 +11,7 @@ import dev.berth.core.tenant.TokenDigest;
 import dev.berth.core.tenant.TokenRecord;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
-import dev.berth.server.store.CorruptRecordException;
+import dev.berth.store.CorruptRecordException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

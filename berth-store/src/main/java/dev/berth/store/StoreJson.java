@@ -1,4 +1,4 @@
-package dev.berth.server.store;
+package dev.berth.store;
 
 import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
 import com.fasterxml.jackson.annotation.PropertyAccessor;
@@ -30,8 +30,9 @@ import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.databind.ser.std.StdSerializer;
 
 /**
- * The JSON body format of stored sessions, operations and executions, shared by the store adapters.
- * Thread-safe and immutable once built.
+ * The JSON body format of stored sessions, operations, executions and audit events, shared by the
+ * store adapters so that a record moves between them unchanged. Thread-safe and immutable once
+ * built.
  *
  * <p>Format 3 (older bodies are read and upgraded: a format 1 archive gains {@code "source": null}
  * and {@code "skipped": []}; a session of format 1 or 2 without {@code "model"} or {@code
@@ -60,8 +61,14 @@ public final class StoreJson {
   private static final String FORMAT_FIELD = "format";
 
   private final JsonMapper mapper;
+  private final String repair;
 
-  public StoreJson() {
+  /**
+   * @param repair what an operator does about a body that cannot be read, where this store keeps
+   *     it; the end of every {@link CorruptRecordException} message
+   */
+  public StoreJson(String repair) {
+    this.repair = repair;
     this.mapper =
         JsonMapper.builder()
             .changeDefaultVisibility(
@@ -94,10 +101,7 @@ public final class StoreJson {
    * @throws CorruptRecordException when the body cannot be read or names another session
    */
   public Session readSession(String rowId, String body) {
-    String subject = "session " + rowId;
-    Session s = read(subject, body, Session.class);
-    requireId(subject, rowId, s.id().value());
-    return s;
+    return readKept("session", rowId, body, Session.class, r -> r.id().value());
   }
 
   public String writeOperation(Operation operation) {
@@ -110,10 +114,7 @@ public final class StoreJson {
    * @throws CorruptRecordException when the body cannot be read or names another operation
    */
   public Operation readOperation(String rowId, String body) {
-    String subject = "operation " + rowId;
-    Operation o = read(subject, body, Operation.class);
-    requireId(subject, rowId, o.id().value());
-    return o;
+    return readKept("operation", rowId, body, Operation.class, r -> r.id().value());
   }
 
   public String writeExecution(Execution execution) {
@@ -126,31 +127,47 @@ public final class StoreJson {
    * @throws CorruptRecordException when the body cannot be read or names another execution
    */
   public Execution readExecution(String rowId, String body) {
-    String subject = "execution " + rowId;
-    Execution e = read(subject, body, Execution.class);
-    requireId(subject, rowId, e.id().value());
-    return e;
+    return readKept("execution", rowId, body, Execution.class, r -> r.id().value());
   }
 
-  private String write(Record value) {
+  /** The {@code kind} record kept under {@code rowId}, which must be the one the body holds. */
+  private <T extends Record> T readKept(
+      String kind, String rowId, String body, Class<T> type, Function<T, String> idOf) {
+    String subject = kind + " " + rowId;
+    T record = read(subject, body, type);
+    String bodyId = idOf.apply(record);
+    if (!rowId.equals(bodyId)) {
+      throw corrupt(subject, "the body holds the record of " + bodyId);
+    }
+    return record;
+  }
+
+  /** The body of {@code value}, a domain record, in the current format. */
+  public String write(Record value) {
     ObjectNode root = mapper.createObjectNode();
     root.put(FORMAT_FIELD, FORMAT);
     root.setAll((ObjectNode) mapper.valueToTree(value));
     return mapper.writeValueAsString(root);
   }
 
-  private <T extends Record> T read(String subject, String body, Class<T> type) {
+  /**
+   * The record {@code body} holds; {@code subject} names it in errors.
+   *
+   * @throws CorruptRecordException when the body is not a record of type {@code type} in a format
+   *     this store reads
+   */
+  public <T extends Record> T read(String subject, String body, Class<T> type) {
     try {
       JsonNode tree = mapper.readTree(body);
       if (!(tree instanceof ObjectNode root)) {
-        throw new CorruptRecordException(subject, "the body is not a JSON object");
+        throw corrupt(subject, "the body is not a JSON object");
       }
       JsonNode format = root.remove(FORMAT_FIELD);
       if (format == null
           || !format.isInt()
           || format.intValue() < FIRST_FORMAT
           || format.intValue() > FORMAT) {
-        throw new CorruptRecordException(
+        throw corrupt(
             subject,
             "format must be "
                 + FIRST_FORMAT
@@ -168,9 +185,10 @@ public final class StoreJson {
       return mapper.treeToValue(root, type);
     } catch (DatabindException e) {
       String at = e.getPath().isEmpty() ? "" : " at " + e.getPathReference();
-      throw new CorruptRecordException(subject, e.getOriginalMessage() + at, e);
+      throw new CorruptRecordException(subject, e.getOriginalMessage() + at, repair, e);
     } catch (JacksonException e) {
-      throw new CorruptRecordException(subject, "invalid JSON: " + e.getOriginalMessage(), e);
+      throw new CorruptRecordException(
+          subject, "invalid JSON: " + e.getOriginalMessage(), repair, e);
     }
   }
 
@@ -199,10 +217,9 @@ public final class StoreJson {
     }
   }
 
-  private static void requireId(String subject, String rowId, String bodyId) {
-    if (!rowId.equals(bodyId)) {
-      throw new CorruptRecordException(subject, "the body holds the record of " + bodyId);
-    }
+  /** The error for the record {@code subject}, whose body has {@code problem}. */
+  public CorruptRecordException corrupt(String subject, String problem) {
+    return new CorruptRecordException(subject, problem, repair);
   }
 
   private static SimpleModule typedIds() {

@@ -1,4 +1,4 @@
-package dev.berth.server.store;
+package dev.berth.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class StoreJsonTest {
   private static final Instant NOW = Instant.parse("2026-11-29T10:00:00.000000001Z");
 
-  private final StoreJson json = new StoreJson();
+  private final StoreJson json = new StoreJson("restore it");
 
   @Test
   void roundTripsSessionsOperationsAndExecutionsToTheNanosecond() {

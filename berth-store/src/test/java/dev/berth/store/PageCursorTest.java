@@ -1,19 +1,21 @@
-package dev.berth.server.store.sql;
+package dev.berth.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.berth.core.store.Page;
-import dev.berth.server.store.sql.PageCursor.Keyed;
+import dev.berth.store.PageCursor.Keyed;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
-/** How a listing's rows, fetched one beyond the page, become a page and its token. */
+/** How a listing's items, fetched one beyond the page, become a page and its token. */
 class PageCursorTest {
 
   private static List<Keyed<String>> fetched(int rows) {
     return IntStream.rangeClosed(1, rows)
-        .mapToObj(i -> new Keyed<>("s-" + i, new PageCursor(i * 10L, id(i))))
+        .mapToObj(
+            i -> new Keyed<>("s-" + i, new PageCursor(Instant.ofEpochSecond(0, i * 10L), id(i))))
         .toList();
   }
 
@@ -44,7 +46,8 @@ class PageCursorTest {
 
     assertThat(page.items()).containsExactly("s-1", "s-2", "s-3");
     assertThat(page.nextPageToken()).isPresent();
-    assertThat(PageCursor.parse(page.nextPageToken().get())).isEqualTo(new PageCursor(30, id(3)));
+    assertThat(PageCursor.parse(page.nextPageToken().get()))
+        .isEqualTo(new PageCursor(Instant.ofEpochSecond(0, 30), id(3)));
   }
 
   @Test
@@ -53,5 +56,12 @@ class PageCursorTest {
 
     assertThat(page.items()).isEmpty();
     assertThat(page.nextPageToken()).isEmpty();
+  }
+
+  @Test
+  void aTokenCarriesThePlaceToTheNanosecond() {
+    PageCursor place = new PageCursor(Instant.parse("2026-11-29T10:00:00.123456789Z"), id(7));
+
+    assertThat(PageCursor.parse(place.token())).isEqualTo(place);
   }
 }
