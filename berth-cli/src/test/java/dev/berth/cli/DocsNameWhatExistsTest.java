@@ -152,7 +152,44 @@ class DocsNameWhatExistsTest {
         checkCommand(m, berth, command.group(1), missing);
       }
     }
+    for (Mention m : fencedBerthLines()) {
+      checkCommand(m, berth, m.text(), missing);
+    }
     assertThat(missing).as(String.join("\n", missing)).isEmpty();
+  }
+
+  /**
+   * The command lines of the docs' fenced blocks that start with {@code berth} (docs/cli.md's
+   * synopsis): each alternative after a {@code |} that starts with {@code berth} again is a command
+   * of its own, optional parts lose their brackets, and a {@code #} starts a comment.
+   */
+  private static List<Mention> fencedBerthLines() {
+    List<Mention> all = new ArrayList<>();
+    for (Path doc : docs()) {
+      List<String> lines;
+      try {
+        lines = Files.readAllLines(doc);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      boolean fenced = false;
+      for (int i = 0; i < lines.size(); i++) {
+        String line = lines.get(i);
+        if (line.startsWith("```")) {
+          fenced = !fenced;
+          continue;
+        }
+        String code = line.replaceFirst("\\s#\\s.*$", "").replaceFirst("^\\$\\s+", "").strip();
+        if (!fenced || !code.startsWith("berth ")) {
+          continue;
+        }
+        for (String alternative : code.split("\\s\\|\\s(?=berth )")) {
+          String words = alternative.replaceAll("[\\[\\]]", " ").substring("berth ".length());
+          all.add(new Mention(doc, i + 1, words, line));
+        }
+      }
+    }
+    return all;
   }
 
   /**
