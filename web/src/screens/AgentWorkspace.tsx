@@ -187,7 +187,8 @@ export function AgentWorkspace({ id }: { id: string }) {
             onToggle={(e) => setRawOpen(e.currentTarget.open)}
           >
             <summary>
-              raw output <span className="muted small">— the session's byte stream, as the transcript was read from</span>
+              raw output{" "}
+              <span className="muted small">— the session's byte stream: the CLI's own rendering, stderr, the platform's notes</span>
             </summary>
             {rawOpen ? <RawOutput raw={raw} text={transcript} live /> : null}
           </details>
