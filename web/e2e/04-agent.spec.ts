@@ -1,7 +1,7 @@
 import { createSession, expect, screenshot, server, test } from "./fixtures";
 
-// The agent workspace renders whatever a session produces; the agent workloads come later, so it
-// is driven here against a shell session (to which a prompt is a command line).
+// The agent workspace renders whatever a session produces: here a shell session's output (to which a
+// prompt is a command line); 09-agent-session.spec.ts drives a real agent session.
 test("agent workspace: the transcript streams over SSE, prompts go one at a time, executions are listed", async ({
   signedIn: page,
 }) => {

@@ -109,11 +109,22 @@ test("a claude-code session from the UI answers a prompt, runs a tool, and keeps
   });
   await screenshot(page, "agent-session");
 
+  // The raw output is one click away, closed: the transcript already shows the answers.
+  const raw = page.getByTestId("raw-output");
+  await expect(raw).not.toHaveAttribute("open");
+  await expect(page.getByTestId("transcript")).toHaveCount(0);
+  await raw.locator("summary").click();
+  await expect(page.getByTestId("transcript")).toBeVisible();
+
   // A reload reads the transcript again: the same two turns, in order, nothing twice.
   await page.reload();
   await expect(transcript.getByTestId("turn")).toHaveCount(2, { timeout: 30_000 });
   await expect(transcript.getByTestId("turn").first()).toContainText("hello, my name is Dharma");
   await expect(transcript.getByTestId("tool-call")).toHaveCount(1);
+  // It opens at the newest turn, not the oldest.
+  await expect
+    .poll(() => transcript.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight))
+    .toBeLessThanOrEqual(40);
 
   // "Refresh plugin skills" takes the marketplace's plugins anew; the transcript stays as it was.
   await expect(page.getByTestId("plugins")).toContainText("probe");

@@ -33,7 +33,10 @@ export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   message?: string;
   inputTokens?: number;
   outputTokens?: number;
+  /** A `usage` entry's cost of its own turn, in US dollars. */
   costUsd?: number;
+  /** A `usage` entry's running total of the conversation up to and including its turn. */
+  totalCostUsd?: number;
   outcome?: string;
 };
 export type TranscriptPage = { entries: TranscriptEntry[]; nextCursor: number };

@@ -1,15 +1,19 @@
 // The agent workspace (`/agent/:id`): for an agent session its transcript turn by turn
-// (TranscriptView) above the live output followed over SSE with the contract's client obligations
-// (api/output.ts), a prompt box whose submissions go one at a time, and the session's executions —
+// (TranscriptView, which follows the newest turn) with the conversation's cost in the header, and
+// the live output followed over SSE with the contract's client obligations (api/output.ts) — for
+// an agent behind a closed "raw output" disclosure, since the transcript already shows the
+// answers; for a shell as the main pane — a prompt box whose submissions go one at a time, and the session's executions —
 // its prompts — each cancellable while it waits or runs. Any session type can be opened here; a
 // shell shows its output only.
 
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import { OutputFollower, type StreamStatus } from "../api/output";
 import type { Execution, Session } from "../api/types";
 import { useToast } from "../components/Toasts";
 import { plainText } from "../lib/ansi";
+import { usd } from "../lib/cost";
+import { type FollowEnd, useFollowEnd } from "../lib/follow";
 import { time } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { useRouter } from "../lib/router";
@@ -45,8 +49,11 @@ export function AgentWorkspace({ id }: { id: string }) {
   const follower = useRef<OutputFollower>(undefined);
   const nextId = useRef(1);
   const sending = useRef(false);
-  const pre = useRef<HTMLPreElement>(null);
-  const stick = useRef(true);
+  const [rawOpen, setRawOpen] = useState(false);
+  const [totalCost, setTotalCost] = useState<number>();
+  const onTotalCost = useCallback((cost: number | undefined) => setTotalCost(cost), []);
+  // The raw pane follows its end too; opening it counts as new content, so it opens at the end.
+  const raw = useFollowEnd<HTMLPreElement>(transcript, rawOpen);
 
   const state = load.kind === "ready" ? lifecycle(load.session) : undefined;
   const hasRuntime = load.kind === "ready" && !!load.session.pod && state !== "snapshot" && state !== "restoring";
@@ -79,11 +86,6 @@ export function AgentWorkspace({ id }: { id: string }) {
       follower.current = undefined;
     };
   }, [id, hasRuntime, followKey, toast, navigate]);
-
-  useEffect(() => {
-    const element = pre.current;
-    if (element && stick.current) element.scrollTop = element.scrollHeight;
-  }, [transcript]);
 
   usePolling(
     async (signal) => {
@@ -143,9 +145,23 @@ export function AgentWorkspace({ id }: { id: string }) {
   return (
     <main className="workspace">
       <div className="ws-main">
-        <WorkspaceHeader session={session} extra={`model=${session.model ?? "platform default"}`} />
+        <WorkspaceHeader
+          session={session}
+          extra={`model=${session.model ?? "platform default"}`}
+          aside={
+            isAgent && totalCost !== undefined ? (
+              <span
+                className="tag conversation-cost"
+                data-testid="conversation-cost"
+                title={`the conversation so far: $${totalCost} (US dollars), every turn included`}
+              >
+                {usd(totalCost)} so far
+              </span>
+            ) : undefined
+          }
+        />
         <div className="console-bar">
-          <span className="console-label">transcript</span>
+          <span className="console-label">{isAgent ? "transcript" : "output"}</span>
           <span className={`tag tag-stream-${stream.status}`} data-testid="ws-stream-status" title={stream.detail}>
             output {stream.status}
             {stream.detail && stream.status !== "live" ? ` — ${stream.detail}` : ""}
@@ -155,26 +171,30 @@ export function AgentWorkspace({ id }: { id: string }) {
             type="button"
             className="btn btn-small"
             onClick={() => setFollowKey((k) => k + 1)}
-            title="Read the transcript again from the start"
+            title={isAgent ? "Read the raw output again from the start" : "Read the output again from the start"}
           >
             Re-read
           </button>
         </div>
-        {isAgent && <TranscriptView key={id} id={id} enabled={hasRuntime} />}
-        <pre
-          ref={pre}
-          className={isAgent ? "transcript transcript-live" : "transcript"}
-          data-testid="transcript"
-          tabIndex={0}
-          aria-label="Transcript"
-          aria-live="off"
-          onScroll={(e) => {
-            const el = e.currentTarget;
-            stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-          }}
-        >
-          {transcript ? plainText(transcript) : "// ready — output streams here as the session produces it"}
-        </pre>
+        {isAgent && <TranscriptView key={id} id={id} enabled={hasRuntime} onTotalCost={onTotalCost} />}
+        {isAgent ? (
+          // The transcript shows the answers already: the byte stream they came from (the CLI's
+          // own rendering, stderr, the platform's markers) is there for whoever wants it, closed.
+          <details
+            className="raw-output"
+            data-testid="raw-output"
+            open={rawOpen}
+            onToggle={(e) => setRawOpen(e.currentTarget.open)}
+          >
+            <summary>
+              raw output{" "}
+              <span className="muted small">— the session's byte stream: the CLI's own rendering, stderr, the platform's notes</span>
+            </summary>
+            {rawOpen ? <RawOutput raw={raw} text={transcript} live /> : null}
+          </details>
+        ) : (
+          <RawOutput raw={raw} text={transcript} />
+        )}
         <form className="prompt" onSubmit={submit}>
           <label htmlFor="prompt" className="sr-only">
             Prompt
@@ -273,6 +293,31 @@ export function AgentWorkspace({ id }: { id: string }) {
         </section>
       </SessionPanel>
     </main>
+  );
+}
+
+/** The session's output as text, following its end while the reader is there. */
+function RawOutput({
+  raw,
+  text,
+  live = false,
+}: {
+  raw: FollowEnd<HTMLPreElement>;
+  text: string;
+  live?: boolean;
+}) {
+  return (
+    <pre
+      ref={raw.ref}
+      className={live ? "transcript transcript-live" : "transcript"}
+      data-testid="transcript"
+      tabIndex={0}
+      aria-label={live ? "Raw output" : "Output"}
+      aria-live="off"
+      onScroll={raw.onScroll}
+    >
+      {text ? plainText(text) : "// ready — output streams here as the session produces it"}
+    </pre>
   );
 }
 

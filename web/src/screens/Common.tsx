@@ -5,7 +5,16 @@ import type { SessionLoad } from "./useSession";
 import { lifecycle } from "../api/types";
 import { stateDetail } from "../lib/describe";
 
-export function WorkspaceHeader({ session, extra }: { session: Session; extra?: string }) {
+export function WorkspaceHeader({
+  session,
+  extra,
+  aside,
+}: {
+  session: Session;
+  extra?: string;
+  /** Shown beside the state badge: e.g. what an agent conversation cost so far. */
+  aside?: React.ReactNode;
+}) {
   return (
     <header className="ws-header">
       <nav className="breadcrumb" aria-label="Breadcrumb">
@@ -16,6 +25,7 @@ export function WorkspaceHeader({ session, extra }: { session: Session; extra?: 
       <div className="ws-title">
         <h1 data-testid="ws-name">{session.name}</h1>
         <StateBadge state={lifecycle(session)} title={stateDetail(session)} />
+        {aside}
       </div>
       <p className="muted mono small">
         session/{session.id}

@@ -9,6 +9,7 @@ import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { HumanText, Size, When } from "../components/Human";
+import { limitView } from "../lib/limits";
 import { operationLabel, operationResult, stateDetail, stateSentence } from "../lib/describe";
 import { clock, duration, stepLabel } from "../lib/format";
 import { useMounted, useNow } from "../lib/hooks";
@@ -318,11 +319,13 @@ export function DiskUse({ disk }: { disk: NonNullable<RuntimeStatus["disk"]> }) 
 }
 
 function Limit({ name, value }: { name: string; value: unknown }) {
-  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  const view = limitView(name, value);
   return (
     <>
-      <dt>{name}</dt>
-      <dd className="mono">{text}</dd>
+      <dt title={name}>{view.label}</dt>
+      <dd className="mono" data-limit={name}>
+        {view.kind === "bytes" ? <Size count={view.count} /> : <span title={view.exact}>{view.text}</span>}
+      </dd>
     </>
   );
 }

@@ -1,16 +1,20 @@
 // An agent session's transcript (GET /sessions/{id}/transcript), turn by turn: the prompt, the
 // answer as its pieces arrive, each tool call collapsible with its result, errors, permission
-// denials and the turn's usage. Entries come over the transcript's event stream from the last
+// denials and the turn's usage (its tokens and its own cost; the conversation's running total goes
+// to `onTotalCost`, for the workspace's header). The view opens at the newest turn and follows new
+// entries while the reader is at the end; scrolling up stops that, and "Newest" goes back. Entries come over the transcript's event stream from the last
 // cursor, as they are written; when the stream ends (the runtime went, the connection broke) it is
 // opened again from there by the polling engine, a second later (longer after failures). Both are
 // passive: they never restore a snapshot. Text is rendered as text, never as markup.
 
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import { SseParser } from "../api/sse";
 import type { TranscriptEntry } from "../api/types";
 import { usePolling } from "../lib/polling";
 import { Size } from "../components/Human";
+import { conversationCost, usd } from "../lib/cost";
+import { useFollowEnd } from "../lib/follow";
 
 interface Turn {
   execution: string;
@@ -24,9 +28,21 @@ const SILENCE_MS = 45_000;
 /** The page keeps at most this many entries; the session keeps them all. */
 const MAX_ENTRIES = 20_000;
 
-export function TranscriptView({ id, enabled }: { id: string; enabled: boolean }) {
+export function TranscriptView({
+  id,
+  enabled,
+  onTotalCost,
+}: {
+  id: string;
+  enabled: boolean;
+  /** The conversation's cost so far (the newest usage entry's `totalCostUsd`), when known. */
+  onTotalCost?: (usd: number | undefined) => void;
+}) {
   const [entries, setEntries] = useState<TranscriptEntry[]>([]);
   const cursor = useRef(0);
+  const { ref, following, onScroll, jump } = useFollowEnd<HTMLDivElement>(entries);
+  const total = conversationCost(entries);
+  useEffect(() => onTotalCost?.(total), [total, onTotalCost]);
 
   usePolling(
     async (signal) => {
@@ -86,18 +102,26 @@ export function TranscriptView({ id, enabled }: { id: string; enabled: boolean }
   );
 
   const turns = group(entries);
-  if (turns.length === 0) {
-    return (
-      <div className="agent-transcript" data-testid="agent-transcript">
-        <p className="muted">No prompts yet: ask the agent below.</p>
-      </div>
-    );
-  }
   return (
-    <div className="agent-transcript" data-testid="agent-transcript">
-      {turns.map((turn) => (
-        <TurnView key={turn.execution} turn={turn} />
-      ))}
+    <div className="agent-transcript-frame">
+      <div className="agent-transcript" data-testid="agent-transcript" ref={ref} onScroll={onScroll}>
+        {turns.length === 0 ? (
+          <p className="muted">No prompts yet: ask the agent below.</p>
+        ) : (
+          turns.map((turn) => <TurnView key={turn.execution} turn={turn} />)
+        )}
+      </div>
+      {!following && (
+        <button
+          type="button"
+          className="btn btn-small follow-newest"
+          data-testid="transcript-newest"
+          onClick={jump}
+          title="Scroll to the newest turn and follow it again"
+        >
+          ↓ Newest
+        </button>
+      )}
     </div>
   );
 }
@@ -173,7 +197,14 @@ function TurnView({ turn }: { turn: Turn }) {
         parts.push(
           <p key={key} className="turn-usage muted small" data-testid="turn-usage">
             {e.inputTokens ?? "?"} tokens in · {e.outputTokens ?? "?"} out
-            {e.costUsd !== undefined ? ` · $${e.costUsd.toFixed(4)}` : ""}
+            {e.costUsd !== undefined && Number.isFinite(e.costUsd) && (
+              <>
+                {" · "}
+                <span data-testid="turn-cost" title={`this turn cost $${e.costUsd} (US dollars)`}>
+                  {usd(e.costUsd)} this turn
+                </span>
+              </>
+            )}
           </p>,
         );
         return;

@@ -23,9 +23,10 @@ import dev.berth.core.store.SessionStore;
  * <p>Failure modes: lost contact marks the runtime Unknown and the reservation UNCERTAIN and starts
  * nothing (no second runtime while the first may live); a vanished runtime loses its running
  * executions and is restored from its last archive when allowed, else the session fails with
- * RUNTIME_LOST; an exited workload is reported, never restarted behind the user's back; an agent
- * that accepted a newer intent than the store holds means the store is older than reality, and the
- * pass stops with RECOVERY_NEEDED.
+ * RUNTIME_LOST; a runtime its host stopped is reported, never restarted behind the user's back (a
+ * shell that exits is not that: the agent starts a new one on the next input); an agent that
+ * accepted a newer intent than the store holds means the store is older than reality, and the pass
+ * stops with RECOVERY_NEEDED.
  */
 final class RuntimeWatch {
   private final ReconcilePass pass;
@@ -84,12 +85,15 @@ final class RuntimeWatch {
     }
     Session observed = s.runtimeObserved(pass.now(), running.endpoint());
     if (!status.healthy()) {
-      // The workload ended inside a runtime that still exists (the shell exited, or the host
-      // stopped it). It is reported, never restarted behind the user's back: the session fails
-      // with a reason, and keeps its runtime (and output) until it is deleted.
+      // The host stopped the runtime while it still exists (its control lease expired, its
+      // maximum lifetime passed, its node restarted). A shell that exits is not such an end: the
+      // agent keeps the runtime running and starts a new shell on the next input. A stopped
+      // runtime is reported, never restarted behind the user's back: the session fails with a
+      // reason, and keeps its runtime (and output) until it is deleted.
       String why =
-          "the agent reports the workload is no longer running (the shell exited or"
-              + " was stopped); delete the session, or create a new one";
+          "the agent reports the runtime is no longer running (its host stopped it: control"
+              + " lease expired, maximum lifetime reached or node restarted); its output stays"
+              + " readable; delete the session, or create a new one";
       pass.save(
           s,
           observed
