@@ -8,6 +8,7 @@ import dev.berth.agent.contract.ControlLease;
 import dev.berth.agent.execution.ExecutionView;
 import dev.berth.agent.isolation.LaunchPlan;
 import dev.berth.core.error.NotFoundException;
+import dev.berth.protocol.problem.AgentReason;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -118,7 +119,7 @@ final class AgentPrompts {
       } catch (PromptRunner.BusyException busy) {
         throw new HostRefusal(
             409,
-            "PROMPTS_RUNNING",
+            AgentReason.PROMPTS_RUNNING,
             "runtime "
                 + runtime
                 + " "
@@ -126,7 +127,8 @@ final class AgentPrompts {
                 + ": its plugins are refreshed between prompts; retry once they have run (or cancel"
                 + " them)");
       } catch (IllegalStateException closed) {
-        throw new HostRefusal(503, "STOPPED", "runtime " + runtime + " was stopped: " + closed);
+        throw new HostRefusal(
+            503, AgentReason.STOPPED, "runtime " + runtime + " was stopped: " + closed);
       }
     }
   }
@@ -208,7 +210,7 @@ final class AgentPrompts {
     if (!left.isEmpty()) {
       throw new HostRefusal(
           409,
-          "PROMPTS_RUNNING",
+          AgentReason.PROMPTS_RUNNING,
           "runtime "
               + runtime
               + " still has processes of its last prompt ("

@@ -14,6 +14,7 @@ import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.proxy.CredentialProxy;
 import dev.berth.agent.proxy.ProviderProfile;
 import dev.berth.core.session.SessionId;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -86,7 +87,7 @@ final class AgentWorkload {
       meters.sandboxFailed(NodeMeters.SandboxFailure.UNCONFINED);
       throw new HostRefusal(
           503,
-          "ISOLATION_UNAVAILABLE",
+          AgentReason.ISOLATION_UNAVAILABLE,
           "an agent session needs the sandbox (bubblewrap with user, mount, PID and network"
               + " namespaces), which this node cannot give; install bubblewrap, or run shell"
               + " sessions only");

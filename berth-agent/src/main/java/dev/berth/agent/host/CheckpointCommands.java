@@ -6,6 +6,7 @@ import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -157,7 +158,7 @@ final class CheckpointCommands {
     }
     throw new HostRefusal(
         409,
-        "CONFLICT",
+        AgentReason.CONFLICT,
         "operation "
             + headers.operation().value()
             + " was already performed ("

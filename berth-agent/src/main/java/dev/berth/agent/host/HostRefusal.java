@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A request the session host refuses for a reason of its own (not a domain rule of berth-core): the
- * shell exited, the control lease expired, another incarnation is hosted, a body is too large.
+ * runtime stopped, the control lease expired, another incarnation is hosted, a body is too large.
  * Carries the HTTP status and the stable machine reason the agent protocol documents.
  */
 public final class HostRefusal extends RuntimeException {
@@ -24,24 +24,15 @@ public final class HostRefusal extends RuntimeException {
     this.reason = Objects.requireNonNull(reason, "reason");
   }
 
-  /**
-   * Transitional: the refusal whose reason is spelled {@code reason}, for the call sites not yet
-   * converted to {@link #HostRefusal(int, AgentReason, String)} (in {@code HostedRuntime}, {@code
-   * SessionHost} and {@code AgentWorkload}). To be removed once they name the {@link AgentReason}.
-   *
-   * @throws IllegalArgumentException when {@code reason} is not a reason of the protocol
-   */
-  public HostRefusal(int status, String reason, String message) {
-    this(status, AgentReason.valueOf(reason), message);
-  }
-
   public static HostRefusal shellExited(String runtime) {
     return new HostRefusal(
         503,
         AgentReason.SHELL_EXITED,
-        "no live shell: the shell of "
+        "no live shell: runtime "
             + runtime
-            + " has exited; its output stays readable, start a new runtime to get a shell");
+            + " is no longer running (its host stopped it, or it is stopping), so no shell is"
+            + " started in it; its output stays readable. A new runtime of the session gets a new"
+            + " shell");
   }
 
   public static HostRefusal tooLarge(String what, long size, long limit) {

@@ -1,6 +1,7 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.archive.Trees;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -97,7 +98,7 @@ final class PluginRefresh implements AutoCloseable {
     if (!missing.isEmpty()) {
       throw new HostRefusal(
           409,
-          "PLUGIN_UNAVAILABLE",
+          AgentReason.PLUGIN_UNAVAILABLE,
           "runtime "
               + runtime
               + " cannot refresh its plugins: "
@@ -224,7 +225,7 @@ final class PluginRefresh implements AutoCloseable {
   private HostRefusal unsafe() {
     return new HostRefusal(
         409,
-        "PLUGINS_FOLDER_UNSAFE",
+        AgentReason.PLUGINS_FOLDER_UNSAFE,
         "runtime "
             + runtime
             + ": ~/.berth or ~/.berth/plugins is not a plain directory (a link?), so the node"

@@ -6,6 +6,7 @@ import dev.berth.agent.archive.ArchiveRestorer;
 import dev.berth.agent.archive.ArchiveSummary;
 import dev.berth.agent.archive.ArchiveWriter;
 import dev.berth.agent.archive.Manifest;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,7 +89,7 @@ final class RuntimeCheckpoint {
       Thread.currentThread().interrupt();
       agent.get().prompts().openAdmission();
       throw new HostRefusal(
-          503, "INTERRUPTED", "the checkpoint of " + runtime + " was interrupted");
+          503, AgentReason.INTERRUPTED, "the checkpoint of " + runtime + " was interrupted");
     }
     if (!idle) {
       agent.get().prompts().openAdmission();
@@ -221,7 +222,9 @@ final class RuntimeCheckpoint {
     if (broken.isPresent()) {
       lifecycle.unpause();
       throw new HostRefusal(
-          422, "ARCHIVE_REFUSED", "runtime " + runtime + " cannot be snapshotted: " + broken.get());
+          422,
+          AgentReason.ARCHIVE_REFUSED,
+          "runtime " + runtime + " cannot be snapshotted: " + broken.get());
     }
   }
 

@@ -5,6 +5,7 @@ import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;
 import dev.berth.protocol.files.PrivateFiles;
+import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ final class RuntimeHosting {
     if (only.isPresent() && !only.get().equals(session)) {
       throw new HostRefusal(
           409,
-          "RUNTIME_CONFLICT",
+          AgentReason.RUNTIME_CONFLICT,
           "this agent hosts only session "
               + only.get().value()
               + "; session "
@@ -178,7 +179,7 @@ final class RuntimeHosting {
     if (!hosted.equals(requested)) {
       throw new HostRefusal(
           409,
-          "RUNTIME_CONFLICT",
+          AgentReason.RUNTIME_CONFLICT,
           "this host already runs "
               + hosted
               + " for the session; remove it before creating "

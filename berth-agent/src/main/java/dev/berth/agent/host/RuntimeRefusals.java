@@ -1,5 +1,7 @@
 package dev.berth.agent.host;
 
+import dev.berth.protocol.problem.AgentReason;
+
 /**
  * The refusals of a hosted runtime's commands that depend on where it stands (awaiting its archive,
  * paused, stopped) or on what it runs (a shell or an agent), each naming the runtime and the way
@@ -12,7 +14,7 @@ final class RuntimeRefusals {
   static HostRefusal restoring(String runtime, String what) {
     return new HostRefusal(
         409,
-        "RESTORING",
+        AgentReason.RESTORING,
         "runtime "
             + runtime
             + " awaits the archive it is resumed from and "
@@ -23,7 +25,7 @@ final class RuntimeRefusals {
   static HostRefusal suspending(String runtime, String what, String restoredBy) {
     return new HostRefusal(
         409,
-        "SUSPENDING",
+        AgentReason.SUSPENDING,
         "runtime "
             + runtime
             + " is being suspended and admits no "
@@ -36,7 +38,7 @@ final class RuntimeRefusals {
   static HostRefusal notAwaiting(String runtime, RuntimeState state, String action) {
     return new HostRefusal(
         409,
-        "CONFLICT",
+        AgentReason.CONFLICT,
         "runtime "
             + runtime
             + " is "
@@ -50,14 +52,14 @@ final class RuntimeRefusals {
   static HostRefusal notPaused(String runtime, RuntimeState state) {
     return new HostRefusal(
         409,
-        "CONFLICT",
+        AgentReason.CONFLICT,
         "runtime " + runtime + " is " + state.wire() + ", not paused for a checkpoint");
   }
 
   static HostRefusal notAShell(String runtime, String workload) {
     return new HostRefusal(
         409,
-        "NOT_A_SHELL",
+        AgentReason.NOT_A_SHELL,
         "runtime "
             + runtime
             + " runs "
@@ -69,7 +71,7 @@ final class RuntimeRefusals {
   static HostRefusal notAnAgent(String runtime, String what) {
     return new HostRefusal(
         409,
-        "NOT_AN_AGENT",
+        AgentReason.NOT_AN_AGENT,
         "runtime "
             + runtime
             + " runs a shell and "
@@ -80,7 +82,7 @@ final class RuntimeRefusals {
   static HostRefusal agentMissing(String runtime, String workload) {
     return new HostRefusal(
         409,
-        "AGENT_MISSING",
+        AgentReason.AGENT_MISSING,
         "runtime "
             + runtime
             + " runs "
@@ -90,14 +92,16 @@ final class RuntimeRefusals {
 
   static HostRefusal runsNoPrompts(String runtime, RuntimeState state) {
     return new HostRefusal(
-        503, "STOPPED", "runtime " + runtime + " is " + state.wire() + " and runs no prompts");
+        503,
+        AgentReason.STOPPED,
+        "runtime " + runtime + " is " + state.wire() + " and runs no prompts");
   }
 
   /** The accepted prompts did not run out within the checkpoint's drain. */
   static HostRefusal promptsStillRunning(String runtime, java.time.Duration drain) {
     return new HostRefusal(
         409,
-        "PROMPTS_RUNNING",
+        AgentReason.PROMPTS_RUNNING,
         "runtime "
             + runtime
             + " still runs its accepted prompts after "

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.berth.agent.contract.ControlLease;
 import dev.berth.core.error.IllegalTransitionException;
+import dev.berth.protocol.problem.AgentReason;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +44,7 @@ class RuntimeLifecycleTest {
             HostRefusal.class,
             r -> {
               assertThat(r.status()).isEqualTo(409);
-              assertThat(r.reason()).isEqualTo("CONFLICT");
+              assertThat(r.reason()).isEqualTo(AgentReason.CONFLICT);
             })
         .hasMessageContaining("is stopped, not awaiting an archive");
     assertThat(awaiting.state()).isEqualTo(RuntimeState.STOPPED);

@@ -11,6 +11,7 @@ import dev.berth.core.operation.OperationType;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.contract.CommandHeaders;
+import dev.berth.protocol.problem.AgentReason;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -61,7 +62,7 @@ class SessionHostReleasesTest {
       } else {
         assertThatThrownBy(() -> host.input(session, Optional.empty(), new byte[] {'x'}))
             .isInstanceOfSatisfying(
-                HostRefusal.class, r -> assertThat(r.reason()).isEqualTo("RESTORING"));
+                HostRefusal.class, r -> assertThat(r.reason()).isEqualTo(AgentReason.RESTORING));
       }
     }
 
