@@ -20,7 +20,8 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     versionProvider = BerthCommand.Version.class,
     description = {
-      "Prints an agent session's transcript: prompts, answers, tool calls, usage.",
+      "Prints an agent session's transcript: prompts, answers, tool calls, usage (the turn's,"
+          + " then the conversation's), retries, warnings and errors.",
       "Reading it never restores a snapshot or counts as access."
     })
 final class TranscriptCommand extends ClientCommand {
@@ -97,12 +98,16 @@ final class TranscriptCommand extends ClientCommand {
               (entry.field("error").orElse("false").equals("true") ? "error, " : "ok, ")
                   + entry.field("size").orElse("?")
                   + " bytes";
-          case "usage" ->
-              entry.field("inputTokens").orElse("?")
-                  + " in, "
-                  + entry.field("outputTokens").orElse("?")
-                  + " out"
-                  + entry.field("costUsd").map(c -> ", $" + c).orElse("");
+          case "usage" -> usage(entry);
+          case "retry" ->
+              "attempt "
+                  + entry.field("attempt").orElse("?")
+                  + entry.field("maxAttempts").map(m -> " of " + m).orElse("")
+                  + entry.field("delayMs").map(d -> " in " + d + " ms").orElse("")
+                  + ": "
+                  + entry.field("status").map(s -> s + " ").orElse("")
+                  + entry.field("message").orElse("");
+          case "warning" -> entry.field("message").orElse("");
           case "permission-denied" ->
               entry.field("tool").orElse("") + ": " + entry.field("message").orElse("");
           case "error" -> entry.field("message").orElse("");
@@ -110,5 +115,23 @@ final class TranscriptCommand extends ClientCommand {
           default -> entry.json();
         };
     return Escape.text(entry.type() + "  " + detail.replace("\n", "\\n"));
+  }
+
+  /**
+   * The turn's own tokens and cost, then the conversation's running totals where the CLI reported
+   * them: {@code 10 in, 5 out, $0.00014 (conversation: 20 in, 10 out, $0.00028)}.
+   */
+  private static String usage(TranscriptEntry entry) {
+    String turn =
+        entry.field("inputTokens").orElse("?")
+            + " in, "
+            + entry.field("outputTokens").orElse("?")
+            + " out"
+            + entry.field("costUsd").map(c -> ", $" + c).orElse("");
+    List<String> totals = new java.util.ArrayList<>();
+    entry.field("totalInputTokens").ifPresent(t -> totals.add(t + " in"));
+    entry.field("totalOutputTokens").ifPresent(t -> totals.add(t + " out"));
+    entry.field("totalCostUsd").ifPresent(t -> totals.add("$" + t));
+    return totals.isEmpty() ? turn : turn + " (conversation: " + String.join(", ", totals) + ")";
   }
 }

@@ -1,6 +1,7 @@
 package dev.berth.agent.agentcli;
 
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -16,6 +17,15 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p><b>Transcript</b>: text deltas, thinking (summarised), tool calls and results, permission
  * denials, errors and the run's usage and cost; events of a type it does not know are kept raw.
+ *
+ * <p><b>Usage</b>: the {@code result}'s {@code usage} counts this run's tokens, but its {@code
+ * total_cost_usd} and the tokens of its {@code modelUsage} are the conversation's running totals
+ * (the CLI restores them when it resumes): they are reported as totals, from which the runner
+ * derives the turn's own cost ({@link UsageLedger}).
+ *
+ * <p><b>Retries</b>: {@code system}/{@code api_retry} (the CLI's call to the model failed, it waits
+ * and tries again, up to ten times) is a {@code retry} entry and a line of the byte log, so that
+ * whoever reads the output sees why the answer is late.
  */
 public final class ClaudeStreamProjector implements StreamProjector {
 
@@ -44,10 +54,16 @@ public final class ClaudeStreamProjector implements StreamProjector {
 
   @Override
   public void end(ProjectionSink sink) {
+    endLine(sink);
+    messageWrote = false;
+  }
+
+  /** Ends the line a message left open, so that what the byte log gets next starts a line. */
+  private void endLine(ProjectionSink sink) {
     if (messageWrote && !messageEndsWithNewline) {
       sink.text("\n");
+      messageEndsWithNewline = true;
     }
-    messageWrote = false;
   }
 
   private void streamEvent(JsonNode event, ProjectionSink sink) {
@@ -138,19 +154,51 @@ public final class ClaudeStreamProjector implements StreamProjector {
               message.isEmpty() ? result.path("subtype").asString("error") : message));
     }
     JsonNode usage = result.path("usage");
+    JsonNode models = result.path("modelUsage");
     sink.event(
         new TranscriptEvent.Usage(
             StreamJson.count(usage.path("input_tokens")),
             StreamJson.count(usage.path("output_tokens")),
+            OptionalDouble.empty(),
+            sum(models, "inputTokens"),
+            sum(models, "outputTokens"),
             result.path("total_cost_usd").isNumber()
                 ? OptionalDouble.of(result.path("total_cost_usd").asDouble())
                 : OptionalDouble.empty()));
   }
 
-  private static void system(JsonNode event, String line, ProjectionSink sink) {
+  /** The sum of {@code field} over the models of {@code modelUsage}; none when one lacks it. */
+  private static OptionalLong sum(JsonNode models, String field) {
+    if (!models.isObject() || models.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    long sum = 0;
+    for (JsonNode model : models) {
+      OptionalLong count = StreamJson.count(model.path(field));
+      if (count.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      sum += count.getAsLong();
+    }
+    return OptionalLong.of(sum);
+  }
+
+  private void system(JsonNode event, String line, ProjectionSink sink) {
     switch (event.path("subtype").asString("")) {
       case "init", "status" -> {
         // The run's set-up and progress: nothing a reader of the transcript needs.
+      }
+      case "api_retry" -> {
+        TranscriptEvent.Retry retry =
+            new TranscriptEvent.Retry(
+                event.path("attempt").asInt(0),
+                StreamJson.integer(event.path("max_retries")),
+                StreamJson.count(event.path("retry_delay_ms")),
+                StreamJson.integer(event.path("error_status")),
+                event.path("error").asString(""));
+        endLine(sink);
+        sink.text(retry.line());
+        sink.event(retry);
       }
       case "permission_denied" ->
           sink.event(

@@ -1,6 +1,11 @@
 package dev.berth.agent.agentcli;
 
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -11,8 +16,25 @@ import tools.jackson.databind.JsonNode;
  * ({@code error}, {@code turn.failed}) are written to the byte log too, as a line the reader sees
  * where the answer would be. Command executions, file changes, tool calls and web searches become
  * tool calls and results in the transcript; reasoning becomes a summarised thought.
+ *
+ * <p>Codex has no warning event: {@code codex exec} reports its warnings (a model it has no
+ * metadata for, config warnings, deprecations, a rerouted model) as an {@code error} <em>item</em>
+ * while the turn goes on. Those are {@code warning} entries, not written to the byte log; a
+ * top-level {@code error} event is an error, except {@code Reconnecting... N/M (why)}, its retry of
+ * a failed call to the model, which is a {@code retry} entry and a line of the byte log.
+ *
+ * <p>Its {@code turn.completed} usage counts the thread's tokens so far, not the turn's: they are
+ * reported as running totals, from which the runner derives the turn's own ({@link UsageLedger}).
+ * Codex reports no cost.
  */
 public final class CodexStreamProjector implements StreamProjector {
+
+  /** How Codex 0.169 says it retries: {@code Reconnecting... 1/5 (unexpected status 502 ...)}. */
+  private static final Pattern RECONNECTING =
+      Pattern.compile(
+          "^Reconnecting\\.\\.\\. (\\d{1,6})/(\\d{1,6})(?: \\((.*)\\))?$", Pattern.DOTALL);
+
+  private static final Pattern STATUS = Pattern.compile("\\bstatus (\\d{3})\\b");
 
   private Optional<String> conversation = Optional.empty();
 
@@ -39,13 +61,16 @@ public final class CodexStreamProjector implements StreamProjector {
         JsonNode usage = event.path("usage");
         sink.event(
             new TranscriptEvent.Usage(
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalDouble.empty(),
                 StreamJson.count(usage.path("input_tokens")),
                 StreamJson.count(usage.path("output_tokens")),
-                java.util.OptionalDouble.empty()));
+                OptionalDouble.empty()));
       }
       case "turn.failed" ->
           error(event.path("error").path("message").asString("turn failed"), sink);
-      case "error" -> error(event.path("message").asString("error"), sink);
+      case "error" -> errorOrRetry(event.path("message").asString("error"), sink);
       default -> sink.event(new TranscriptEvent.Raw(line));
     }
   }
@@ -96,9 +121,28 @@ public final class CodexStreamProjector implements StreamProjector {
             new TranscriptEvent.ToolResult(
                 id, item.path("status").asString("").equals("failed"), item.toString().length()));
       }
-      case "error" -> error(item.path("message").asString("error"), sink);
+      case "error" -> sink.event(new TranscriptEvent.Warning(item.path("message").asString("")));
       default -> sink.event(new TranscriptEvent.Raw(line));
     }
+  }
+
+  private static void errorOrRetry(String message, ProjectionSink sink) {
+    Matcher reconnecting = RECONNECTING.matcher(message);
+    if (!reconnecting.matches()) {
+      error(message, sink);
+      return;
+    }
+    String why = reconnecting.group(3) == null ? "" : reconnecting.group(3);
+    Matcher status = STATUS.matcher(why);
+    TranscriptEvent.Retry retry =
+        new TranscriptEvent.Retry(
+            Integer.parseInt(reconnecting.group(1)),
+            OptionalInt.of(Integer.parseInt(reconnecting.group(2))),
+            OptionalLong.empty(),
+            status.find() ? OptionalInt.of(Integer.parseInt(status.group(1))) : OptionalInt.empty(),
+            why);
+    sink.text(retry.line());
+    sink.event(retry);
   }
 
   private static void error(String message, ProjectionSink sink) {

@@ -14,11 +14,12 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A session's conversation with its CLI, as the next prompt needs it: the conversation id (chosen
- * by Berth for Claude Code, announced by the CLI for Codex) and whether a run of it has succeeded,
- * after which a prompt resumes it. Kept in the session's state ({@link #FILE}) so that it travels
- * in the archive: a restored session continues its conversation.
+ * by Berth for Claude Code, announced by the CLI for Codex), whether a run of it has succeeded,
+ * after which a prompt resumes it, and the running totals its CLI last reported ({@link
+ * RunningTotals}). Kept in the session's state ({@link #FILE}) so that it travels in the archive: a
+ * restored session continues its conversation.
  */
-public record Conversation(Optional<String> id, boolean hasRun) {
+public record Conversation(Optional<String> id, boolean hasRun, RunningTotals totals) {
 
   /** Where in the session's state directory it is kept. */
   public static final String FILE = ".berth-agent.json";
@@ -27,6 +28,17 @@ public record Conversation(Optional<String> id, boolean hasRun) {
 
   public Conversation {
     Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(totals, "totals");
+  }
+
+  /** A conversation whose CLI has reported no totals yet. */
+  public Conversation(Optional<String> id, boolean hasRun) {
+    this(id, hasRun, RunningTotals.NONE);
+  }
+
+  /** The same conversation with {@code totals}. */
+  public Conversation withTotals(RunningTotals totals) {
+    return new Conversation(id, hasRun, totals);
   }
 
   /** No conversation yet. */
@@ -44,7 +56,9 @@ public record Conversation(Optional<String> id, boolean hasRun) {
       JsonNode node = JSON.readTree(Files.readString(file));
       String id = node.path("conversationId").asString("");
       return new Conversation(
-          id.isEmpty() ? Optional.empty() : Optional.of(id), node.path("hasRun").asBoolean(false));
+          id.isEmpty() ? Optional.empty() : Optional.of(id),
+          node.path("hasRun").asBoolean(false),
+          RunningTotals.read(node.path("totals")));
     } catch (IOException | JacksonException e) {
       // A damaged file loses the resume, never the session: the next prompt starts afresh.
       return none();
@@ -57,6 +71,9 @@ public record Conversation(Optional<String> id, boolean hasRun) {
     node.put("version", 1);
     id.ifPresent(v -> node.put("conversationId", v));
     node.put("hasRun", hasRun);
+    if (!totals.equals(RunningTotals.NONE)) {
+      totals.write(node.putObject("totals"));
+    }
     Path file = state.resolve(FILE);
     Path next = state.resolve(FILE + ".next");
     try {

@@ -1,5 +1,6 @@
 package dev.berth.agent.agentcli;
 
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
@@ -19,6 +20,13 @@ final class StreamJson {
   /** A token count, when the CLI gave one. */
   static OptionalLong count(JsonNode node) {
     return node.isIntegralNumber() ? OptionalLong.of(node.asLong()) : OptionalLong.empty();
+  }
+
+  /** A small whole number (an attempt, an HTTP status), when the CLI gave one. */
+  static OptionalInt integer(JsonNode node) {
+    return node.isIntegralNumber() && node.canConvertToInt()
+        ? OptionalInt.of(node.asInt())
+        : OptionalInt.empty();
   }
 
   /** The beginning of {@code text}, at most {@link #SUMMARY} characters and an ellipsis. */

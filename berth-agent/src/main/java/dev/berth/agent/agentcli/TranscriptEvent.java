@@ -1,8 +1,11 @@
 package dev.berth.agent.agentcli;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
@@ -75,9 +78,86 @@ public sealed interface TranscriptEvent {
     }
   }
 
-  /** Token counts of a turn, and its cost in US dollars when the CLI reports one. */
-  record Usage(OptionalLong inputTokens, OptionalLong outputTokens, OptionalDouble costUsd)
+  /**
+   * Something the CLI said that does not stop the turn: a line of its standard error that is not an
+   * error, or a notice it labelled an error though the turn goes on (Codex's missing model
+   * metadata, config warnings, deprecations).
+   */
+  record Warning(String message) implements TranscriptEvent {
+    @Override
+    public String type() {
+      return "warning";
+    }
+  }
+
+  /**
+   * The CLI's call to the model failed and it tries again: its attempt (from 1), how many it makes
+   * at most, how long it waits first, the HTTP status it got (none when no answer came) and what it
+   * said of the failure.
+   */
+  record Retry(
+      int attempt,
+      OptionalInt maxAttempts,
+      OptionalLong delayMs,
+      OptionalInt status,
+      String message)
       implements TranscriptEvent {
+    public Retry {
+      Objects.requireNonNull(maxAttempts, "maxAttempts");
+      Objects.requireNonNull(delayMs, "delayMs");
+      Objects.requireNonNull(status, "status");
+      Objects.requireNonNull(message, "message");
+    }
+
+    @Override
+    public String type() {
+      return "retry";
+    }
+
+    /**
+     * The line the byte log gets, so that a reader of the output sees why the answer waits: {@code
+     * [model API error 502 (server_error); retry 1 of 10 in 0.6 s]}.
+     */
+    public String line() {
+      StringBuilder line = new StringBuilder("[model API error");
+      status.ifPresent(s -> line.append(' ').append(s));
+      if (!message.isBlank()) {
+        line.append(" (").append(message.strip()).append(')');
+      }
+      line.append("; retry ").append(attempt);
+      maxAttempts.ifPresent(max -> line.append(" of ").append(max));
+      delayMs.ifPresent(
+          ms ->
+              line.append(" in ")
+                  .append(BigDecimal.valueOf(ms, 3).setScale(1, RoundingMode.HALF_UP))
+                  .append(" s"));
+      return line.append("]\n").toString();
+    }
+  }
+
+  /**
+   * What a turn used: its own token counts and cost ({@code inputTokens}, {@code outputTokens},
+   * {@code costUsd}), and the conversation's running totals as the CLI reported them ({@code
+   * totalInputTokens}, {@code totalOutputTokens}, {@code totalCostUsd}). A CLI reports some of
+   * each; the runner derives a turn's own value from two running totals ({@link UsageLedger}).
+   */
+  record Usage(
+      OptionalLong inputTokens,
+      OptionalLong outputTokens,
+      OptionalDouble costUsd,
+      OptionalLong totalInputTokens,
+      OptionalLong totalOutputTokens,
+      OptionalDouble totalCostUsd)
+      implements TranscriptEvent {
+    public Usage {
+      Objects.requireNonNull(inputTokens, "inputTokens");
+      Objects.requireNonNull(outputTokens, "outputTokens");
+      Objects.requireNonNull(costUsd, "costUsd");
+      Objects.requireNonNull(totalInputTokens, "totalInputTokens");
+      Objects.requireNonNull(totalOutputTokens, "totalOutputTokens");
+      Objects.requireNonNull(totalCostUsd, "totalCostUsd");
+    }
+
     @Override
     public String type() {
       return "usage";

@@ -340,10 +340,21 @@ public final class TranscriptLog {
         entry.put("message", t.message());
       }
       case TranscriptEvent.Failure t -> entry.put("message", t.message());
+      case TranscriptEvent.Warning t -> entry.put("message", t.message());
+      case TranscriptEvent.Retry t -> {
+        entry.put("attempt", t.attempt());
+        t.maxAttempts().ifPresent(v -> entry.put("maxAttempts", v));
+        t.delayMs().ifPresent(v -> entry.put("delayMs", v));
+        t.status().ifPresent(v -> entry.put("status", v));
+        entry.put("message", t.message());
+      }
       case TranscriptEvent.Usage t -> {
         t.inputTokens().ifPresent(v -> entry.put("inputTokens", v));
         t.outputTokens().ifPresent(v -> entry.put("outputTokens", v));
         t.costUsd().ifPresent(v -> entry.put("costUsd", v));
+        t.totalInputTokens().ifPresent(v -> entry.put("totalInputTokens", v));
+        t.totalOutputTokens().ifPresent(v -> entry.put("totalOutputTokens", v));
+        t.totalCostUsd().ifPresent(v -> entry.put("totalCostUsd", v));
       }
       case TranscriptEvent.TurnFinished t -> {
         entry.put("outcome", t.outcome());

@@ -2,8 +2,6 @@ package dev.berth.agent.execution;
 
 import dev.berth.agent.isolation.ProcessTree;
 import dev.berth.agent.isolation.Signals;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +34,6 @@ final class ExecutionProcess {
   private final CountingSink output;
   private final CompletableFuture<Integer> ended = new CompletableFuture<>();
   private volatile Optional<Long> workload = Optional.empty();
-
-  /**
-   * The variable that tags every process of one execution with its id: what finds the background
-   * processes it left when bash exited before its process group could be resolved (they were
-   * reparented, so they are in no tree of the spawned process).
-   */
-  static final String TAG_VARIABLE = "BERTH_EXECUTION";
 
   private ExecutionProcess(String name, Process process, int workloadDepth, CountingSink output) {
     this.name = name;
@@ -93,7 +84,9 @@ final class ExecutionProcess {
 
   private void run() {
     workload();
-    Thread pump = Thread.ofVirtual().name("berth-execution-output-" + name).start(this::pump);
+    Thread pump =
+        OutputPump.start(
+            "berth-execution-output-" + name, process.getInputStream(), output::append);
     try {
       int code = process.waitFor();
       boolean drained = pump.join(LINGER);
@@ -115,20 +108,12 @@ final class ExecutionProcess {
     }
   }
 
+  /**
+   * Kills the background processes it left when bash exited before its process group could be
+   * resolved (they were reparented, so they are in no tree of the spawned process).
+   */
   private void killTagged() {
-    ProcessTree.carrying(TAG_VARIABLE, name).forEach(ProcessHandle::destroyForcibly);
-  }
-
-  private void pump() {
-    byte[] buffer = new byte[64 * 1024];
-    try (InputStream in = process.getInputStream()) {
-      int read;
-      while ((read = in.read(buffer)) >= 0) {
-        output.append(buffer, 0, read);
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("output of execution {} failed", name, e);
-    }
+    ProcessLaunch.killTagged(name);
   }
 
   /** Waits up to {@code timeout} for the end. */

@@ -10,11 +10,8 @@ import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.execution.ExecutionKind;
 import dev.berth.core.execution.ExecutionRequest;
 import dev.berth.core.session.SessionId;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -63,8 +61,6 @@ public final class ExecutionRunner implements AutoCloseable {
 
   private static final Duration KILL_WAIT = Duration.ofSeconds(5);
   private static final Logger LOG = LoggerFactory.getLogger(ExecutionRunner.class);
-  private static final List<Path> SETSID =
-      List.of(Path.of("/usr/bin/setsid"), Path.of("/bin/setsid"));
 
   private final SessionId session;
   private final ShellSpec environment;
@@ -125,7 +121,7 @@ public final class ExecutionRunner implements AutoCloseable {
         throw new IllegalStateException(
             "the execution runner of session " + session + " is closed");
       }
-      ExecutionId id = freshId();
+      ExecutionId id = ExecutionIds.fresh(ids, entries::containsKey);
       Execution queued =
           Execution.queued(
               id,
@@ -272,34 +268,35 @@ public final class ExecutionRunner implements AutoCloseable {
       }
       entry.timeout.cancel(false);
       long end = entry.process.output().count();
-      if (entry.losing) {
-        entry.execution = entry.execution.lose(clock.instant());
-      } else if (entry.cancelling) {
-        entry.execution = entry.execution.cancel(clock.instant());
-      } else {
-        entry.execution = entry.execution.exit(code == null ? -1 : code, end, clock.instant());
-      }
+      // Closing the runner under a cancel loses the execution: what a user asked for is moot.
+      ExecutionOutcome outcome =
+          entry.losing
+              ? ExecutionOutcome.LOST
+              : entry.cancelling
+                  ? ExecutionOutcome.CANCELLED
+                  : code != null && code == 0
+                      ? ExecutionOutcome.SUCCEEDED
+                      : ExecutionOutcome.FAILED;
+      entry.execution =
+          outcome.record(
+              entry.execution,
+              code == null ? OptionalLong.empty() : OptionalLong.of(code),
+              end,
+              clock.instant());
     } finally {
       lock.unlock();
     }
   }
 
   private Process spawn(ExecutionId id, String command) {
-    List<String> argv =
-        plan.wrap(
-            List.of(setsid().toString(), "-w", "/bin/bash", "-c", command),
-            environment.workingDirectory());
-    ProcessBuilder builder =
-        new ProcessBuilder(argv)
-            .directory(plan.spawnDirectory(environment.workingDirectory()).toFile())
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-            .redirectErrorStream(true);
-    builder.environment().clear();
-    builder.environment().putAll(environment.environment());
-    builder.environment().putAll(plan.environment());
-    builder.environment().put(ExecutionProcess.TAG_VARIABLE, id.value());
     try {
-      return builder.start();
+      return ProcessLaunch.start(
+          plan,
+          environment.workingDirectory(),
+          List.of("/bin/bash", "-c", command),
+          environment.environment(),
+          id.value(),
+          true);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start execution " + id + " of session " + session, e);
     }
@@ -313,21 +310,6 @@ public final class ExecutionRunner implements AutoCloseable {
       process.destroyForcibly();
       throw e;
     }
-  }
-
-  private ExecutionId freshId() {
-    ExecutionId id = ExecutionId.generate(ids);
-    while (entries.containsKey(id)) {
-      id = ExecutionId.generate(ids);
-    }
-    return id;
-  }
-
-  private static Path setsid() {
-    return SETSID.stream()
-        .filter(Files::isExecutable)
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("setsid (util-linux) is not installed"));
   }
 
   private static ExecutionView view(Entry entry) {

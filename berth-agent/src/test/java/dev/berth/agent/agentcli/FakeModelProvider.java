@@ -62,6 +62,9 @@ public final class FakeModelProvider implements AutoCloseable {
   private volatile String echoed = "";
   private volatile CountDownLatch hold = new CountDownLatch(0);
   private volatile boolean encoded;
+  private final java.util.concurrent.atomic.AtomicInteger failures =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private volatile int failureStatus = 502;
 
   private FakeModelProvider(HttpServer server, Path caCertificate) {
     this.server = server;
@@ -146,6 +149,15 @@ public final class FakeModelProvider implements AutoCloseable {
     encoded = true;
   }
 
+  /**
+   * Answers the next {@code count} requests for a model answer with {@code status} and an error
+   * body, as an overloaded upstream or a failing gateway does; the CLIs retry them.
+   */
+  public void failsAnswers(int count, int status) {
+    failureStatus = status;
+    failures.set(count);
+  }
+
   /** Makes plain answers wait before their last delta until {@link #release}. */
   public void holdAnswers() {
     hold = new CountDownLatch(1);
@@ -188,7 +200,12 @@ public final class FakeModelProvider implements AutoCloseable {
             new Received(
                 exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body));
       }
-      if (path.startsWith("/v1/messages/count_tokens")) {
+      boolean answer =
+          (path.startsWith("/v1/messages") && !path.contains("count_tokens"))
+              || path.startsWith("/v1/responses");
+      if (answer && failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        fail(exchange);
+      } else if (path.startsWith("/v1/messages/count_tokens")) {
         json(exchange, "{\"input_tokens\":10}");
       } else if (path.startsWith("/v1/messages")) {
         anthropic(exchange, body);
@@ -483,6 +500,16 @@ public final class FakeModelProvider implements AutoCloseable {
       text.append(block.path("text").asString(""));
     }
     return text.toString();
+  }
+
+  private void fail(HttpExchange exchange) throws IOException {
+    byte[] bytes =
+        ("{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"bad gateway"
+                + " (fake)\"}}")
+            .getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().add("Content-Type", "application/json");
+    exchange.sendResponseHeaders(failureStatus, bytes.length);
+    exchange.getResponseBody().write(bytes);
   }
 
   private void json(HttpExchange exchange, String body) throws IOException {

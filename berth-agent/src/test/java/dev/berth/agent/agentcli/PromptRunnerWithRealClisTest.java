@@ -2,6 +2,8 @@ package dev.berth.agent.agentcli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import dev.berth.agent.execution.ExecutionView;
@@ -98,6 +100,58 @@ class PromptRunnerWithRealClisTest {
             "\"type\":\"assistant-text\"",
             "\"type\":\"usage\"",
             "\"outcome\":\"succeeded\"");
+  }
+
+  @Test
+  void eachClaudeTurnRecordsItsOwnCostAndTheConversationsTotalAlsoAfterARestart() {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        PromptRunner.Limits.defaults());
+    finished(runner.submit(Turn.of("hello, my name is Dharma")));
+    finished(runner.submit(Turn.of("what is my name?")));
+    // The node restarts: a new runner on the same state continues the conversation.
+    runner.close();
+    runner = runner(ClaudeCodeAdapter.claudeCode(), PromptRunner.Limits.defaults());
+    finished(runner.submit(Turn.of("and again?")));
+
+    List<tools.jackson.databind.JsonNode> entries =
+        transcript.after(0, 10_000).stream()
+            .filter(e -> e.path("type").asString("").equals("usage"))
+            .toList();
+    assertThat(entries).hasSize(3);
+    double turn = entries.getFirst().path("costUsd").asDouble();
+    assertThat(turn).isPositive();
+    assertThat(entries)
+        .allSatisfy(e -> assertThat(e.path("costUsd").asDouble()).isEqualTo(turn))
+        .allSatisfy(e -> assertThat(e.path("inputTokens").asLong()).isEqualTo(10));
+    assertThat(entries)
+        .extracting(e -> e.path("totalCostUsd").asDouble())
+        .satisfiesExactly(
+            t -> assertThat(t).isCloseTo(turn, within(1e-12)),
+            t -> assertThat(t).isCloseTo(2 * turn, within(1e-12)),
+            t -> assertThat(t).isCloseTo(3 * turn, within(1e-12)));
+  }
+
+  @Test
+  void claudesRetriesOfAFailingProviderShowInTheOutputAndTheTranscriptAsTheyHappen() {
+    start(
+        ClaudeCodeAdapter.claudeCode(),
+        ProviderProfile.Api.ANTHROPIC,
+        PromptRunner.Limits.defaults());
+    provider.failsAnswers(2, 502);
+
+    ExecutionView run = finished(runner.submit(Turn.of("say hello")));
+
+    assertThat(run.state()).isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(log())
+        .startsWith("[model API error 502 (server_error); retry 1 of 10 in ")
+        .contains("retry 2 of 10 in ")
+        .endsWith("]\nHello from the fake provider.\n");
+    assertThat(transcript())
+        .contains("\"type\":\"retry\"", "\"attempt\":2", "\"status\":502")
+        .doesNotContain("\"type\":\"error\"")
+        .doesNotContain("\"type\":\"raw\"");
   }
 
   @Test
@@ -325,6 +379,37 @@ class PromptRunnerWithRealClisTest {
     assertThat(provider.received())
         .allSatisfy(r -> assertThat(r.headers()).containsEntry("authorization", "Bearer " + TOKEN));
     assertThat(Conversation.read(state).id()).isPresent();
+    // Codex counts the thread's tokens: the second turn's own are the difference.
+    List<tools.jackson.databind.JsonNode> usages =
+        transcript.after(0, 10_000).stream()
+            .filter(e -> e.path("type").asString("").equals("usage"))
+            .toList();
+    assertThat(usages)
+        .extracting(e -> e.path("inputTokens").asLong(), e -> e.path("totalInputTokens").asLong())
+        .containsExactly(tuple(12L, 12L), tuple(12L, 24L));
+  }
+
+  @Test
+  void codexsWarningsAreWarningsAndItsReconnectsRetriesNotErrors() {
+    start(new CodexAdapter(), ProviderProfile.Api.OPENAI, PromptRunner.Limits.defaults());
+    // Codex retries a failed request four times unseen, then reconnects, which it reports.
+    provider.failsAnswers(6, 502);
+
+    ExecutionView run =
+        finished(runner.submit(new Turn("say hello", Optional.of("gpt-5-codex"), "default")));
+
+    assertThat(run.state()).as(log()).isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(log())
+        .contains("[model API error 502 (unexpected status 502 Bad Gateway")
+        .contains("; retry 1 of 5]\n")
+        .contains("Hello from the fake provider.\n")
+        .doesNotContain("Model metadata");
+    // Its missing model metadata and what it says on standard error are warnings; nothing is an
+    // error.
+    assertThat(transcript())
+        .contains("\"type\":\"retry\"", "\"type\":\"warning\"", "Model metadata for")
+        .contains("Reading additional input from stdin")
+        .doesNotContain("\"type\":\"error\"");
   }
 
   @Test
@@ -355,23 +440,26 @@ class PromptRunnerWithRealClisTest {
         Sandbox.none()
             .plan(
                 "agent-test", List.of("true"), state, new ResourceLimits(256, 1L << 30, 1L << 30));
+    runner = runner(adapter, limits);
+  }
+
+  private PromptRunner runner(AgentAdapter adapter, PromptRunner.Limits limits) {
     AgentPaths paths = AgentPaths.under(state);
-    runner =
-        new PromptRunner(
-            new PromptRunner.Setup(
-                new SessionId("a".repeat(32)),
-                adapter,
-                cli(adapter),
-                paths,
-                paths,
-                plan,
-                new ProviderEndpoint(proxy.loopbackUrl().toString(), ProviderEndpoint.PLACEHOLDER),
-                List.of(TOKEN),
-                output,
-                0,
-                transcript,
-                Clock.systemUTC(),
-                limits));
+    return new PromptRunner(
+        new PromptRunner.Setup(
+            new SessionId("a".repeat(32)),
+            adapter,
+            cli(adapter),
+            paths,
+            paths,
+            plan,
+            new ProviderEndpoint(proxy.loopbackUrl().toString(), ProviderEndpoint.PLACEHOLDER),
+            List.of(TOKEN),
+            output,
+            output.nextOffset(),
+            transcript,
+            Clock.systemUTC(),
+            limits));
   }
 
   private ExecutionView finished(ExecutionView submitted) {
