@@ -1186,7 +1186,7 @@ export interface components {
             at: string;
             execution: string;
             /** @enum {string} */
-            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "raw" | "turn-finished";
+            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "warning" | "retry" | "raw" | "turn-finished";
         } & {
             [key: string]: unknown;
         };

@@ -38,6 +38,11 @@ export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   /** A `usage` entry's running total of the conversation up to and including its turn. */
   totalCostUsd?: number;
   outcome?: string;
+  /** A `retry` entry: which attempt of the model call this is, of how many, after how long. */
+  attempt?: number;
+  maxAttempts?: number;
+  delayMs?: number;
+  status?: number;
 };
 export type TranscriptPage = { entries: TranscriptEntry[]; nextCursor: number };
 

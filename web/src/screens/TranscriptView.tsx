@@ -192,6 +192,26 @@ function TurnView({ turn }: { turn: Turn }) {
           </p>,
         );
         return;
+      case "warning":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="turn-warning muted small" data-testid="turn-warning">
+            warning: {e.message}
+          </p>,
+        );
+        return;
+      case "retry":
+        flush(`t${i}`);
+        parts.push(
+          <p key={key} className="turn-retry muted small" data-testid="turn-retry">
+            retrying the model call{e.status !== undefined ? ` after ${e.status}` : ""} (attempt{" "}
+            {e.attempt ?? "?"}
+            {e.maxAttempts !== undefined ? ` of ${e.maxAttempts}` : ""}
+            {e.delayMs !== undefined ? `, in ${(e.delayMs / 1000).toFixed(1)} s` : ""})
+            {e.message ? `: ${e.message}` : ""}
+          </p>,
+        );
+        return;
       case "usage":
         flush(`t${i}`);
         parts.push(
