@@ -1,24 +1,17 @@
 package dev.berth.agent.proxy;
 
-import dev.berth.agent.agentcli.StreamRedactor;
-import dev.berth.agent.agentcli.Utf8Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -86,18 +79,6 @@ public final class CredentialProxy implements AutoCloseable {
   static final Duration BUSY_WAIT = Duration.ofSeconds(30);
 
   private static final Logger LOG = LoggerFactory.getLogger(CredentialProxy.class);
-  private static final Set<String> HOP_BY_HOP =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "transfer-encoding",
-          "te",
-          "trailer",
-          "upgrade",
-          "content-length",
-          "content-encoding",
-          "set-cookie");
 
   /** Where the proxy listens: a Unix socket, or (for tests) a port on the host's loopback. */
   public sealed interface Listen {
@@ -133,21 +114,32 @@ public final class CredentialProxy implements AutoCloseable {
     VirtualThreadPool threads = new VirtualThreadPool();
     threads.setName("berth-credential-proxy-" + profile.name());
     Server server = new Server(threads);
+    CredentialProxy proxy = new CredentialProxy(profile, client, server);
+    server.setHandler(proxy.new Forwarder());
     switch (listen) {
       case Listen.Unix unix -> {
         UnixDomainServerConnector connector = new UnixDomainServerConnector(server);
-        connector.setUnixDomainPath(unix.path());
         server.addConnector(connector);
+        try (SocketAlias alias = SocketAlias.of(unix.path())) {
+          connector.setUnixDomainPath(alias.bindPath());
+          proxy.started();
+        } finally {
+          // The socket is bound (or not): from now on Jetty removes the real file when it stops.
+          connector.setUnixDomainPath(unix.path());
+        }
       }
       case Listen.Loopback loopback -> {
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
+        proxy.started();
       }
     }
-    CredentialProxy proxy = new CredentialProxy(profile, client, server);
-    server.setHandler(proxy.new Forwarder());
+    return proxy;
+  }
+
+  private void started() {
     try {
       server.start();
     } catch (Exception e) {
@@ -159,7 +151,6 @@ public final class CredentialProxy implements AutoCloseable {
       throw new IllegalStateException(
           "cannot start the credential proxy for " + profile.name() + ": " + e.getMessage(), e);
     }
-    return proxy;
   }
 
   /** The loopback URL of a proxy started with {@link Listen.Loopback}. */
@@ -224,9 +215,10 @@ public final class CredentialProxy implements AutoCloseable {
       try {
         answer =
             upstream.send(
-                upstreamRequest(request, path, body), HttpResponse.BodyHandlers.ofInputStream());
+                UpstreamRequests.of(profile, request, path, body),
+                HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
-        if (body.exceeded()) {
+        if (body.exceeded() || e instanceof UpstreamRequests.TooLarge) {
           answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");
           return;
         }
@@ -238,7 +230,7 @@ public final class CredentialProxy implements AutoCloseable {
         answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
         return;
       }
-      relay(answer, response);
+      new AnswerRelay(profile).relay(answer, response);
     } finally {
       inFlight.release();
     }
@@ -279,113 +271,12 @@ public final class CredentialProxy implements AutoCloseable {
       count += n;
       if (count > BODY_CAP) {
         exceeded = true;
-        throw new IOException("request body exceeds 64 MiB");
+        throw new UpstreamRequests.TooLarge();
       }
     }
   }
 
-  private HttpRequest upstreamRequest(Request request, String path, InputStream body) {
-    String query = request.getHttpURI().getQuery();
-    String base = profile.upstream().toString();
-    if (base.endsWith("/")) {
-      base = base.substring(0, base.length() - 1);
-    }
-    URI target = URI.create(base + path + (query == null ? "" : "?" + query));
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(target)
-            .method(
-                request.getMethod(),
-                request.getMethod().equals("GET") || request.getMethod().equals("HEAD")
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofInputStream(() -> body));
-    for (HttpField field : request.getHeaders()) {
-      if (profile.api().allows(field.getName())) {
-        builder.header(field.getName(), field.getValue());
-      }
-    }
-    builder.setHeader("Authorization", "Bearer " + profile.token());
-    builder.setHeader("Accept-Encoding", "identity");
-    return builder.build();
-  }
-
-  private void relay(HttpResponse<InputStream> answer, Response response) throws IOException {
-    try (InputStream in = answer.body()) {
-      Optional<String> encoding = answer.headers().firstValue("Content-Encoding");
-      if (encoding.isPresent() && !encoding.get().equalsIgnoreCase("identity")) {
-        answer(
-            response,
-            502,
-            "text/plain; charset=utf-8",
-            "credential proxy upstream sent a "
-                + encoding.get()
-                + " body, which it cannot redact\n");
-        return;
-      }
-      StreamRedactor redactor = new StreamRedactor(profile.secrets());
-      response.setStatus(answer.statusCode());
-      answer
-          .headers()
-          .map()
-          .forEach(
-              (name, values) -> {
-                if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
-                  for (String value : values) {
-                    response.getHeaders().add(name, redactAll(value));
-                  }
-                }
-              });
-      boolean events =
-          answer
-              .headers()
-              .firstValue("Content-Type")
-              .map(t -> t.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
-              .orElse(false);
-      stream(in, response, redactor, events);
-    }
-  }
-
-  /**
-   * A body, forwarded as it comes through the redactor (which holds back only what could still
-   * become a secret), until 64 MiB raw: nothing of it is buffered whole, so that an agent session
-   * cannot make the host hold more than a chunk per exchange. An event stream is flushed after
-   * every chunk; a body past the cap is cut short.
-   */
-  private void stream(InputStream in, Response response, StreamRedactor redactor, boolean events)
-      throws IOException {
-    Utf8Text text = new Utf8Text();
-    byte[] buffer = new byte[16 << 10];
-    long raw = 0;
-    try (OutputStream out = Content.Sink.asOutputStream(response)) {
-      int n;
-      while ((n = in.read(buffer)) >= 0) {
-        raw += n;
-        if (raw > BODY_CAP) {
-          LOG.info("{}: an upstream answer passed 64 MiB; the rest is dropped", profile.name());
-          break;
-        }
-        String safe = redactor.redact(text.decode(buffer, 0, n));
-        if (!safe.isEmpty()) {
-          out.write(safe.getBytes(StandardCharsets.UTF_8));
-          if (events) {
-            out.flush();
-          }
-        }
-      }
-      out.write(
-          redactor
-              .redact(text.finish())
-              .concat(redactor.finish())
-              .getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
-  private String redactAll(String value) {
-    StreamRedactor redactor = new StreamRedactor(profile.secrets());
-    return redactor.redact(value) + redactor.finish();
-  }
-
-  private static void answer(Response response, int status, String type, String body)
-      throws IOException {
+  static void answer(Response response, int status, String type, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     response.setStatus(status);
     response.getHeaders().put("Content-Type", type);
