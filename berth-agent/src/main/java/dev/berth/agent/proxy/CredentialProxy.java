@@ -28,28 +28,33 @@ import org.slf4j.LoggerFactory;
  * One agent session's credential proxy: it alone holds the provider token, and forwards what the
  * session's CLI sends to the one upstream of its {@link ProviderProfile}.
  *
- * <p>The rules (the original platform's, kept exactly):
+ * <p>The rules (the original platform's, with the departures named):
  *
  * <ul>
  *   <li>Request headers pass only if the profile's API allows them; trailers never. The proxy sets
- *       {@code Authorization: Bearer <token>} and {@code Accept-Encoding: identity}. Ambient {@code
- *       HTTP(S)_PROXY} settings are ignored: the upstream is dialled directly.
+ *       the token in the profile's {@link AuthHeader} ({@code x-api-key} for Anthropic's API,
+ *       {@code Authorization: Bearer} for OpenAI's, unless the profile names another) and {@code
+ *       Accept-Encoding: identity}. Ambient {@code HTTP(S)_PROXY} settings are ignored: the
+ *       upstream is dialled directly.
  *   <li>{@code CONNECT} and {@code Upgrade} are refused with 405: no tunnels, no protocol switches.
  *   <li>An upstream body with a {@code Content-Encoding} other than identity is an error (502): it
  *       could not be redacted.
- *   <li>Bodies are streamed both ways, never held whole: a request body past 64 MiB is refused
- *       (413); an answer is redacted as it comes, with a held-back tail so that a token split
- *       across chunks never passes, and cut short past 64 MiB raw; {@code text/event-stream} is
- *       flushed after every chunk. Response headers are redacted too. At most {@link
- *       #MAX_IN_FLIGHT} exchanges run at once (one more waits, then gets 503). This departs from
- *       the original, which buffered other bodies whole: the proxy runs in the host's process, so a
- *       session must not make it hold 64 MiB per request.
+ *   <li>A request body goes upstream with a {@code Content-Length}, as some providers require: one
+ *       the client declared is streamed; one sent chunked is read first. Past 64 MiB, declared or
+ *       read, it is refused (413).
+ *   <li>An answer is streamed, redacted as it comes ({@link AnswerRelay}: an event stream per
+ *       content block, then every body as raw text with a held-back tail), and cut short past 64
+ *       MiB raw; {@code text/event-stream} is flushed after every chunk. Response headers are
+ *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
+ *       gets 503). This departs from the original, which buffered answers whole: the proxy runs in
+ *       the host's process, so a session must not make it hold 64 MiB per answer.
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
  *
  * <p>It listens where the session's network reaches it and nothing else does: a Unix socket outside
- * the sandbox, forwarded to the session's loopback; tests may give it a loopback TCP port.
+ * the sandbox, forwarded to the session's loopback, bound under a name that says nothing of the
+ * host ({@link SocketAlias}); tests may give it a loopback TCP port.
  *
  * <p><b>One per session, in the host's process.</b> Each agent session gets its own proxy (its own
  * server, socket and profile), run by the host that runs the session rather than as a process of

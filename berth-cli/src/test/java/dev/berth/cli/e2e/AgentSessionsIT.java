@@ -172,7 +172,7 @@ class AgentSessionsIT {
     String everything = api.text(id, 0) + transcript;
     assertThat(everything).contains("the token is", "[REDACTED]").doesNotContain(TOKEN);
     assertThat(provider.received())
-        .allSatisfy(r -> assertThat(r.headers()).containsEntry("authorization", "Bearer " + TOKEN));
+        .allSatisfy(r -> assertThat(r.headers()).containsEntry("x-api-key", TOKEN));
 
     // A snapshot, then a write that restores it: the next prompt continues the conversation, and
     // a cursor taken before the snapshot reads exactly what came after it.
