@@ -288,8 +288,13 @@ public final class AgentCatalog implements WorkloadCatalog {
         throw new IllegalArgumentException(
             "provider of " + type + ": api must be anthropic or openai, was " + api);
       }
-      // Anthropic's API keys go in x-api-key; OpenAI's, and a gateway's on either API, as Bearer.
-      String header = authHeader.orElse(api.equals("anthropic") ? "x-api-key" : "authorization");
+      // Anthropic's API keys go in x-api-key; OpenAI's, and a gateway's on either API, as Bearer
+      // (MiniMax documents its Anthropic-compatible endpoint with ANTHROPIC_AUTH_TOKEN: Bearer).
+      String header =
+          authHeader.orElse(
+              api.equals("anthropic") && !type.equals("minimax-code")
+                  ? "x-api-key"
+                  : "authorization");
       if (!HEADER_NAME.matcher(header).matches()) {
         throw new IllegalArgumentException(
             "provider of "

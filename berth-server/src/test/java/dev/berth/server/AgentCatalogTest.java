@@ -115,15 +115,20 @@ class AgentCatalogTest {
     Files.writeString(
         file,
         "{\"codex\":{\"url\":\"https://api.openai.example\",\"api\":\"openai\"},"
-            + "\"minimax-code\":{\"url\":\"https://gw.example\",\"authHeader\":\"api-key\"}}");
-    AgentCatalog fromFile =
-        AgentCatalog.load(
-            Map.of("codex", claude, "minimax-code", claude),
-            Optional.of(file),
-            Map.of(
-                "BERTH_PROVIDER_CODEX_TOKEN", "sk-o", "BERTH_PROVIDER_MINIMAX_CODE_TOKEN", "sk-m"));
+            + "\"minimax-code\":{\"url\":\"https://gw.example\"}}");
+    Map<String, String> tokens =
+        Map.of("BERTH_PROVIDER_CODEX_TOKEN", "sk-o", "BERTH_PROVIDER_MINIMAX_CODE_TOKEN", "sk-m");
+    Map<String, Path> clis = Map.of("codex", claude, "minimax-code", claude);
+    AgentCatalog fromFile = AgentCatalog.load(clis, Optional.of(file), tokens);
     assertThat(provider(fromFile, CODEX)).containsEntry("authHeader", "authorization");
     assertThat(provider(fromFile, new WorkloadType("minimax-code")))
+        .as("MiniMax, a gateway on Anthropic's API, takes a Bearer token")
+        .containsEntry("authHeader", "authorization");
+    Files.writeString(
+        file,
+        "{\"codex\":{\"url\":\"https://azure.example\",\"api\":\"openai\","
+            + "\"authHeader\":\"api-key\"}}");
+    assertThat(provider(AgentCatalog.load(clis, Optional.of(file), tokens), CODEX))
         .containsEntry("authHeader", "api-key");
 
     gateway.put("BERTH_PROVIDER_CLAUDE_CODE_AUTH_HEADER", "Bearer: x");
