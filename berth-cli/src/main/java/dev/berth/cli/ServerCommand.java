@@ -192,9 +192,10 @@ final class ServerCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "A JSON file of the agent types' providers: {\"claude-code\": {\"url\": \"https://…\","
-              + " \"tokenFile\": \"…\", \"caFile\": \"…\", \"model\": \"…\", \"models\": […]}};"
-              + " BERTH_PROVIDER_<TYPE>_URL, _TOKEN, _TOKEN_FILE, _CA_FILE, _MODEL and _MODELS"
-              + " set the same (docs/agents.md).")
+              + " \"tokenFile\": \"…\", \"caFile\": \"…\", \"api\": \"…\", \"authHeader\": \"…\","
+              + " \"model\": \"…\", \"models\": […]}}; BERTH_PROVIDER_<TYPE>_URL, _TOKEN,"
+              + " _TOKEN_FILE, _CA_FILE, _API, _AUTH_HEADER, _MODEL and _MODELS set the same"
+              + " (docs/agents.md).")
   private @Nullable Path providers;
 
   @Option(

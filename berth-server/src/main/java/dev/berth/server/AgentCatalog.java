@@ -37,7 +37,9 @@ public final class AgentCatalog implements WorkloadCatalog {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Set<String> FILE_KEYS =
-      Set.of("url", "tokenFile", "caFile", "model", "models", "api");
+      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader");
+  private static final java.util.regex.Pattern HEADER_NAME =
+      java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 
   /** An agent type as configured; empty parts are what keeps it from running. */
   record Profile(
@@ -47,11 +49,14 @@ public final class AgentCatalog implements WorkloadCatalog {
       String defaultModel,
       List<String> models) {}
 
-  /** Where a type's credential proxy forwards, and the token it alone holds. */
-  record Provider(URI url, String token, Optional<Path> caFile, String api) {
+  /**
+   * Where a type's credential proxy forwards, the token it alone holds, and the header the token
+   * goes in ({@code authorization} as {@code Bearer}, or another name such as {@code x-api-key}).
+   */
+  record Provider(URI url, String token, Optional<Path> caFile, String api, String authHeader) {
     @Override
     public String toString() {
-      return "Provider[" + url + ", " + api + "]"; // never the token
+      return "Provider[" + url + ", " + api + ", " + authHeader + "]"; // never the token
     }
   }
 
@@ -201,6 +206,7 @@ public final class AgentCatalog implements WorkloadCatalog {
     wire.put("baseUrl", provider.url().toString());
     wire.put("token", provider.token());
     wire.put("api", provider.api());
+    wire.put("authHeader", provider.authHeader());
     provider.caFile().ifPresent(ca -> wire.put("caFile", ca.toString()));
     Map<String, Object> agent = new LinkedHashMap<>();
     agent.put("cli", profile.cli().orElseThrow().toString());
@@ -223,6 +229,7 @@ public final class AgentCatalog implements WorkloadCatalog {
       Optional<String> token,
       Optional<Path> caFile,
       String api,
+      Optional<String> authHeader,
       String defaultModel,
       List<String> models) {
 
@@ -244,6 +251,8 @@ public final class AgentCatalog implements WorkloadCatalog {
       String api =
           first(env.get(prefix + "API"), text(entry, "api"))
               .orElse(type.equals("codex") ? "openai" : "anthropic");
+      Optional<String> authHeader =
+          first(env.get(prefix + "AUTH_HEADER"), text(entry, "authHeader"));
       String model =
           first(env.get(prefix + "MODEL"), text(entry, "model"))
               .map(m -> checkDefaultModel(type, m))
@@ -255,7 +264,7 @@ public final class AgentCatalog implements WorkloadCatalog {
               .or(() -> Optional.ofNullable(entry.get("models")))
               .map(node -> checkModels(type, node))
               .orElse(List.of());
-      return new Settings(url, token, ca, api, model, models);
+      return new Settings(url, token, ca, api, authHeader, model, models);
     }
 
     Optional<Provider> provider(String type) {
@@ -279,6 +288,21 @@ public final class AgentCatalog implements WorkloadCatalog {
         throw new IllegalArgumentException(
             "provider of " + type + ": api must be anthropic or openai, was " + api);
       }
+      // Anthropic's API keys go in x-api-key; OpenAI's, and a gateway's on either API, as Bearer
+      // (MiniMax documents its Anthropic-compatible endpoint with ANTHROPIC_AUTH_TOKEN: Bearer).
+      String header =
+          authHeader.orElse(
+              api.equals("anthropic") && !type.equals("minimax-code")
+                  ? "x-api-key"
+                  : "authorization");
+      if (!HEADER_NAME.matcher(header).matches()) {
+        throw new IllegalArgumentException(
+            "provider of "
+                + type
+                + ": authHeader must be a header name (letters, digits, -) such as authorization"
+                + " or x-api-key, was "
+                + header);
+      }
       caFile.ifPresent(
           ca -> {
             if (!Files.isReadable(ca)) {
@@ -286,7 +310,8 @@ public final class AgentCatalog implements WorkloadCatalog {
                   "provider of " + type + ": the CA file " + ca + " cannot be read");
             }
           });
-      return Optional.of(new Provider(parsed, token.get(), caFile.map(Path::toAbsolutePath), api));
+      return Optional.of(
+          new Provider(parsed, token.get(), caFile.map(Path::toAbsolutePath), api, header));
     }
   }
 

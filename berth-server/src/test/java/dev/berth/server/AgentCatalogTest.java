@@ -89,9 +89,58 @@ class AgentCatalogTest {
     assertThat(launch).containsEntry("model", "platform-default");
     assertThat(
             new AgentCatalog.Provider(
-                    java.net.URI.create("https://x"), "sk-z", Optional.empty(), "anthropic")
+                    java.net.URI.create("https://x"),
+                    "sk-z",
+                    Optional.empty(),
+                    "anthropic",
+                    "x-api-key")
                 .toString())
         .doesNotContain("sk-z");
+  }
+
+  @Test
+  void theTokensHeaderIsXApiKeyForAnthropicBearerForOpenAiAndWhatTheProviderSays()
+      throws Exception {
+    Map<String, String> anthropic =
+        Map.of(
+            "BERTH_PROVIDER_CLAUDE_CODE_URL", "https://api.anthropic.example",
+            "BERTH_PROVIDER_CLAUDE_CODE_TOKEN", "sk-a");
+    assertThat(provider(fromEnv(anthropic), CLAUDE)).containsEntry("authHeader", "x-api-key");
+
+    Map<String, String> gateway = new java.util.HashMap<>(anthropic);
+    gateway.put("BERTH_PROVIDER_CLAUDE_CODE_AUTH_HEADER", "authorization");
+    assertThat(provider(fromEnv(gateway), CLAUDE)).containsEntry("authHeader", "authorization");
+
+    Path file = dir.resolve("providers.json");
+    Files.writeString(
+        file,
+        "{\"codex\":{\"url\":\"https://api.openai.example\",\"api\":\"openai\"},"
+            + "\"minimax-code\":{\"url\":\"https://gw.example\"}}");
+    Map<String, String> tokens =
+        Map.of("BERTH_PROVIDER_CODEX_TOKEN", "sk-o", "BERTH_PROVIDER_MINIMAX_CODE_TOKEN", "sk-m");
+    Map<String, Path> clis = Map.of("codex", claude, "minimax-code", claude);
+    AgentCatalog fromFile = AgentCatalog.load(clis, Optional.of(file), tokens);
+    assertThat(provider(fromFile, CODEX)).containsEntry("authHeader", "authorization");
+    assertThat(provider(fromFile, new WorkloadType("minimax-code")))
+        .as("MiniMax, a gateway on Anthropic's API, takes a Bearer token")
+        .containsEntry("authHeader", "authorization");
+    Files.writeString(
+        file,
+        "{\"codex\":{\"url\":\"https://azure.example\",\"api\":\"openai\","
+            + "\"authHeader\":\"api-key\"}}");
+    assertThat(provider(AgentCatalog.load(clis, Optional.of(file), tokens), CODEX))
+        .containsEntry("authHeader", "api-key");
+
+    gateway.put("BERTH_PROVIDER_CLAUDE_CODE_AUTH_HEADER", "Bearer: x");
+    assertThatThrownBy(() -> fromEnv(gateway))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("claude-code: authHeader must be a header name");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> provider(AgentCatalog catalog, WorkloadType type) {
+    return (Map<String, Object>)
+        catalog.launch(type, Optional.empty()).orElseThrow().get("provider");
   }
 
   @Test

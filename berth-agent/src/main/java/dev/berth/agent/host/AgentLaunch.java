@@ -3,6 +3,7 @@ package dev.berth.agent.host;
 import dev.berth.agent.agentcli.AgentAdapter;
 import dev.berth.agent.agentcli.ClaudeCodeAdapter;
 import dev.berth.agent.agentcli.CodexAdapter;
+import dev.berth.agent.proxy.AuthHeader;
 import dev.berth.agent.proxy.ProviderProfile;
 import dev.berth.core.error.InvalidValueException;
 import java.net.URI;
@@ -60,6 +61,8 @@ public record AgentLaunch(String cli, String model, Provider provider, List<Plug
    * @param caFile a CA certificate (PEM) the upstream's certificate is checked against besides the
    *     system's, as a path on this host
    * @param secrets further literals output must never show (the token is always one)
+   * @param authHeader the header the token goes in: {@code authorization} (as {@code Bearer}) or
+   *     another name ({@code x-api-key}); none for the API family's usual one
    */
   public record Provider(
       String name,
@@ -67,7 +70,18 @@ public record AgentLaunch(String cli, String model, Provider provider, List<Plug
       String token,
       String api,
       @Nullable String caFile,
-      @Nullable List<String> secrets) {
+      @Nullable List<String> secrets,
+      @Nullable String authHeader) {
+
+    public Provider(
+        String name,
+        String baseUrl,
+        String token,
+        String api,
+        @Nullable String caFile,
+        @Nullable List<String> secrets) {
+      this(name, baseUrl, token, api, caFile, secrets, null);
+    }
 
     @Override
     public String toString() {
@@ -92,7 +106,8 @@ public record AgentLaunch(String cli, String model, Provider provider, List<Plug
           token,
           Optional.ofNullable(caFile).map(Path::of),
           family,
-          secrets == null ? List.of() : secrets);
+          secrets == null ? List.of() : secrets,
+          authHeader == null ? AuthHeader.defaultFor(family) : new AuthHeader(authHeader));
     }
   }
 

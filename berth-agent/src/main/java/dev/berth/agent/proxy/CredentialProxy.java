@@ -1,24 +1,17 @@
 package dev.berth.agent.proxy;
 
-import dev.berth.agent.agentcli.StreamRedactor;
-import dev.berth.agent.agentcli.Utf8Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -35,28 +28,33 @@ import org.slf4j.LoggerFactory;
  * One agent session's credential proxy: it alone holds the provider token, and forwards what the
  * session's CLI sends to the one upstream of its {@link ProviderProfile}.
  *
- * <p>The rules (the original platform's, kept exactly):
+ * <p>The rules (the original platform's, with the departures named):
  *
  * <ul>
  *   <li>Request headers pass only if the profile's API allows them; trailers never. The proxy sets
- *       {@code Authorization: Bearer <token>} and {@code Accept-Encoding: identity}. Ambient {@code
- *       HTTP(S)_PROXY} settings are ignored: the upstream is dialled directly.
+ *       the token in the profile's {@link AuthHeader} ({@code x-api-key} for Anthropic's API,
+ *       {@code Authorization: Bearer} for OpenAI's, unless the profile names another) and {@code
+ *       Accept-Encoding: identity}. Ambient {@code HTTP(S)_PROXY} settings are ignored: the
+ *       upstream is dialled directly.
  *   <li>{@code CONNECT} and {@code Upgrade} are refused with 405: no tunnels, no protocol switches.
  *   <li>An upstream body with a {@code Content-Encoding} other than identity is an error (502): it
  *       could not be redacted.
- *   <li>Bodies are streamed both ways, never held whole: a request body past 64 MiB is refused
- *       (413); an answer is redacted as it comes, with a held-back tail so that a token split
- *       across chunks never passes, and cut short past 64 MiB raw; {@code text/event-stream} is
- *       flushed after every chunk. Response headers are redacted too. At most {@link
- *       #MAX_IN_FLIGHT} exchanges run at once (one more waits, then gets 503). This departs from
- *       the original, which buffered other bodies whole: the proxy runs in the host's process, so a
- *       session must not make it hold 64 MiB per request.
+ *   <li>A request body goes upstream with a {@code Content-Length}, as some providers require: one
+ *       the client declared is streamed; one sent chunked is read first. Past 64 MiB, declared or
+ *       read, it is refused (413).
+ *   <li>An answer is streamed, redacted as it comes ({@link AnswerRelay}: an event stream per
+ *       content block, then every body as raw text with a held-back tail), and cut short past 64
+ *       MiB raw; {@code text/event-stream} is flushed after every chunk. Response headers are
+ *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
+ *       gets 503). This departs from the original, which buffered answers whole: the proxy runs in
+ *       the host's process, so a session must not make it hold 64 MiB per answer.
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
  *
  * <p>It listens where the session's network reaches it and nothing else does: a Unix socket outside
- * the sandbox, forwarded to the session's loopback; tests may give it a loopback TCP port.
+ * the sandbox, forwarded to the session's loopback, bound under a name that says nothing of the
+ * host ({@link SocketAlias}); tests may give it a loopback TCP port.
  *
  * <p><b>One per session, in the host's process.</b> Each agent session gets its own proxy (its own
  * server, socket and profile), run by the host that runs the session rather than as a process of
@@ -86,18 +84,6 @@ public final class CredentialProxy implements AutoCloseable {
   static final Duration BUSY_WAIT = Duration.ofSeconds(30);
 
   private static final Logger LOG = LoggerFactory.getLogger(CredentialProxy.class);
-  private static final Set<String> HOP_BY_HOP =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "transfer-encoding",
-          "te",
-          "trailer",
-          "upgrade",
-          "content-length",
-          "content-encoding",
-          "set-cookie");
 
   /** Where the proxy listens: a Unix socket, or (for tests) a port on the host's loopback. */
   public sealed interface Listen {
@@ -133,21 +119,32 @@ public final class CredentialProxy implements AutoCloseable {
     VirtualThreadPool threads = new VirtualThreadPool();
     threads.setName("berth-credential-proxy-" + profile.name());
     Server server = new Server(threads);
+    CredentialProxy proxy = new CredentialProxy(profile, client, server);
+    server.setHandler(proxy.new Forwarder());
     switch (listen) {
       case Listen.Unix unix -> {
         UnixDomainServerConnector connector = new UnixDomainServerConnector(server);
-        connector.setUnixDomainPath(unix.path());
         server.addConnector(connector);
+        try (SocketAlias alias = SocketAlias.of(unix.path())) {
+          connector.setUnixDomainPath(alias.bindPath());
+          proxy.started();
+        } finally {
+          // The socket is bound (or not): from now on Jetty removes the real file when it stops.
+          connector.setUnixDomainPath(unix.path());
+        }
       }
       case Listen.Loopback loopback -> {
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
+        proxy.started();
       }
     }
-    CredentialProxy proxy = new CredentialProxy(profile, client, server);
-    server.setHandler(proxy.new Forwarder());
+    return proxy;
+  }
+
+  private void started() {
     try {
       server.start();
     } catch (Exception e) {
@@ -159,7 +156,6 @@ public final class CredentialProxy implements AutoCloseable {
       throw new IllegalStateException(
           "cannot start the credential proxy for " + profile.name() + ": " + e.getMessage(), e);
     }
-    return proxy;
   }
 
   /** The loopback URL of a proxy started with {@link Listen.Loopback}. */
@@ -224,9 +220,10 @@ public final class CredentialProxy implements AutoCloseable {
       try {
         answer =
             upstream.send(
-                upstreamRequest(request, path, body), HttpResponse.BodyHandlers.ofInputStream());
+                UpstreamRequests.of(profile, request, path, body),
+                HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
-        if (body.exceeded()) {
+        if (body.exceeded() || e instanceof UpstreamRequests.TooLarge) {
           answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");
           return;
         }
@@ -238,7 +235,7 @@ public final class CredentialProxy implements AutoCloseable {
         answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
         return;
       }
-      relay(answer, response);
+      new AnswerRelay(profile).relay(answer, response);
     } finally {
       inFlight.release();
     }
@@ -279,113 +276,12 @@ public final class CredentialProxy implements AutoCloseable {
       count += n;
       if (count > BODY_CAP) {
         exceeded = true;
-        throw new IOException("request body exceeds 64 MiB");
+        throw new UpstreamRequests.TooLarge();
       }
     }
   }
 
-  private HttpRequest upstreamRequest(Request request, String path, InputStream body) {
-    String query = request.getHttpURI().getQuery();
-    String base = profile.upstream().toString();
-    if (base.endsWith("/")) {
-      base = base.substring(0, base.length() - 1);
-    }
-    URI target = URI.create(base + path + (query == null ? "" : "?" + query));
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(target)
-            .method(
-                request.getMethod(),
-                request.getMethod().equals("GET") || request.getMethod().equals("HEAD")
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofInputStream(() -> body));
-    for (HttpField field : request.getHeaders()) {
-      if (profile.api().allows(field.getName())) {
-        builder.header(field.getName(), field.getValue());
-      }
-    }
-    builder.setHeader("Authorization", "Bearer " + profile.token());
-    builder.setHeader("Accept-Encoding", "identity");
-    return builder.build();
-  }
-
-  private void relay(HttpResponse<InputStream> answer, Response response) throws IOException {
-    try (InputStream in = answer.body()) {
-      Optional<String> encoding = answer.headers().firstValue("Content-Encoding");
-      if (encoding.isPresent() && !encoding.get().equalsIgnoreCase("identity")) {
-        answer(
-            response,
-            502,
-            "text/plain; charset=utf-8",
-            "credential proxy upstream sent a "
-                + encoding.get()
-                + " body, which it cannot redact\n");
-        return;
-      }
-      StreamRedactor redactor = new StreamRedactor(profile.secrets());
-      response.setStatus(answer.statusCode());
-      answer
-          .headers()
-          .map()
-          .forEach(
-              (name, values) -> {
-                if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
-                  for (String value : values) {
-                    response.getHeaders().add(name, redactAll(value));
-                  }
-                }
-              });
-      boolean events =
-          answer
-              .headers()
-              .firstValue("Content-Type")
-              .map(t -> t.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
-              .orElse(false);
-      stream(in, response, redactor, events);
-    }
-  }
-
-  /**
-   * A body, forwarded as it comes through the redactor (which holds back only what could still
-   * become a secret), until 64 MiB raw: nothing of it is buffered whole, so that an agent session
-   * cannot make the host hold more than a chunk per exchange. An event stream is flushed after
-   * every chunk; a body past the cap is cut short.
-   */
-  private void stream(InputStream in, Response response, StreamRedactor redactor, boolean events)
-      throws IOException {
-    Utf8Text text = new Utf8Text();
-    byte[] buffer = new byte[16 << 10];
-    long raw = 0;
-    try (OutputStream out = Content.Sink.asOutputStream(response)) {
-      int n;
-      while ((n = in.read(buffer)) >= 0) {
-        raw += n;
-        if (raw > BODY_CAP) {
-          LOG.info("{}: an upstream answer passed 64 MiB; the rest is dropped", profile.name());
-          break;
-        }
-        String safe = redactor.redact(text.decode(buffer, 0, n));
-        if (!safe.isEmpty()) {
-          out.write(safe.getBytes(StandardCharsets.UTF_8));
-          if (events) {
-            out.flush();
-          }
-        }
-      }
-      out.write(
-          redactor
-              .redact(text.finish())
-              .concat(redactor.finish())
-              .getBytes(StandardCharsets.UTF_8));
-    }
-  }
-
-  private String redactAll(String value) {
-    StreamRedactor redactor = new StreamRedactor(profile.secrets());
-    return redactor.redact(value) + redactor.finish();
-  }
-
-  private static void answer(Response response, int status, String type, String body)
-      throws IOException {
+  static void answer(Response response, int status, String type, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     response.setStatus(status);
     response.getHeaders().put("Content-Type", type);

@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * A model provider as the operator configured it: the {@code https} origin (and optional base path)
  * requests go to, the token the proxy adds, an optional CA certificate (PEM) to trust besides the
- * system's, the API family (which request headers may pass) and every other secret that output must
- * never show.
+ * system's, the API family (which request headers may pass), the header the token goes in and every
+ * other secret that output must never show.
  */
 public record ProviderProfile(
     String name,
@@ -21,7 +21,8 @@ public record ProviderProfile(
     String token,
     Optional<Path> caCertificate,
     Api api,
-    List<String> otherSecrets) {
+    List<String> otherSecrets,
+    AuthHeader authHeader) {
 
   /** The request headers a CLI may send its provider; all others are dropped. */
   public enum Api {
@@ -82,8 +83,22 @@ public record ProviderProfile(
             "x-openai-internal-codex-responses-lite");
   }
 
+  /**
+   * A profile whose token goes in its API family's usual header ({@link AuthHeader#defaultFor}).
+   */
+  public ProviderProfile(
+      String name,
+      URI upstream,
+      String token,
+      Optional<Path> caCertificate,
+      Api api,
+      List<String> otherSecrets) {
+    this(name, upstream, token, caCertificate, api, otherSecrets, AuthHeader.defaultFor(api));
+  }
+
   public ProviderProfile {
     Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(authHeader, "authHeader");
     Objects.requireNonNull(upstream, "upstream");
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(caCertificate, "caCertificate");
@@ -107,7 +122,15 @@ public record ProviderProfile(
   @Override
   public String toString() {
     // Never the token: profiles end up in log lines and exception messages.
-    return "ProviderProfile[" + name + " -> " + upstream + ", " + api + "]";
+    return "ProviderProfile["
+        + name
+        + " -> "
+        + upstream
+        + ", "
+        + api
+        + ", "
+        + authHeader.name()
+        + "]";
   }
 
   private static void checkUpstream(String name, URI upstream) {

@@ -140,7 +140,7 @@ class ConfinedAgentTest {
     assertThat(paths.workspace().resolve("marker.txt")).exists();
     assertThat(provider.answersAsked().getLast().body()).contains("my name is Dharma");
     assertThat(provider.received())
-        .allSatisfy(r -> assertThat(r.headers()).containsEntry("authorization", "Bearer " + TOKEN));
+        .allSatisfy(r -> assertThat(r.headers()).containsEntry("x-api-key", TOKEN));
   }
 
   @Test

@@ -91,7 +91,7 @@ class PromptRunnerWithRealClisTest {
         .as("the second prompt carries the first turn")
         .contains("my name is Dharma");
     assertThat(provider.received())
-        .allSatisfy(r -> assertThat(r.headers()).containsEntry("authorization", "Bearer " + TOKEN));
+        .allSatisfy(r -> assertThat(r.headers()).containsEntry("x-api-key", TOKEN));
     assertThat(Conversation.read(state).hasRun()).isTrue();
     assertThat(transcript())
         .contains(

@@ -73,11 +73,91 @@ class CredentialProxyTest {
     FakeModelProvider.Received seen = provider.received().getLast();
     assertThat(seen.path()).isEqualTo("/v1/messages?beta=true");
     assertThat(seen.headers())
-        .containsEntry("authorization", "Bearer " + TOKEN)
+        .containsEntry("x-api-key", TOKEN)
         .containsEntry("accept-encoding", "identity")
         .containsEntry("anthropic-version", "2023-06-01")
         .containsEntry("x-stainless-lang", "js")
-        .doesNotContainKeys("x-api-key", "cookie", "x-forwarded-for");
+        .doesNotContainKeys("authorization", "cookie", "x-forwarded-for");
+  }
+
+  @Test
+  void theTokenGoesAsBearerForOpenAiAndInTheHeaderAProfileNames() throws Exception {
+    for (var auth :
+        List.of(
+            java.util.Map.entry(
+                profile(provider.url(), ProviderProfile.Api.OPENAI), "Bearer " + TOKEN),
+            java.util.Map.entry(
+                withAuth(ProviderProfile.Api.ANTHROPIC, AuthHeader.BEARER), "Bearer " + TOKEN),
+            java.util.Map.entry(
+                withAuth(ProviderProfile.Api.OPENAI, new AuthHeader("api-key")), TOKEN))) {
+      proxy.close();
+      proxy = CredentialProxy.start(auth.getKey(), new CredentialProxy.Listen.Loopback());
+
+      client.send(
+          messages("hi").header("Authorization", "Bearer berth-credential-proxy").build(),
+          HttpResponse.BodyHandlers.ofString());
+
+      String header = auth.getKey().authHeader().name().toLowerCase(java.util.Locale.ROOT);
+      assertThat(provider.received().getLast().headers())
+          .as(auth.getKey().toString())
+          .containsEntry(header, auth.getValue())
+          .doesNotContainKey(header.equals("authorization") ? "x-api-key" : "authorization");
+    }
+  }
+
+  @Test
+  void anAuthHeaderMustBeAHeaderNameTheProxyDoesNotSetItself() {
+    assertThatThrownBy(() -> new AuthHeader("Bearer x"))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("was \"Bearer x\"");
+    assertThatThrownBy(() -> new AuthHeader("Content-Length")).hasMessageContaining("other than");
+    assertThat(AuthHeader.defaultFor(ProviderProfile.Api.ANTHROPIC))
+        .isEqualTo(AuthHeader.X_API_KEY);
+    assertThat(AuthHeader.defaultFor(ProviderProfile.Api.OPENAI).bearer()).isTrue();
+  }
+
+  @Test
+  void aChunkedRequestBodyReachesTheUpstreamWithItsContentLength() throws Exception {
+    byte[] body =
+        ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":5,\"messages\":[{\"role\":"
+                + "\"user\",\"content\":\"hi\"}]}")
+            .getBytes(StandardCharsets.UTF_8);
+    HttpResponse<String> chunked =
+        client.send(
+            HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
+                .header("Content-Type", "application/json")
+                // A stream of unknown length: the JDK client sends it chunked.
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> sized =
+        client.send(messages("hi").build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(chunked.statusCode()).isEqualTo(200);
+    assertThat(sized.statusCode()).isEqualTo(200);
+    List<FakeModelProvider.Received> seen = provider.received();
+    assertThat(seen.get(0).headers())
+        .containsEntry("content-length", Integer.toString(body.length))
+        .doesNotContainKey("transfer-encoding");
+    assertThat(seen.get(0).body()).isEqualTo(new String(body, StandardCharsets.UTF_8));
+    assertThat(seen.get(1).headers())
+        .containsEntry("content-length", Integer.toString(seen.get(1).body().length()))
+        .doesNotContainKey("transfer-encoding");
+  }
+
+  @Test
+  void aRequestBodyDeclaredOver64MibIsRefusedWith413WithoutAskingTheUpstream() throws Exception {
+    String answer =
+        raw(
+            "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: "
+                + (CredentialProxy.BODY_CAP + 1)
+                + "\r\n\r\n{");
+
+    assertThat(answer).startsWith("HTTP/1.1 413");
+    assertThat(provider.received()).isEmpty();
   }
 
   @Test
@@ -219,13 +299,23 @@ class CredentialProxyTest {
   }
 
   private ProviderProfile profile(URI upstream) {
+    return profile(upstream, ProviderProfile.Api.ANTHROPIC);
+  }
+
+  private ProviderProfile profile(URI upstream, ProviderProfile.Api api) {
+    return new ProviderProfile(
+        "fake", upstream, TOKEN, Optional.of(provider.caCertificate()), api, List.of());
+  }
+
+  private ProviderProfile withAuth(ProviderProfile.Api api, AuthHeader header) {
     return new ProviderProfile(
         "fake",
-        upstream,
+        provider.url(),
         TOKEN,
         Optional.of(provider.caCertificate()),
-        ProviderProfile.Api.ANTHROPIC,
-        List.of());
+        api,
+        List.of(),
+        header);
   }
 
   private HttpRequest.Builder messages(String prompt) {
