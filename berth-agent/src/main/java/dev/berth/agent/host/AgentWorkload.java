@@ -28,8 +28,10 @@ import java.util.List;
  *
  * <p>Where the proxy listens: on a Unix socket under the host's root (outside {@code state/}, so
  * that no archive holds it and the sandbox never sees it), which the sandbox's network brings to
- * {@code 127.0.0.1:8091}. A node that cannot confine refuses agent sessions: unconfined, the CLI's
- * tools would run as the node's user, which can reach whatever the node holds.
+ * {@code 127.0.0.1:8091}; it is bound through a throwaway {@code /tmp} alias, so the session's
+ * socket table does not name the node's data directory. A node that cannot confine refuses agent
+ * sessions: unconfined, the CLI's tools would run as the node's user, which can reach whatever the
+ * node holds.
  */
 final class AgentWorkload {
 

@@ -141,8 +141,10 @@ public final class SessionNetwork implements AutoCloseable {
    * Makes the namespace of an agent session ({@code proxy}): a loopback and nothing else, where
    * {@code 127.0.0.1:8091} leads to the session's credential proxy. The proxy listens on a Unix
    * socket outside the sandbox ({@code proxySocket}); socat, started by the agent in the namespace
-   * (not in the sandbox: the workload can neither see it nor the socket's path), forwards each
-   * connection there. No route leads anywhere else, so the proxy is all the workload reaches.
+   * (not in the sandbox: the workload cannot see it), forwards each connection there. The
+   * namespace's socket table does name the socket's bound path, so the proxy binds it through a
+   * throwaway alias ({@code SocketAlias} in the proxy package) that says nothing of the host. No
+   * route leads anywhere else, so the proxy is all the workload reaches.
    *
    * @throws IllegalStateException when the namespace or the forwarder does not come up
    */
