@@ -206,7 +206,12 @@ public final class AgentCatalog implements WorkloadCatalog {
     wire.put("baseUrl", provider.url().toString());
     wire.put("token", provider.token());
     wire.put("api", provider.api());
-    wire.put("authHeader", provider.authHeader());
+    // Sent only where it differs from the API's default: a node started by an earlier release (a
+    // node outlives its server) refuses fields it does not know, and would refuse every provision.
+    String apiDefault = provider.api().equals("anthropic") ? "x-api-key" : "authorization";
+    if (!provider.authHeader().equalsIgnoreCase(apiDefault)) {
+      wire.put("authHeader", provider.authHeader());
+    }
     provider.caFile().ifPresent(ca -> wire.put("caFile", ca.toString()));
     Map<String, Object> agent = new LinkedHashMap<>();
     agent.put("cli", profile.cli().orElseThrow().toString());

@@ -19,7 +19,7 @@ final class RunSink implements ProjectionSink {
   private final StreamRedactor answers;
   private final StreamRedactor errors;
   private final StreamRedactor transcriptAnswers;
-  private final StderrLines stderr = new StderrLines();
+  private final StderrLines stderr;
 
   RunSink(
       String execution,
@@ -35,6 +35,7 @@ final class RunSink implements ProjectionSink {
     this.answers = redaction.stream();
     this.errors = redaction.stream();
     this.transcriptAnswers = redaction.stream();
+    this.stderr = new StderrLines(redaction::text);
   }
 
   @Override

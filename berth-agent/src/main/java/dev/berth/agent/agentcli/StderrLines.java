@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
@@ -50,10 +51,24 @@ final class StderrLines {
           Pattern.CASE_INSENSITIVE);
   private static final Pattern WORD_EDGES = Pattern.compile("^[\\[(<]+|[\\])>:,]+$");
 
+  private final UnaryOperator<String> redact;
   private final StringBuilder partial = new StringBuilder();
   private @Nullable StringBuilder entry;
   private boolean entryIsError;
   private int entries;
+
+  /** Entries as the CLI wrote them (for a run that holds no secret). */
+  StderrLines() {
+    this(UnaryOperator.identity());
+  }
+
+  /**
+   * Entries passed through {@code redact} before they are cut to {@link #MAX_ENTRY}: a secret that
+   * straddled the cut would otherwise leave its unredacted start behind.
+   */
+  StderrLines(UnaryOperator<String> redact) {
+    this.redact = redact;
+  }
 
   /**
    * Takes the next piece of standard error, as it was read; the entries it completes. An entry is
@@ -68,6 +83,11 @@ final class StderrLines {
       String line = partial.substring(0, end);
       partial.delete(0, end + 1);
       line(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line, done);
+    }
+    if (partial.length() > MAX_ENTRY) {
+      // A line that never ends must not grow the node's heap: what is held is taken as a line.
+      line(partial.toString(), done);
+      partial.setLength(0);
     }
     if (partial.isEmpty()) {
       flush(done);
@@ -116,8 +136,8 @@ final class StderrLines {
       done.add(new TranscriptEvent.Warning(MORE));
       return;
     }
-    String message =
-        open.length() <= MAX_ENTRY ? open.toString() : open.substring(0, MAX_ENTRY) + "…";
+    String whole = redact.apply(open.toString());
+    String message = whole.length() <= MAX_ENTRY ? whole : whole.substring(0, MAX_ENTRY) + "…";
     done.add(
         entryIsError ? new TranscriptEvent.Failure(message) : new TranscriptEvent.Warning(message));
   }

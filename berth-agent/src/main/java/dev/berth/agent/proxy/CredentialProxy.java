@@ -215,12 +215,13 @@ public final class CredentialProxy implements AutoCloseable {
       answer(response, 503, "text/plain; charset=utf-8", BUSY + "\n");
       return;
     }
-    try (CappedInput body = new CappedInput(Content.Source.asInputStream(request))) {
+    try (CappedInput body = new CappedInput(Content.Source.asInputStream(request));
+        UpstreamRequests.Spool spool = new UpstreamRequests.Spool()) {
       HttpResponse<InputStream> answer;
       try {
         answer =
             upstream.send(
-                UpstreamRequests.of(profile, request, path, body),
+                UpstreamRequests.of(profile, request, path, body, spool),
                 HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         if (body.exceeded() || e instanceof UpstreamRequests.TooLarge) {

@@ -2,10 +2,17 @@ package dev.berth.agent.proxy;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.server.Request;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A client's request as the upstream gets it: its target, allowlisted headers, token and body. */
 final class UpstreamRequests {
@@ -19,6 +26,43 @@ final class UpstreamRequests {
     }
   }
 
+  /**
+   * How much of a chunked body is held in memory before the rest goes to a file: a session's proxy
+   * serves 8 exchanges at once, and 8 bodies of 64 MiB in the node's heap would let one session run
+   * the node, and every other session on it, out of memory.
+   */
+  static final int IN_MEMORY = 1 << 20;
+
+  private static final Logger LOG = LoggerFactory.getLogger(UpstreamRequests.class);
+
+  /**
+   * Where one exchange's chunked body goes when it outgrows {@link #IN_MEMORY}: a file of the
+   * node's own (created owner-only in the node's temporary directory, which the session never
+   * sees), deleted when the exchange is over.
+   */
+  static final class Spool implements AutoCloseable {
+    private @Nullable Path file;
+
+    Path create() throws IOException {
+      Path made = Files.createTempFile("berth-proxy-body-", ".part");
+      file = made;
+      return made;
+    }
+
+    @Override
+    public void close() {
+      Path made = file;
+      if (made == null) {
+        return;
+      }
+      try {
+        Files.deleteIfExists(made);
+      } catch (IOException e) {
+        LOG.warn("cannot delete the spooled request body {}: {}", made, e.toString());
+      }
+    }
+  }
+
   private UpstreamRequests() {}
 
   /**
@@ -27,7 +71,8 @@ final class UpstreamRequests {
    * @throws TooLarge when the body declares or reaches more than 64 MiB
    * @throws IOException when the client's body cannot be read
    */
-  static HttpRequest of(ProviderProfile profile, Request request, String path, InputStream body)
+  static HttpRequest of(
+      ProviderProfile profile, Request request, String path, InputStream body, Spool spool)
       throws IOException {
     String query = request.getHttpURI().getQuery();
     String base = profile.upstream().toString();
@@ -36,7 +81,7 @@ final class UpstreamRequests {
     }
     URI target = URI.create(base + path + (query == null ? "" : "?" + query));
     HttpRequest.Builder builder =
-        HttpRequest.newBuilder(target).method(request.getMethod(), body(request, body));
+        HttpRequest.newBuilder(target).method(request.getMethod(), body(request, body, spool));
     for (HttpField field : request.getHeaders()) {
       if (profile.api().allows(field.getName())) {
         builder.header(field.getName(), field.getValue());
@@ -49,10 +94,11 @@ final class UpstreamRequests {
 
   /**
    * The body, always with a {@code Content-Length} (some providers refuse a chunked request): one
-   * the client declared is streamed with its length; one sent chunked is read first, up to the cap,
-   * and sent with the length it turned out to have.
+   * the client declared is streamed with its length; one sent chunked is read first, up to the cap
+   * (in memory up to {@link #IN_MEMORY}, the rest spooled to {@code spool}'s file), and sent with
+   * the length it turned out to have.
    */
-  private static HttpRequest.BodyPublisher body(Request request, InputStream body)
+  private static HttpRequest.BodyPublisher body(Request request, InputStream body, Spool spool)
       throws IOException {
     String method = request.getMethod();
     if (method.equals("GET") || method.equals("HEAD")) {
@@ -66,9 +112,20 @@ final class UpstreamRequests {
       return HttpRequest.BodyPublishers.fromPublisher(
           HttpRequest.BodyPublishers.ofInputStream(() -> body), declared);
     }
-    byte[] whole = declared == 0 ? new byte[0] : body.readAllBytes();
-    return whole.length == 0
-        ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofByteArray(whole);
+    if (declared == 0) {
+      return HttpRequest.BodyPublishers.noBody();
+    }
+    byte[] head = body.readNBytes(IN_MEMORY + 1);
+    if (head.length <= IN_MEMORY) {
+      return head.length == 0
+          ? HttpRequest.BodyPublishers.noBody()
+          : HttpRequest.BodyPublishers.ofByteArray(head);
+    }
+    Path file = spool.create();
+    try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE)) {
+      out.write(head);
+      body.transferTo(out);
+    }
+    return HttpRequest.BodyPublishers.ofFile(file);
   }
 }

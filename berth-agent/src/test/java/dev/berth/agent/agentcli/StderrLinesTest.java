@@ -71,4 +71,28 @@ class StderrLinesTest {
         .hasSize(StderrLines.MAX_ENTRY + 1)
         .endsWith("…");
   }
+
+  @Test
+  void aLineThatNeverEndsIsTakenOnceItOutgrowsAnEntry() {
+    StderrLines lines = new StderrLines();
+
+    List<TranscriptEvent> events = lines.take("w".repeat(StderrLines.MAX_ENTRY + 10));
+
+    assertThat(events).hasSize(1);
+    assertThat(((TranscriptEvent.Warning) events.getFirst()).message()).startsWith("www");
+    assertThat(lines.finish()).isEmpty();
+  }
+
+  @Test
+  void aSecretAcrossTheCutIsRedactedBeforeTheEntryIsCut() {
+    String secret = "sk-secret-token-0123456789";
+    StderrLines lines = new StderrLines(text -> text.replace(secret, "[REDACTED]"));
+    String line = "e".repeat(StderrLines.MAX_ENTRY - 5) + secret + "\n";
+
+    List<TranscriptEvent> events = lines.take(line);
+
+    String message = ((TranscriptEvent.Warning) events.getFirst()).message();
+    assertThat(message).doesNotContain("sk-secre").startsWith("eeee");
+    assertThat(message).contains("[REDA");
+  }
 }

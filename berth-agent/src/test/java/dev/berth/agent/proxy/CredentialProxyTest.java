@@ -148,6 +148,39 @@ class CredentialProxyTest {
   }
 
   @Test
+  void aChunkedBodyOverAMebibyteIsSpooledToAFileSentWithItsLengthAndTheFileRemoved()
+      throws Exception {
+    byte[] body =
+        ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":5,\"messages\":[{\"role\":"
+                + "\"user\",\"content\":\""
+                + "x".repeat(3 * UpstreamRequests.IN_MEMORY)
+                + "\"}]}")
+            .getBytes(StandardCharsets.UTF_8);
+
+    HttpResponse<String> chunked =
+        client.send(
+            HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofInputStream(
+                        () -> new java.io.ByteArrayInputStream(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+
+    assertThat(chunked.statusCode()).isEqualTo(200);
+    FakeModelProvider.Received seen = provider.received().getLast();
+    assertThat(seen.headers())
+        .containsEntry("content-length", Integer.toString(body.length))
+        .doesNotContainKey("transfer-encoding");
+    assertThat(seen.body()).isEqualTo(new String(body, StandardCharsets.UTF_8));
+    try (var left =
+        java.nio.file.Files.newDirectoryStream(
+            java.nio.file.Path.of(System.getProperty("java.io.tmpdir")), "berth-proxy-body-*")) {
+      assertThat(left).as("spooled bodies left behind").isEmpty();
+    }
+  }
+
+  @Test
   void aRequestBodyDeclaredOver64MibIsRefusedWith413WithoutAskingTheUpstream() throws Exception {
     String answer =
         raw(
