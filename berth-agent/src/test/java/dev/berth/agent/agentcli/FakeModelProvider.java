@@ -2,18 +2,13 @@ package dev.berth.agent.agentcli;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.berth.agent.testing.LoopbackHttps;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,8 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -73,52 +66,8 @@ public final class FakeModelProvider implements AutoCloseable {
 
   /** An HTTPS provider; its certificate is made in {@code directory}. */
   public static FakeModelProvider https(Path directory) throws Exception {
-    Path keystore = directory.resolve("fake-provider.p12");
-    Path pem = directory.resolve("fake-provider-ca.pem");
-    String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    run(
-        keytool,
-        "-genkeypair",
-        "-alias",
-        "fake",
-        "-keyalg",
-        "EC",
-        "-dname",
-        "CN=127.0.0.1",
-        "-ext",
-        "SAN=ip:127.0.0.1",
-        "-validity",
-        "2",
-        "-keystore",
-        keystore.toString(),
-        "-storepass",
-        "changeit",
-        "-storetype",
-        "PKCS12");
-    run(
-        keytool,
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "fake",
-        "-keystore",
-        keystore.toString(),
-        "-storepass",
-        "changeit",
-        "-file",
-        pem.toString());
-    KeyStore store = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(keystore)) {
-      store.load(in, "changeit".toCharArray());
-    }
-    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    keys.init(store, "changeit".toCharArray());
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(keys.getKeyManagers(), null, null);
-    HttpsServer server =
-        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.setHttpsConfigurator(new HttpsConfigurator(tls));
-    return started(server, pem);
+    LoopbackHttps https = LoopbackHttps.create(directory, "fake-provider");
+    return started(https.server(), https.caCertificate());
   }
 
   private static FakeModelProvider started(HttpServer server, Path pem) {
@@ -540,14 +489,6 @@ public final class FakeModelProvider implements AutoCloseable {
     void raw(String text) throws IOException {
       out.write(text.getBytes(StandardCharsets.UTF_8));
       out.flush();
-    }
-  }
-
-  private static void run(String... command) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (process.waitFor() != 0) {
-      throw new IOException(String.join(" ", command) + " failed: " + output);
     }
   }
 }

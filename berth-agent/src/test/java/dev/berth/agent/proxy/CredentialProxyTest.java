@@ -122,16 +122,7 @@ class CredentialProxyTest {
         ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":5,\"messages\":[{\"role\":"
                 + "\"user\",\"content\":\"hi\"}]}")
             .getBytes(StandardCharsets.UTF_8);
-    HttpResponse<String> chunked =
-        client.send(
-            HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
-                .header("Content-Type", "application/json")
-                // A stream of unknown length: the JDK client sends it chunked.
-                .POST(
-                    HttpRequest.BodyPublishers.ofInputStream(
-                        () -> new java.io.ByteArrayInputStream(body)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> chunked = client.send(chunked(body), HttpResponse.BodyHandlers.ofString());
     HttpResponse<String> sized =
         client.send(messages("hi").build(), HttpResponse.BodyHandlers.ofString());
 
@@ -147,6 +138,15 @@ class CredentialProxyTest {
         .doesNotContainKey("transfer-encoding");
   }
 
+  /** A POST of {@code body} as a stream of unknown length, which the JDK client sends chunked. */
+  private HttpRequest chunked(byte[] body) {
+    return HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
+        .header("Content-Type", "application/json")
+        .POST(
+            HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body)))
+        .build();
+  }
+
   @Test
   void aChunkedBodyOverAMebibyteIsSpooledToAFileSentWithItsLengthAndTheFileRemoved()
       throws Exception {
@@ -157,15 +157,7 @@ class CredentialProxyTest {
                 + "\"}]}")
             .getBytes(StandardCharsets.UTF_8);
 
-    HttpResponse<String> chunked =
-        client.send(
-            HttpRequest.newBuilder(proxy.loopbackUrl().resolve("/v1/messages"))
-                .header("Content-Type", "application/json")
-                .POST(
-                    HttpRequest.BodyPublishers.ofInputStream(
-                        () -> new java.io.ByteArrayInputStream(body)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> chunked = client.send(chunked(body), HttpResponse.BodyHandlers.ofString());
 
     assertThat(chunked.statusCode()).isEqualTo(200);
     FakeModelProvider.Received seen = provider.received().getLast();

@@ -1,26 +1,19 @@
 package dev.berth.agent.proxy;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import dev.berth.agent.testing.LoopbackHttps;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
 
 /**
  * An HTTPS upstream on loopback that answers every request with the one answer it was given, in the
@@ -45,59 +38,12 @@ final class ScriptedProvider implements AutoCloseable {
 
   /** A provider whose certificate is made (by keytool) in {@code directory}. */
   static ScriptedProvider https(Path directory) throws Exception {
-    Path keystore = directory.resolve("scripted.p12");
-    Path pem = directory.resolve("scripted-ca.pem");
-    String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-    run(
-        keytool,
-        keystore,
-        "-genkeypair",
-        "-keyalg",
-        "EC",
-        "-dname",
-        "CN=127.0.0.1",
-        "-ext",
-        "SAN=ip:127.0.0.1",
-        "-validity",
-        "2");
-    run(keytool, keystore, "-exportcert", "-rfc", "-file", pem.toString());
-    KeyStore store = KeyStore.getInstance("PKCS12");
-    try (InputStream in = Files.newInputStream(keystore)) {
-      store.load(in, "changeit".toCharArray());
-    }
-    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    keys.init(store, "changeit".toCharArray());
-    SSLContext tls = SSLContext.getInstance("TLS");
-    tls.init(keys.getKeyManagers(), null, null);
-    HttpsServer server =
-        HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.setHttpsConfigurator(new HttpsConfigurator(tls));
-    ScriptedProvider provider = new ScriptedProvider(server, pem);
-    server.createContext("/", provider::handle);
-    server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    server.start();
+    LoopbackHttps https = LoopbackHttps.create(directory, "scripted");
+    ScriptedProvider provider = new ScriptedProvider(https.server(), https.caCertificate());
+    https.server().createContext("/", provider::handle);
+    https.server().setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    https.server().start();
     return provider;
-  }
-
-  private static void run(String keytool, Path keystore, String... command)
-      throws IOException, InterruptedException {
-    List<String> argv = new ArrayList<>(List.of(keytool));
-    argv.addAll(List.of(command));
-    argv.addAll(
-        List.of(
-            "-alias",
-            "s",
-            "-keystore",
-            keystore.toString(),
-            "-storepass",
-            "changeit",
-            "-storetype",
-            "PKCS12"));
-    Process process = new ProcessBuilder(argv).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (process.waitFor() != 0) {
-      throw new IOException(String.join(" ", argv) + " failed: " + output);
-    }
   }
 
   /** Every request is answered 200 with {@code chunks}, of {@code type}. */
