@@ -5,9 +5,12 @@ import dev.berth.agent.agentcli.ClaudeCodeAdapter;
 import dev.berth.agent.agentcli.CodexAdapter;
 import dev.berth.agent.proxy.AuthHeader;
 import dev.berth.agent.proxy.ProviderProfile;
+import dev.berth.agent.proxy.gate.GateSettings;
+import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.error.InvalidValueException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,7 +27,44 @@ import org.jspecify.annotations.Nullable;
  *     CLI gets no {@code --model}); the control plane resolves the installation's default into it
  * @param provider the one upstream the session's credential proxy forwards to
  */
-public record AgentLaunch(String cli, String model, Provider provider, List<Plugin> plugins) {
+public record AgentLaunch(
+    String cli,
+    String model,
+    Provider provider,
+    List<Plugin> plugins,
+    @Nullable Approval approval) {
+
+  /**
+   * The session's approval gate, when its policy gates anything: the policy ({@code external} or
+   * {@code all}), the gateway its credential proxy asks (the control plane's), the key naming the
+   * session to it, and how long a call waits for a decision.
+   */
+  public record Approval(String policy, String gateway, String key, long timeoutSeconds) {
+    public Approval {
+      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(gateway, "gateway");
+      Objects.requireNonNull(key, "key");
+    }
+
+    @Override
+    public String toString() {
+      return "Approval[" + policy + " via " + gateway + "]"; // never the key
+    }
+
+    /** The proxy's settings; none when the policy is {@code off}. */
+    public Optional<GateSettings> settings() {
+      ApprovalPolicy parsed = ApprovalPolicy.parse(policy);
+      if (parsed == ApprovalPolicy.OFF) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new GateSettings(parsed, URI.create(gateway), key, Duration.ofSeconds(timeoutSeconds)));
+    }
+  }
+
+  public AgentLaunch(String cli, String model, Provider provider, List<Plugin> plugins) {
+    this(cli, model, provider, plugins, null);
+  }
 
   /** A marketplace plugin of the session: its name, and where on this host to copy it from. */
   public record Plugin(String name, String path) {
