@@ -29,6 +29,7 @@ final class AnthropicGate implements AnswerGate {
   private @Nullable Held held;
   private int offset;
   private boolean ended;
+  private boolean midLine;
 
   /** A tool call kept back: its block's index upstream, its tool, its input and its events. */
   private static final class Held {
@@ -103,13 +104,25 @@ final class AnthropicGate implements AnswerGate {
       held = fresh;
       return;
     }
+    JsonNode delta = data.path("delta");
+    if (delta.path("type").asString("").equals("text_delta")
+        && !delta.path("text").asString("").isEmpty()) {
+      midLine = !delta.path("text").asString("").endsWith("\n");
+    }
     out.send(shifted(event));
+  }
+
+  /** A marker starts a line of its own, also after text that did not end one. */
+  private String line(String marker) {
+    String text = midLine ? "\n" + marker : marker;
+    midLine = false;
+    return text;
   }
 
   private void decide(Held call, Downstream out) throws IOException, InterruptedException {
     String input = call.input.isEmpty() ? call.startInput : call.input.toString();
     String id = keeper.gate().requestId();
-    out.send(textBlock(call.index + offset, Markers.awaiting(call.tool, id)));
+    out.send(textBlock(call.index + offset, line(Markers.awaiting(call.tool, id))));
     offset++;
     Decision decision = keeper.hold(id, call.tool, input.isEmpty() ? "{}" : input, PING, out);
     out.send(textBlock(call.index + offset, Markers.result(call.tool, id, decision)));
@@ -130,7 +143,7 @@ final class AnthropicGate implements AnswerGate {
         Decision.of(
             Decision.Verdict.ERROR,
             "its arguments exceed " + (SseEvents.MAX_EVENT >> 20) + " MiB in one event");
-    out.send(textBlock(call.index + offset, Markers.result(call.tool, id, decision)));
+    out.send(textBlock(call.index + offset, line(Markers.result(call.tool, id, decision))));
     end(out);
   }
 
