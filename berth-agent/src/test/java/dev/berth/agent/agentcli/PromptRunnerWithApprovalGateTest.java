@@ -175,7 +175,7 @@ class PromptRunnerWithApprovalGateTest {
   private void refusedThenNextPromptWorks(Cli cli, String words, String state, String ending) {
     ExecutionView refused = finished(runner.submit(cli.turn(COMMAND)));
 
-    assertThat(refused.state()).as(log()).isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(refused.state()).as(log() + transcript()).isEqualTo(ExecutionState.SUCCEEDED);
     assertThat(counter()).doesNotExist();
     assertThat(log())
         .contains("[berth: awaiting approval — " + cli.tool + " · " + SESSION.value() + ":")
@@ -215,7 +215,12 @@ class PromptRunnerWithApprovalGateTest {
     plan =
         Sandbox.none()
             .plan(
-                "agent-test", List.of("true"), state, new ResourceLimits(256, 1L << 30, 1L << 30));
+                // A name of its own: a plan kills every process tagged with its name, so a run of
+                // another test on this machine under a shared name would kill these CLIs.
+                "agent-gate-" + Long.toHexString(System.nanoTime()),
+                List.of("true"),
+                state,
+                new ResourceLimits(256, 1L << 30, 1L << 30));
     AgentPaths paths = AgentPaths.under(state);
     runner =
         new PromptRunner(
