@@ -390,6 +390,56 @@ class AnswerGateStreamsTest {
     assertThat(released.path("stop_reason").asString()).isEqualTo("tool_use");
   }
 
+  @Test
+  void responsesCustomAndMcpCallsAreHeldByTheirKindAndNameAndOtherItemsPass() throws Exception {
+    gateway.decidesNext("REJECTED", "no patches today");
+    String json =
+        "{\"id\":\"r\",\"status\":\"completed\",\"output\":["
+            + "{\"type\":\"reasoning\",\"id\":\"rs_1\",\"summary\":[]},"
+            + "{\"type\":\"function_call\",\"id\":\"fc_1\",\"name\":\"search\","
+            + "\"namespace\":\"mcp__docs__\",\"arguments\":\"{\\\"q\\\":1}\"},"
+            + "{\"type\":\"custom_tool_call\",\"id\":\"ct_1\",\"name\":\"apply_patch\","
+            + "\"input\":\"*** Begin Patch\"}]}";
+
+    Collected external = new Collected();
+    AnswerGate underExternal =
+        keeper(ApprovalPolicy.EXTERNAL).forAnswer(ProviderProfile.Api.OPENAI, false);
+    underExternal.accept(json, external);
+    underExternal.finish(external);
+    assertThat(gateway.requests())
+        .singleElement()
+        .extracting(FakeGateway.Pending::tool)
+        .isEqualTo("search");
+    JsonNode refused = SseEvents.JSON.readTree(external.text());
+    assertThat(refused.path("output").valueStream().map(i -> i.path("type").asString()).toList())
+        .containsExactly("reasoning", "message", "message");
+
+    Collected all = new Collected();
+    gateway.decidesNext("APPROVED", "");
+    AnswerGate underAll = keeper(ApprovalPolicy.ALL).forAnswer(ProviderProfile.Api.OPENAI, false);
+    underAll.accept(json, all);
+    underAll.finish(all);
+    assertThat(gateway.requests())
+        .extracting(FakeGateway.Pending::tool)
+        .containsExactly("search", "search", "apply_patch");
+    assertThat(gateway.requests().getLast().arguments().asString()).isEqualTo("*** Begin Patch");
+    assertThat(
+            SseEvents.JSON
+                .readTree(all.text())
+                .path("output")
+                .valueStream()
+                .map(i -> i.path("type").asString())
+                .toList())
+        .containsExactly(
+            "reasoning",
+            "message",
+            "message",
+            "function_call",
+            "message",
+            "message",
+            "custom_tool_call");
+  }
+
   /** The texts of the answer's text deltas, in order. */
   private static List<String> texts(List<SseEvents.Piece.Event> events) {
     return events.stream()
