@@ -93,7 +93,15 @@ class SharedDirectoryThroughAgentApiTest {
             FIRST, runtime(FIRST, 2), 1, archive.body(), command(FIRST, 3, OperationType.RESUME));
     assertThat(restored.status()).as(restored.body()).isEqualTo(200);
 
-    assertThat(toolResult(FIRST, "run: echo back-$(cat /shared/a.txt)")).contains("back-kept-42");
+    assertThat(toolResult(FIRST, "run: echo back-$(cat /shared/a.txt) | tee /shared/b.txt"))
+        .as("the restored directory is the session's to read and to write")
+        .contains("back-kept-42")
+        .doesNotContain("Permission denied");
+    try (Stream<Path> files = Files.walk(root.resolve("node"))) {
+      assertThat(files.filter(f -> f.endsWith(Path.of("shared", "b.txt"))))
+          .singleElement()
+          .satisfies(f -> assertThat(f).hasContent("back-kept-42"));
+    }
   }
 
   @Test
