@@ -31,13 +31,15 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Decisions: a provider's token comes from a file or the environment, never from the providers
  * file itself nor from a request, and is read once at start; an invalid configuration (a bad URL,
  * an unknown key, a model outside the pattern) stops the server at start rather than failing the
- * first session. See docs/agents.md.
+ * first session. A type's sessions get a shared directory ({@code /shared}, archived with the
+ * session) only when its configuration says {@code shared: true} ({@code
+ * BERTH_PROVIDER_<TYPE>_SHARED} in the environment). See docs/agents.md.
  */
 public final class AgentCatalog implements WorkloadCatalog {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Set<String> FILE_KEYS =
-      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader");
+      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader", "shared");
   private static final java.util.regex.Pattern HEADER_NAME =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 
@@ -47,7 +49,8 @@ public final class AgentCatalog implements WorkloadCatalog {
       Optional<Path> cli,
       Optional<Provider> provider,
       String defaultModel,
-      List<String> models) {}
+      List<String> models,
+      boolean shared) {}
 
   /**
    * Where a type's credential proxy forwards, the token it alone holds, and the header the token
@@ -125,7 +128,12 @@ public final class AgentCatalog implements WorkloadCatalog {
       profiles.put(
           type,
           new Profile(
-              type, cli, settings.provider(name), settings.defaultModel(), settings.models()));
+              type,
+              cli,
+              settings.provider(name),
+              settings.defaultModel(),
+              settings.models(),
+              settings.shared()));
     }
     return new AgentCatalog(Map.copyOf(profiles), PluginMarketplace.none());
   }
@@ -217,6 +225,10 @@ public final class AgentCatalog implements WorkloadCatalog {
     agent.put("cli", profile.cli().orElseThrow().toString());
     agent.put("model", resolved);
     agent.put("provider", wire);
+    // Only when on: a node of an earlier release refuses fields it does not know.
+    if (profile.shared()) {
+      agent.put("shared", true);
+    }
     if (!plugins.isEmpty() && takesPlugins(type)) {
       agent.put(
           "plugins",
@@ -236,7 +248,8 @@ public final class AgentCatalog implements WorkloadCatalog {
       String api,
       Optional<String> authHeader,
       String defaultModel,
-      List<String> models) {
+      List<String> models,
+      boolean shared) {
 
     static Settings of(String type, JsonNode entry, Map<String, String> env) {
       for (String key : entry.propertyNames()) {
@@ -269,7 +282,13 @@ public final class AgentCatalog implements WorkloadCatalog {
               .or(() -> Optional.ofNullable(entry.get("models")))
               .map(node -> checkModels(type, node))
               .orElse(List.of());
-      return new Settings(url, token, ca, api, authHeader, model, models);
+      boolean shared =
+          Optional.ofNullable(env.get(prefix + "SHARED"))
+              .filter(v -> !v.isBlank())
+              .map(v -> variableFlag(prefix + "SHARED", v))
+              .or(() -> Optional.ofNullable(entry.get("shared")).map(v -> fileFlag(type, v)))
+              .orElse(false);
+      return new Settings(url, token, ca, api, authHeader, model, models, shared);
     }
 
     Optional<Provider> provider(String type) {
@@ -381,6 +400,26 @@ public final class AgentCatalog implements WorkloadCatalog {
     } catch (IOException e) {
       throw new UncheckedIOException("provider of " + type + ": cannot read " + file, e);
     }
+  }
+
+  /** A variable's {@code true} or {@code false}. */
+  private static boolean variableFlag(String variable, String value) {
+    return switch (value.strip().toLowerCase(Locale.ROOT)) {
+      case "true" -> true;
+      case "false" -> false;
+      default ->
+          throw new IllegalArgumentException(
+              variable + " must be true or false, was \"" + value + "\"");
+    };
+  }
+
+  /** A providers file's {@code "shared": true|false}. */
+  private static boolean fileFlag(String type, JsonNode value) {
+    if (!value.isBoolean()) {
+      throw new IllegalArgumentException(
+          "providers file: " + type + ".shared must be true or false, was " + value);
+    }
+    return value.asBoolean();
   }
 
   private static Optional<String> text(JsonNode entry, String key) {

@@ -168,4 +168,47 @@ class AgentCatalogTest {
     assertThatThrownBy(() -> AgentCatalog.load(Map.of("shell", claude), Optional.empty(), Map.of()))
         .hasMessageContaining("not an agent type");
   }
+
+  @Test
+  void aTypeGetsASharedDirectoryOnlyWhenItsConfigurationSaysSoAndTheNodeHearsOfItOnlyThen()
+      throws Exception {
+    Map<String, String> env =
+        Map.of(
+            "BERTH_PROVIDER_CLAUDE_CODE_URL", "https://api.anthropic.example",
+            "BERTH_PROVIDER_CLAUDE_CODE_TOKEN", "sk-a");
+    // A node of an earlier release refuses fields it does not know: off is not sent at all.
+    assertThat(fromEnv(env).launch(CLAUDE, Optional.empty()).orElseThrow())
+        .doesNotContainKey("shared");
+
+    Path file = dir.resolve("providers.json");
+    Files.writeString(file, "{\"claude-code\":{\"shared\":true}}");
+    assertThat(
+            AgentCatalog.load(Map.of("claude-code", claude), Optional.of(file), env)
+                .launch(CLAUDE, Optional.empty())
+                .orElseThrow())
+        .containsEntry("shared", true);
+
+    Map<String, String> off = new java.util.HashMap<>(env);
+    off.put("BERTH_PROVIDER_CLAUDE_CODE_SHARED", "false");
+    assertThat(
+            AgentCatalog.load(Map.of("claude-code", claude), Optional.of(file), off)
+                .launch(CLAUDE, Optional.empty())
+                .orElseThrow())
+        .as("the variable wins over the file, as for every setting")
+        .doesNotContainKey("shared");
+    Map<String, String> on = new java.util.HashMap<>(env);
+    on.put("BERTH_PROVIDER_CLAUDE_CODE_SHARED", "TRUE");
+    assertThat(fromEnv(on).launch(CLAUDE, Optional.empty()).orElseThrow())
+        .containsEntry("shared", true);
+
+    on.put("BERTH_PROVIDER_CLAUDE_CODE_SHARED", "yes");
+    assertThatThrownBy(() -> fromEnv(on))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("BERTH_PROVIDER_CLAUDE_CODE_SHARED must be true or false");
+    Files.writeString(file, "{\"claude-code\":{\"shared\":\"true\"}}");
+    assertThatThrownBy(
+            () -> AgentCatalog.load(Map.of("claude-code", claude), Optional.of(file), env))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("claude-code.shared must be true or false");
+  }
 }

@@ -13,7 +13,9 @@ import java.util.random.RandomGenerator;
  * Codex ({@code codex exec --json}, one run per prompt, standard input closed), with a model
  * provider that points at the credential proxy. The conversation id is Codex's own thread id, which
  * the first successful run announces; the next prompts run {@code codex exec resume <id>}. {@code
- * CODEX_HOME} is in the CLI's home in the session's state, so the threads travel in the archive.
+ * CODEX_HOME} is in the CLI's home in the session's state, so the threads travel in the archive. A
+ * turn whose agent started sub-agents waits for them, and its agent reports their results ({@link
+ * SubAgentHooks}).
  */
 public record CodexAdapter() implements AgentAdapter {
 
@@ -22,6 +24,9 @@ public record CodexAdapter() implements AgentAdapter {
 
   /** Where, in the CLI's home, Codex keeps its own (its threads, its configuration). */
   static final String CODEX_HOME = ".codex";
+
+  /** The notice Codex prints (as an error item) for the hook-trust flag Berth gives it. */
+  static final String HOOK_TRUST_NOTICE = "`--dangerously-bypass-hook-trust` is enabled.";
 
   @Override
   public String type() {
@@ -45,6 +50,10 @@ public record CodexAdapter() implements AgentAdapter {
             "--skip-git-repo-check",
             "--sandbox",
             "danger-full-access",
+            // Codex runs only hooks a user trusted interactively; Berth's own (SubAgentHooks) are
+            // written before every run, and any hook runs in the session's sandbox as the
+            // session's user, with no more than the model's shell tool has.
+            "--dangerously-bypass-hook-trust",
             "-c",
             "model_provider=berth",
             "-c",
@@ -75,7 +84,9 @@ public record CodexAdapter() implements AgentAdapter {
   public List<Path> prepare(AgentPaths paths) throws IOException {
     Files.createDirectories(paths.workspace());
     Path codexHome = Files.createDirectories(paths.home().resolve(CODEX_HOME));
-    return List.of(paths.workspace(), codexHome);
+    List<Path> written = new ArrayList<>(List.of(paths.workspace(), codexHome));
+    written.addAll(SubAgentHooks.write(codexHome));
+    return List.copyOf(written);
   }
 
   @Override

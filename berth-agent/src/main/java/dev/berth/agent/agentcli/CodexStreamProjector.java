@@ -121,7 +121,13 @@ public final class CodexStreamProjector implements StreamProjector {
             new TranscriptEvent.ToolResult(
                 id, item.path("status").asString("").equals("failed"), item.toString().length()));
       }
-      case "error" -> sink.event(new TranscriptEvent.Warning(item.path("message").asString("")));
+      case "error" -> {
+        String message = item.path("message").asString("");
+        // Berth's own flag (CodexAdapter), not the session's: no warning of the session's.
+        if (!message.startsWith(CodexAdapter.HOOK_TRUST_NOTICE)) {
+          sink.event(new TranscriptEvent.Warning(message));
+        }
+      }
       default -> sink.event(new TranscriptEvent.Raw(line));
     }
   }

@@ -133,6 +133,7 @@ final class PromptRun {
     Map<String, String> environment = new LinkedHashMap<>();
     environment.put("PATH", "/usr/local/bin:/usr/bin:/bin");
     environment.put("LANG", "C.UTF-8");
+    environment.putAll(setup.environment());
     environment.putAll(adapter.environment(setup.workloadPaths(), setup.provider()));
     var argv = adapter.argv(setup.cli(), entry.turn, started, setup.provider(), plugins());
     try {

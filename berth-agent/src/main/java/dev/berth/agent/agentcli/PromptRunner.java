@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -62,7 +63,12 @@ public final class PromptRunner implements AutoCloseable {
     }
   }
 
-  /** Where the runner finds what it needs. */
+  /**
+   * Where the runner finds what it needs.
+   *
+   * @param environment variables every run gets beside the adapter's: what the session's sandbox
+   *     offers the CLI (its shared directory, {@code BERTH_SHARED_DIR})
+   */
   public record Setup(
       SessionId session,
       AgentAdapter adapter,
@@ -76,7 +82,45 @@ public final class PromptRunner implements AutoCloseable {
       long outputAlreadyWritten,
       TranscriptLog transcript,
       Clock clock,
-      Limits limits) {}
+      Limits limits,
+      Map<String, String> environment) {
+
+    public Setup {
+      environment = Map.copyOf(environment);
+    }
+
+    /** A setup whose runs get the adapter's environment only. */
+    public Setup(
+        SessionId session,
+        AgentAdapter adapter,
+        Path cli,
+        AgentPaths hostPaths,
+        AgentPaths workloadPaths,
+        LaunchPlan plan,
+        ProviderEndpoint provider,
+        List<String> secrets,
+        OutputSink output,
+        long outputAlreadyWritten,
+        TranscriptLog transcript,
+        Clock clock,
+        Limits limits) {
+      this(
+          session,
+          adapter,
+          cli,
+          hostPaths,
+          workloadPaths,
+          plan,
+          provider,
+          secrets,
+          output,
+          outputAlreadyWritten,
+          transcript,
+          clock,
+          limits,
+          Map.of());
+    }
+  }
 
   private final Setup setup;
   private final PromptQueue queue;

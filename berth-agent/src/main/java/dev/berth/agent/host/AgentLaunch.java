@@ -26,13 +26,16 @@ import org.jspecify.annotations.Nullable;
  * @param model the model every prompt asks for: a concrete one, or {@code platform-default} (the
  *     CLI gets no {@code --model}); the control plane resolves the installation's default into it
  * @param provider the one upstream the session's credential proxy forwards to
+ * @param shared whether the session has a shared directory ({@code /shared}, see {@link
+ *     SharedDirectory}); none from a control plane that does not send it
  */
 public record AgentLaunch(
     String cli,
     String model,
     Provider provider,
     List<Plugin> plugins,
-    @Nullable Approval approval) {
+    @Nullable Approval approval,
+    @Nullable Boolean shared) {
 
   /**
    * The session's approval gate, when its policy gates anything: the policy ({@code external} or
@@ -64,6 +67,15 @@ public record AgentLaunch(
 
   public AgentLaunch(String cli, String model, Provider provider, List<Plugin> plugins) {
     this(cli, model, provider, plugins, null);
+  }
+
+  public AgentLaunch(
+      String cli,
+      String model,
+      Provider provider,
+      List<Plugin> plugins,
+      @Nullable Approval approval) {
+    this(cli, model, provider, plugins, approval, null);
   }
 
   /** A marketplace plugin of the session: its name, and where on this host to copy it from. */

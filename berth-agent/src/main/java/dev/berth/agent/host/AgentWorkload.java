@@ -21,6 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Starts an agent runtime's workload: its output log and transcript, its credential proxy, its
@@ -109,12 +111,16 @@ final class AgentWorkload {
     try {
       proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(proxySocket));
       Installation cli = Installation.of(Path.of(launch.cli()));
-      plan = plan(planName, sandbox, paths, cli);
+      Optional<SharedDirectory> shared =
+          Boolean.TRUE.equals(launch.shared())
+              ? Optional.of(SharedDirectory.in(state))
+              : Optional.empty();
+      plan = plan(planName, sandbox, paths, cli, shared);
       plan.giveToWorkload(
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
-          new PromptRunner(setup(adapter, cli, paths, plan, profile, output, transcript));
+          new PromptRunner(setup(adapter, cli, paths, plan, profile, output, transcript, shared));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -128,10 +134,23 @@ final class AgentWorkload {
     }
   }
 
-  /** The sandbox on the proxy network; only the home and {@code /tmp} are writable in it. */
-  private LaunchPlan plan(String planName, Sandbox sandbox, AgentPaths paths, Installation cli) {
+  /**
+   * The sandbox on the proxy network; only the home, {@code /tmp} and the shared directory (when
+   * the session has one) are writable in it.
+   */
+  private LaunchPlan plan(
+      String planName,
+      Sandbox sandbox,
+      AgentPaths paths,
+      Installation cli,
+      Optional<SharedDirectory> shared) {
     WritablePaths writable =
-        WritablePaths.of(paths.home())
+        shared
+            .map(
+                dir ->
+                    WritablePaths.of(paths.home(), dir.host())
+                        .withTarget(dir.host(), SharedDirectory.SANDBOX_PATH))
+            .orElseGet(() -> WritablePaths.of(paths.home()))
             .withTmp(state.resolve("tmp"))
             .withTarget(paths.home(), AgentPaths.SANDBOX_HOME);
     return SandboxSteps.reported(
@@ -149,7 +168,8 @@ final class AgentWorkload {
       LaunchPlan plan,
       ProviderProfile profile,
       OutputLog output,
-      TranscriptLog transcript) {
+      TranscriptLog transcript,
+      Optional<SharedDirectory> shared) {
     ProviderEndpoint endpoint =
         new ProviderEndpoint(
             "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
@@ -166,7 +186,8 @@ final class AgentWorkload {
         output.nextOffset(),
         transcript,
         clock,
-        PromptRunner.Limits.defaults());
+        PromptRunner.Limits.defaults(),
+        shared.map(SharedDirectory::environment).orElse(Map.of()));
   }
 
   /**

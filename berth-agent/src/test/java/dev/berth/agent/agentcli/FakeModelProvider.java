@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,6 +33,9 @@ import tools.jackson.databind.json.JsonMapper;
  *       hostile prompt would make: {@code Bash} (Anthropic), {@code exec_command} (Responses);
  *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
  *       {@code exec_command} (Responses: Codex's shell tool, offered to a model it is given);
+ *   <li>text with {@code start a sub-agent} (Responses): Codex's {@code spawn_agent}; the sub-agent
+ *       answers {@link #SUB_AGENT_RESULT} after 3 seconds, and a prompt to {@code Report their
+ *       results} is answered with what the parent was told of it;
  *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
  *       an upstream that reflects credentials would, in one delta written as two chunks that split
  *       it; with {@code echo the token in two deltas}, split across two deltas instead;
@@ -48,6 +52,11 @@ public final class FakeModelProvider implements AutoCloseable {
   public record Received(String method, String path, Map<String, String> headers, String body) {}
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  /** The task a sub-agent the script starts is given, and what it answers after 3 seconds. */
+  static final String SUB_AGENT_TASK = "SUB-AGENT TASK: count the sheep";
+
+  static final String SUB_AGENT_RESULT = "sub-agent result: 4711 sheep";
 
   private final HttpServer server;
   private final Path caCertificate;
@@ -321,12 +330,34 @@ public final class FakeModelProvider implements AutoCloseable {
       responsesToolCall(exchange, "touch marker.txt");
       return;
     }
+    if (!toolResult && text.contains("start a sub-agent")) {
+      responsesToolCall(
+          exchange,
+          "collaboration",
+          "spawn_agent",
+          "{\"task_name\":\"helper\",\"message\":\""
+              + SUB_AGENT_TASK
+              + "\",\"fork_turns\":\"none\"}");
+      return;
+    }
+    boolean subAgent =
+        last.path("type").asString("").equals("agent_message")
+            && last.toString().contains(SUB_AGENT_TASK);
+    if (subAgent) {
+      Thread.sleep(3000); // the sub-agent works on after its parent's answer
+    }
     String answer =
-        toolResult
-            ? "Done."
-            : text.contains("echo the token")
-                ? "the token is " + echoed + " indeed"
-                : "Hello from the fake provider.";
+        subAgent
+            ? SUB_AGENT_RESULT
+            : text.contains("Report their results")
+                ? "The sub-agent reported: "
+                    + (body.contains(SUB_AGENT_RESULT) ? SUB_AGENT_RESULT : "nothing")
+                    + "."
+                : toolResult
+                    ? "Done."
+                    : text.contains("echo the token")
+                        ? "the token is " + echoed + " indeed"
+                        : "Hello from the fake provider.";
     Events events = Events.open(exchange, encoded);
     events.send(
         "response.created",
@@ -358,11 +389,21 @@ public final class FakeModelProvider implements AutoCloseable {
 
   /** Codex's shell tool, asked to run {@code command} in its working directory. */
   private void responsesToolCall(HttpExchange exchange, String command) throws IOException {
-    String arguments =
-        JSON.writeValueAsString(JSON.writeValueAsString(java.util.Map.of("cmd", command)));
+    responsesToolCall(
+        exchange, null, "exec_command", JSON.writeValueAsString(java.util.Map.of("cmd", command)));
+  }
+
+  /** A call of Codex's tool {@code name} (in {@code namespace}, if given) with {@code input}. */
+  private void responsesToolCall(
+      HttpExchange exchange, @Nullable String namespace, String name, String input)
+      throws IOException {
+    String arguments = JSON.writeValueAsString(input);
     String call =
         "{\"type\":\"function_call\",\"id\":\"fc_fake\",\"call_id\":\"call_fake\","
-            + "\"name\":\"exec_command\",\"arguments\":";
+            + (namespace == null ? "" : "\"namespace\":\"" + namespace + "\",")
+            + "\"name\":\""
+            + name
+            + "\",\"arguments\":";
     Events events = Events.open(exchange, encoded);
     events.send(
         "response.created",
