@@ -198,6 +198,45 @@ class AgentSessionsIT {
   }
 
   @Test
+  void eachAgentSessionsProxyIsAProcessOfTheNodeAndNoCommandLineOrEnvironmentHoldsTheToken()
+      throws Exception {
+    String id = createAgent("proc");
+    String run = prompt(id, "hello from a process check").path("executionId").asString();
+    assertThat(finished(id, run)).isEqualTo("SUCCEEDED");
+
+    Path nodeInfo = work.resolve("data").resolve("node").resolve("node.json");
+    long node =
+        tools.jackson.databind.json.JsonMapper.shared()
+            .readTree(Files.readString(nodeInfo))
+            .path("pid")
+            .asLong();
+    List<Long> proxies =
+        ProcessHandle.of(node)
+            .orElseThrow()
+            .children()
+            .map(ProcessHandle::pid)
+            .filter(pid -> proc(pid, "cmdline").contains("dev.berth.agent.proxy.ProxyMain"))
+            .toList();
+    assertThat(proxies).as("the node's proxy processes").isNotEmpty();
+    List<Long> all = new ArrayList<>(proxies);
+    all.add(node);
+    all.add(server.process().pid());
+    for (long pid : all) {
+      assertThat(proc(pid, "cmdline")).as("cmdline of %d", pid).isNotEmpty().doesNotContain(TOKEN);
+      assertThat(proc(pid, "environ")).as("environ of %d", pid).isNotEmpty().doesNotContain(TOKEN);
+    }
+  }
+
+  private static String proc(long pid, String file) {
+    try {
+      return Files.readString(
+          Path.of("/proc", Long.toString(pid), file), java.nio.charset.StandardCharsets.ISO_8859_1);
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+
+  @Test
   void aSessionGetsExactlyThePluginsItWasCreatedWithForItsWholeLife() {
     JsonNode created = createWithPlugin("plug", "probe");
     String id = created.path("id").asString();
