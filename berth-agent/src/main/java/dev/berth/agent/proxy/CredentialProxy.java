@@ -124,7 +124,7 @@ public final class CredentialProxy implements AutoCloseable {
    * Starts a proxy for {@code profile}, listening at {@code listen}, for no session in particular.
    */
   public static CredentialProxy start(ProviderProfile profile, Listen listen) {
-    return start(profile, listen, Optional.empty());
+    return startFor(profile, listen, Optional.empty());
   }
 
   /**
@@ -132,10 +132,12 @@ public final class CredentialProxy implements AutoCloseable {
    * for it knows the proxy on that socket or port is this session's and no other's.
    */
   public static CredentialProxy start(ProviderProfile profile, Listen listen, SessionId session) {
-    return start(profile, listen, Optional.of(session));
+    return startFor(profile, listen, Optional.of(session));
   }
 
-  private static CredentialProxy start(
+  // Not an overload of start: the gate's start(profile, listen, Optional<GateSettings>) would
+  // erase to the same signature.
+  private static CredentialProxy startFor(
       ProviderProfile profile, Listen listen, Optional<SessionId> session) {
     Objects.requireNonNull(profile, "profile");
     HttpClient client =
