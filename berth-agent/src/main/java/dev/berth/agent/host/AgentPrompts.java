@@ -63,10 +63,25 @@ final class AgentPrompts {
     return launch;
   }
 
-  /** Takes the agent launch a provision brings, when this runtime has none (a host restarted). */
+  /**
+   * Takes the agent launch a provision brings, when this runtime has none (a host restarted). A
+   * spent one (its credentials handed to its proxy) is kept: its workload runs, and a repeated
+   * provision must not put the token back into the node's memory.
+   */
   void adopt(@Nullable AgentLaunch brought) {
     if (brought != null && launch == null) {
       launch = brought;
+    }
+  }
+
+  /**
+   * Forgets the provider's token and the gateway key once the session's proxy has them: what is
+   * kept (CLI, model, plugins) is all the prompts need.
+   */
+  void spend() {
+    AgentLaunch held = launch;
+    if (held != null) {
+      launch = held.withoutCredentials();
     }
   }
 
@@ -185,6 +200,15 @@ final class AgentPrompts {
       if (now != RuntimeState.RUNNING || agent.isEmpty()) {
         throw RuntimeRefusals.runsNoPrompts(runtime, now);
       }
+      // A prompt without its proxy would only fail inside the CLI, as a connection error.
+      agent
+          .get()
+          .proxy()
+          .failure()
+          .ifPresent(
+              why -> {
+                throw new HostRefusal(503, AgentReason.WORKLOAD_UNAVAILABLE, why);
+              });
       return agent.get();
     }
   }

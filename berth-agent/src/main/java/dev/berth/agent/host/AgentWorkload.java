@@ -11,8 +11,9 @@ import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
-import dev.berth.agent.proxy.CredentialProxy;
-import dev.berth.agent.proxy.ProviderProfile;
+import dev.berth.agent.proxy.ProxyLaunch;
+import dev.berth.agent.proxy.ProxyProcess;
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
@@ -25,15 +26,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Starts an agent runtime's workload: its output log and transcript, its credential proxy, its
- * sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
+ * Starts an agent runtime's workload: its output log and transcript, its credential proxy process,
+ * its sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
  *
  * <p>Where the proxy listens: on a Unix socket under the host's root (outside {@code state/}, so
  * that no archive holds it and the sandbox never sees it), which the sandbox's network brings to
  * {@code 127.0.0.1:8091}; it is bound through a throwaway {@code /tmp} alias, so the session's
- * socket table does not name the node's data directory. A node that cannot confine refuses agent
- * sessions: unconfined, the CLI's tools would run as the node's user, which can reach whatever the
- * node holds.
+ * socket table does not name the node's data directory. The proxy is a process of its own ({@link
+ * ProxyProcess}): the token goes to it on its stdin, and the node keeps none of it afterwards (the
+ * prompt runner redacts the profile's other secrets; the proxy redacts the token from every answer,
+ * and the CLI only ever has the placeholder). A node that cannot confine refuses agent sessions:
+ * unconfined, the CLI's tools would run as the node's user, which can reach whatever the node
+ * holds.
  */
 final class AgentWorkload {
 
@@ -102,14 +106,16 @@ final class AgentWorkload {
       AgentAdapter adapter, String planName, Sandbox sandbox, AgentLaunch launch) {
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
-    ProviderProfile profile = launch.provider().profile();
+    // Checked here, so that a bad profile is refused with the node's field names before any
+    // process starts; the profile itself is not kept.
+    List<String> otherSecrets = launch.provider().profile().otherSecrets();
     // The runner keeps the session's output under its own cap, with its marker: the log never
     // drops its head before that.
     OutputLog output = OutputLog.open(state.resolve("output"), logCap(config), clock);
-    CredentialProxy proxy = null;
+    ProxyProcess proxy = null;
     LaunchPlan plan = null;
     try {
-      proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(proxySocket));
+      proxy = startProxy(launch);
       Installation cli = Installation.of(Path.of(launch.cli()));
       Optional<SharedDirectory> shared =
           Boolean.TRUE.equals(launch.shared())
@@ -120,7 +126,8 @@ final class AgentWorkload {
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
-          new PromptRunner(setup(adapter, cli, paths, plan, profile, output, transcript, shared));
+          new PromptRunner(
+              setup(adapter, cli, paths, plan, otherSecrets, output, transcript, shared));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -131,6 +138,14 @@ final class AgentWorkload {
       }
       output.close();
       throw e;
+    }
+  }
+
+  private ProxyProcess startProxy(AgentLaunch launch) {
+    try {
+      return ProxyProcess.start(launch.proxyLaunch(session, proxySocket));
+    } catch (ProxyLaunch.Invalid e) {
+      throw new InvalidValueException("invalid input: agent." + e.getMessage());
     }
   }
 
@@ -166,7 +181,7 @@ final class AgentWorkload {
       Installation cli,
       AgentPaths paths,
       LaunchPlan plan,
-      ProviderProfile profile,
+      List<String> otherSecrets,
       OutputLog output,
       TranscriptLog transcript,
       Optional<SharedDirectory> shared) {
@@ -181,7 +196,7 @@ final class AgentWorkload {
         paths.inSandbox(),
         plan,
         endpoint,
-        profile.secrets(),
+        otherSecrets,
         new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
         output.nextOffset(),
         transcript,

@@ -294,20 +294,24 @@ final class HostedRuntime {
           meters);
     }
     AgentLaunch launch = agent.launch();
-    if (launch == null) {
+    if (launch == null || launch.spent()) {
       throw RuntimeRefusals.agentMissing(name(), descriptor.workload());
     }
-    return AgentWorkload.start(
-        descriptor.sessionId(),
-        state(directory),
-        proxySocket(),
-        planName(name(), config.root()),
-        config,
-        sandbox,
-        launch,
-        descriptor.workload(),
-        clock,
-        meters);
+    Workload started =
+        AgentWorkload.start(
+            descriptor.sessionId(),
+            state(directory),
+            proxySocket(),
+            planName(name(), config.root()),
+            config,
+            sandbox,
+            launch,
+            descriptor.workload(),
+            clock,
+            meters);
+    // The proxy process has the token now; the node keeps none of it.
+    agent.spend();
+    return started;
   }
 
   /**

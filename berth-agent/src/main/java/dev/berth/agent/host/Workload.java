@@ -69,7 +69,8 @@ sealed interface Workload {
 
   /**
    * An agent CLI's session: the byte log and transcript its prompts write, the credential proxy
-   * that alone holds the provider's token, the sandbox its runs start in, and the prompt runner.
+   * process that alone holds the provider's token, the sandbox its runs start in, and the prompt
+   * runner.
    *
    * @param outputStart where this incarnation's first byte lands in the log (as {@link Live})
    */
@@ -77,7 +78,7 @@ sealed interface Workload {
       OutputLog output,
       long outputStart,
       LaunchPlan plan,
-      dev.berth.agent.proxy.CredentialProxy proxy,
+      dev.berth.agent.proxy.ProxyProcess proxy,
       dev.berth.agent.agentcli.PromptRunner prompts,
       dev.berth.agent.agentcli.TranscriptLog transcript)
       implements Workload {}

@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  *       content block, then every body as raw text with a held-back tail), and cut short past 64
  *       MiB raw; {@code text/event-stream} is flushed after every chunk. Response headers are
  *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
- *       gets 503). This departs from the original, which buffered answers whole: the proxy runs in
- *       the host's process, so a session must not make it hold 64 MiB per answer.
+ *       gets 503). This departs from the original, which buffered answers whole: the proxy runs
+ *       with a small heap ({@code -Xmx64m}), so a session must not make it hold 64 MiB per answer.
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
@@ -61,13 +61,19 @@ import org.slf4j.LoggerFactory;
  * the sandbox, forwarded to the session's loopback, bound under a name that says nothing of the
  * host ({@link SocketAlias}); tests may give it a loopback TCP port.
  *
- * <p><b>One per session, in the host's process.</b> Each agent session gets its own proxy (its own
- * server, socket and profile), run by the host that runs the session rather than as a process of
- * its own: a JVM per session would cost tens of megabytes each, while the token is no closer to the
- * workload either way. The workload runs as another uid in its own PID, mount and network
- * namespaces; it sees neither the host's processes nor the socket's path, only {@code
- * 127.0.0.1:8091} (the agent-runner tests try the environment, {@code /proc}, the files and the
- * network from inside).
+ * <p><b>One per session, in a process of its own.</b> Each agent session gets its own proxy (its
+ * own server, socket and profile), run as {@code berth proxy} ({@link ProxyMain}): by the node as a
+ * child per session ({@link ProxyProcess}, the launch on its stdin), in a pod as the {@code proxy}
+ * sidecar. It once ran in the node's process, to save a JVM per session; that was given up because
+ * the node serves every session's API, so a flaw there (a parser, a route, a dependency) would have
+ * exposed every session's token at once, while a proxy process holds one token, speaks to one
+ * socket and parses only its session's requests. The cost, measured on a busy 2-core development
+ * machine (JDK 25): 1 to 3 s from the spawn to the ready line (median 2.5 s), and about 100 MB
+ * resident per proxy, of which the heap is at most 64 MiB ({@code docs/security.md} keeps the
+ * numbers). The workload runs as another uid in its own PID, mount and network namespaces; it sees
+ * neither the node's nor the proxy's processes nor the socket's path, only {@code 127.0.0.1:8091}
+ * (the agent-runner tests try the environment, {@code /proc}, the files and the network from
+ * inside).
  */
 public final class CredentialProxy implements AutoCloseable {
 
@@ -97,9 +103,13 @@ public final class CredentialProxy implements AutoCloseable {
 
     /** {@code 127.0.0.1}, on a port the system chooses. */
     record Loopback() implements Listen {}
+
+    /** A TCP port on {@code host}: a pod's sidecar, at {@code 127.0.0.1:8091}. */
+    record Port(String host, int port) implements Listen {}
   }
 
   private final ProviderProfile profile;
+  private final Optional<SessionId> session;
   private final HttpClient upstream;
   private final java.util.concurrent.Semaphore inFlight =
       new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
@@ -108,22 +118,37 @@ public final class CredentialProxy implements AutoCloseable {
   private final Optional<Gatekeeper> gate;
 
   private CredentialProxy(
-      ProviderProfile profile, HttpClient upstream, Server server, Optional<Gatekeeper> gate) {
+      ProviderProfile profile,
+      Optional<SessionId> session,
+      HttpClient upstream,
+      Server server,
+      Optional<Gatekeeper> gate) {
     this.profile = profile;
+    this.session = session;
     this.upstream = upstream;
     this.server = server;
     this.gate = gate;
   }
 
-  /** Starts a proxy for {@code profile}, listening at {@code listen}. */
+  /**
+   * Starts a proxy for {@code profile}, listening at {@code listen}, for no session in particular.
+   */
   public static CredentialProxy start(ProviderProfile profile, Listen listen) {
-    return open(profile, listen, Optional.empty());
+    return open(profile, listen, Optional.empty(), Optional.empty());
   }
 
   /**
-   * Starts a proxy for session {@code session}'s {@code profile} that holds the tool calls the
-   * gate's policy names until its gateway decides ({@link Gatekeeper}); without a gate, or with
-   * policy {@code off}, it is the plain proxy.
+   * Starts {@code session}'s proxy: its {@code /healthz} names the session, so that whoever waits
+   * for it knows the proxy on that socket or port is this session's and no other's.
+   */
+  public static CredentialProxy start(ProviderProfile profile, Listen listen, SessionId session) {
+    return open(profile, listen, Optional.of(session), Optional.empty());
+  }
+
+  /**
+   * Starts session {@code session}'s proxy for {@code profile} that holds the tool calls the gate's
+   * policy names until its gateway decides ({@link Gatekeeper}); without a gate, or with policy
+   * {@code off}, it is the plain proxy.
    */
   public static CredentialProxy start(
       ProviderProfile profile, Listen listen, Optional<GateSettings> gate, SessionId session) {
@@ -131,17 +156,21 @@ public final class CredentialProxy implements AutoCloseable {
     return open(
         profile,
         listen,
+        Optional.of(session),
         gate.filter(g -> g.policy() != ApprovalPolicy.OFF)
             .map(g -> Gatekeeper.of(g, session.value(), profile.secrets())));
   }
 
   /** Starts a proxy whose answers pass {@code gate} (tests give one of their own). */
   public static CredentialProxy start(ProviderProfile profile, Listen listen, Gatekeeper gate) {
-    return open(profile, listen, Optional.of(gate));
+    return open(profile, listen, Optional.empty(), Optional.of(gate));
   }
 
   private static CredentialProxy open(
-      ProviderProfile profile, Listen listen, Optional<Gatekeeper> gate) {
+      ProviderProfile profile,
+      Listen listen,
+      Optional<SessionId> session,
+      Optional<Gatekeeper> gate) {
     Objects.requireNonNull(profile, "profile");
     HttpClient client =
         HttpClient.newBuilder()
@@ -153,7 +182,7 @@ public final class CredentialProxy implements AutoCloseable {
     VirtualThreadPool threads = new VirtualThreadPool();
     threads.setName("berth-credential-proxy-" + profile.name());
     Server server = new Server(threads);
-    CredentialProxy proxy = new CredentialProxy(profile, client, server, gate);
+    CredentialProxy proxy = new CredentialProxy(profile, session, client, server, gate);
     server.setHandler(proxy.new Forwarder());
     switch (listen) {
       case Listen.Unix unix -> {
@@ -167,15 +196,18 @@ public final class CredentialProxy implements AutoCloseable {
           connector.setUnixDomainPath(unix.path());
         }
       }
-      case Listen.Loopback loopback -> {
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        proxy.started();
-      }
+      case Listen.Loopback loopback -> proxy.startedOn("127.0.0.1", 0);
+      case Listen.Port port -> proxy.startedOn(port.host(), port.port());
     }
     return proxy;
+  }
+
+  private void startedOn(String host, int port) {
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost(host);
+    connector.setPort(port);
+    server.addConnector(connector);
+    started();
   }
 
   private void started() {
@@ -234,11 +266,7 @@ public final class CredentialProxy implements AutoCloseable {
   private void route(Request request, Response response) throws IOException, InterruptedException {
     String path = Request.getPathInContext(request);
     if (request.getMethod().equals("GET") && path.equals("/healthz")) {
-      answer(
-          response,
-          200,
-          "application/json",
-          "{\"status\":\"ok\",\"workload\":\"credential-proxy\"}");
+      answer(response, 200, "application/json", health());
       return;
     }
     if (request.getMethod().equals("CONNECT") || request.getHeaders().get("Upgrade") != null) {
@@ -274,6 +302,17 @@ public final class CredentialProxy implements AutoCloseable {
     } finally {
       inFlight.release();
     }
+  }
+
+  /** The health answer; with the session, which is what a waiting node or pod agent checks. */
+  private String health() {
+    return session
+        .map(
+            id ->
+                "{\"status\":\"ok\",\"workload\":\"credential-proxy\",\"session\":\""
+                    + id.value()
+                    + "\"}")
+        .orElse("{\"status\":\"ok\",\"workload\":\"credential-proxy\"}");
   }
 
   /** A request body, streamed to the upstream, that fails past {@link #BODY_CAP}. */
