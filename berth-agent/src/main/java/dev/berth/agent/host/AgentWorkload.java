@@ -32,15 +32,29 @@ import java.util.List;
  * socket table does not name the node's data directory. A node that cannot confine refuses agent
  * sessions: unconfined, the CLI's tools would run as the node's user, which can reach whatever the
  * node holds.
+ *
+ * <p>In a session pod the proxy is not the host's: it runs in the pod's {@code proxy} container
+ * ({@link ProxyPlace.Sidecar}), the only place the provider's token is. The host then starts no
+ * proxy, and the CLI runs unconfined in the agent container, which is the session's sandbox (its
+ * own user, filesystem and limits), reaching the proxy at the pod's {@code 127.0.0.1:8091}.
  */
 final class AgentWorkload {
+
+  /** Where an agent session's credential proxy runs. */
+  sealed interface ProxyPlace {
+    /** Under this host, on a Unix socket the sandbox's proxy network leads to. */
+    record Own(Path socket) implements ProxyPlace {}
+
+    /** Beside the host (a pod's sidecar), at {@code url}; the host runs none. */
+    record Sidecar(java.net.URI url) implements ProxyPlace {}
+  }
 
   /** Where a confined CLI sees its installation (bound read-only). */
   static final Path SANDBOX_CLI_ROOT = Path.of("/opt/berth/agent-cli");
 
   private final SessionId session;
   private final Path state;
-  private final Path proxySocket;
+  private final ProxyPlace proxyPlace;
   private final HostConfig config;
   private final Clock clock;
   private final NodeMeters meters;
@@ -48,13 +62,13 @@ final class AgentWorkload {
   private AgentWorkload(
       SessionId session,
       Path state,
-      Path proxySocket,
+      ProxyPlace proxyPlace,
       HostConfig config,
       Clock clock,
       NodeMeters meters) {
     this.session = session;
     this.state = state;
-    this.proxySocket = proxySocket;
+    this.proxyPlace = proxyPlace;
     this.config = config;
     this.clock = clock;
     this.meters = meters;
@@ -64,7 +78,7 @@ final class AgentWorkload {
   static Workload.Agent start(
       SessionId session,
       Path state,
-      Path proxySocket,
+      ProxyPlace proxyPlace,
       String planName,
       HostConfig config,
       Sandbox sandbox,
@@ -75,8 +89,10 @@ final class AgentWorkload {
     AgentAdapter adapter =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
-    requireConfinement(sandbox, meters);
-    return new AgentWorkload(session, state, proxySocket, config, clock, meters)
+    if (proxyPlace instanceof ProxyPlace.Own) {
+      requireConfinement(sandbox, meters);
+    }
+    return new AgentWorkload(session, state, proxyPlace, config, clock, meters)
         .open(adapter, planName, sandbox, launch);
   }
 
@@ -100,21 +116,28 @@ final class AgentWorkload {
       AgentAdapter adapter, String planName, Sandbox sandbox, AgentLaunch launch) {
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
-    ProviderProfile profile = launch.provider().profile();
     // The runner keeps the session's output under its own cap, with its marker: the log never
     // drops its head before that.
     OutputLog output = OutputLog.open(state.resolve("output"), logCap(config), clock);
     CredentialProxy proxy = null;
     LaunchPlan plan = null;
     try {
-      proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(proxySocket));
-      Installation cli = Installation.of(Path.of(launch.cli()));
+      List<String> secrets = List.of();
+      if (proxyPlace instanceof ProxyPlace.Own own) {
+        ProviderProfile profile = launch.provider().profile();
+        proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(own.socket()));
+        secrets = profile.secrets();
+      }
+      Installation cli =
+          proxyPlace instanceof ProxyPlace.Own
+              ? Installation.of(Path.of(launch.cli()))
+              : Installation.unconfined(Path.of(launch.cli()));
       plan = plan(planName, sandbox, paths, cli);
       plan.giveToWorkload(
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
-          new PromptRunner(setup(adapter, cli, paths, plan, profile, output, transcript));
+          new PromptRunner(setup(adapter, cli, paths, plan, secrets, output, transcript));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -139,7 +162,15 @@ final class AgentWorkload {
         NodeMeters.SandboxFailure.CONFINEMENT,
         () ->
             sandbox.agentPlan(
-                planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds()));
+                planName, List.of("true"), writable, config.limits(), socket(), cli.binds()));
+  }
+
+  /** The proxy's socket; a sidecar has none, and its plan is unconfined, which takes none. */
+  private Path socket() {
+    return switch (proxyPlace) {
+      case ProxyPlace.Own own -> own.socket();
+      case ProxyPlace.Sidecar sidecar -> state.resolve("no-proxy-socket");
+    };
   }
 
   private PromptRunner.Setup setup(
@@ -147,21 +178,27 @@ final class AgentWorkload {
       Installation cli,
       AgentPaths paths,
       LaunchPlan plan,
-      ProviderProfile profile,
+      List<String> secrets,
       OutputLog output,
       TranscriptLog transcript) {
-    ProviderEndpoint endpoint =
-        new ProviderEndpoint(
-            "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
+    // Confined, the CLI sees its home at the sandbox's path and the proxy at its own loopback; a
+    // sidecar's CLI runs unconfined, with the host's paths, and reaches the pod's loopback.
+    boolean own = proxyPlace instanceof ProxyPlace.Own;
+    String base =
+        switch (proxyPlace) {
+          case ProxyPlace.Own o -> "http://127.0.0.1:" + NetworkMode.PROXY_PORT;
+          case ProxyPlace.Sidecar sidecar -> sidecar.url().toString();
+        };
+    ProviderEndpoint endpoint = new ProviderEndpoint(base, ProviderEndpoint.PLACEHOLDER);
     return new PromptRunner.Setup(
         session,
         adapter,
         cli.path(),
         paths,
-        paths.inSandbox(),
+        own ? paths.inSandbox() : paths,
         plan,
         endpoint,
-        profile.secrets(),
+        secrets,
         new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
         output.nextOffset(),
         transcript,
@@ -187,6 +224,11 @@ final class AgentWorkload {
    * (a token file, a key) is shown.
    */
   record Installation(Path path, List<SandboxBind> binds) {
+    /** Where an unconfined CLI is: its own path, nothing bound. */
+    static Installation unconfined(Path cli) {
+      return new Installation(cli, List.of());
+    }
+
     static Installation of(Path cli) {
       try {
         Path parent = cli.getParent();
