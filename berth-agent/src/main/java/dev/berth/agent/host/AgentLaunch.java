@@ -151,6 +151,41 @@ public record AgentLaunch(
     }
   }
 
+  /**
+   * This launch without the provider's token and the gateway key: what the node keeps once the
+   * session's proxy process has them.
+   */
+  AgentLaunch withoutCredentials() {
+    Provider p = provider;
+    Provider kept =
+        new Provider(p.name(), p.baseUrl(), "", p.api(), p.caFile(), null, p.authHeader());
+    Approval gate =
+        approval == null
+            ? null
+            : new Approval(approval.policy(), approval.gateway(), "", approval.timeoutSeconds());
+    return new AgentLaunch(cli, model, kept, plugins, gate);
+  }
+
+  /** Whether the credentials were handed on ({@link #withoutCredentials}). */
+  boolean spent() {
+    return provider.token().isEmpty();
+  }
+
+  /** The launch of the session's proxy process: everything it needs, the token included. */
+  dev.berth.agent.proxy.ProxyLaunch proxyLaunch(
+      dev.berth.core.session.SessionId session, Path socket) {
+    Provider p = provider;
+    return new dev.berth.agent.proxy.ProxyLaunch(
+        session.value(),
+        "unix:" + socket.toAbsolutePath(),
+        new dev.berth.agent.proxy.ProxyLaunch.Provider(
+            p.name(), p.baseUrl(), p.token(), p.api(), p.caFile(), p.secrets(), p.authHeader()),
+        approval == null
+            ? null
+            : new dev.berth.agent.proxy.ProxyLaunch.Approval(
+                approval.policy(), approval.gateway(), approval.key(), approval.timeoutSeconds()));
+  }
+
   /** The model to ask for in each turn: none for the platform default. */
   Optional<String> turnModel() {
     return new dev.berth.core.session.AgentModel(model).concrete();

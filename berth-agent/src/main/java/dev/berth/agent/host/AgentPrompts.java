@@ -63,10 +63,25 @@ final class AgentPrompts {
     return launch;
   }
 
-  /** Takes the agent launch a provision brings, when this runtime has none (a host restarted). */
+  /**
+   * Takes the agent launch a provision brings, when this runtime has none (a host restarted) or
+   * only a spent one (its credentials handed to its proxy).
+   */
   void adopt(@Nullable AgentLaunch brought) {
-    if (brought != null && launch == null) {
+    AgentLaunch held = launch;
+    if (brought != null && (held == null || held.spent())) {
       launch = brought;
+    }
+  }
+
+  /**
+   * Forgets the provider's token and the gateway key once the session's proxy has them: what is
+   * kept (CLI, model, plugins) is all the prompts need.
+   */
+  void spend() {
+    AgentLaunch held = launch;
+    if (held != null) {
+      launch = held.withoutCredentials();
     }
   }
 
@@ -184,6 +199,17 @@ final class AgentPrompts {
       Optional<Workload.Agent> agent = lifecycle.workload().agent();
       if (now != RuntimeState.RUNNING || agent.isEmpty()) {
         throw RuntimeRefusals.runsNoPrompts(runtime, now);
+      }
+      // A prompt without its proxy would only fail inside the CLI, as a connection error. (A pod's
+      // sidecar proxy is the kubelet's to watch: its readiness fails, and the pod with it.)
+      dev.berth.agent.proxy.ProxyProcess proxy = agent.get().proxy();
+      if (proxy != null) {
+        proxy
+            .failure()
+            .ifPresent(
+                why -> {
+                  throw new HostRefusal(503, AgentReason.WORKLOAD_UNAVAILABLE, why);
+                });
       }
       return agent.get();
     }

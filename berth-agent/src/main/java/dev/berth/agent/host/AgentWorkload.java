@@ -11,8 +11,9 @@ import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
-import dev.berth.agent.proxy.CredentialProxy;
-import dev.berth.agent.proxy.ProviderProfile;
+import dev.berth.agent.proxy.ProxyLaunch;
+import dev.berth.agent.proxy.ProxyProcess;
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
 import dev.berth.protocol.problem.AgentReason;
 import java.io.IOException;
@@ -23,15 +24,18 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * Starts an agent runtime's workload: its output log and transcript, its credential proxy, its
- * sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
+ * Starts an agent runtime's workload: its output log and transcript, its credential proxy process,
+ * its sandbox on the proxy network and its prompt runner. No CLI process runs until a prompt comes.
  *
  * <p>Where the proxy listens: on a Unix socket under the host's root (outside {@code state/}, so
  * that no archive holds it and the sandbox never sees it), which the sandbox's network brings to
  * {@code 127.0.0.1:8091}; it is bound through a throwaway {@code /tmp} alias, so the session's
- * socket table does not name the node's data directory. A node that cannot confine refuses agent
- * sessions: unconfined, the CLI's tools would run as the node's user, which can reach whatever the
- * node holds.
+ * socket table does not name the node's data directory. The proxy is a process of its own ({@link
+ * ProxyProcess}): the token goes to it on its stdin, and the node keeps none of it afterwards (the
+ * prompt runner redacts the profile's other secrets; the proxy redacts the token from every answer,
+ * and the CLI only ever has the placeholder). A node that cannot confine refuses agent sessions:
+ * unconfined, the CLI's tools would run as the node's user, which can reach whatever the node
+ * holds.
  *
  * <p>In a session pod the proxy is not the host's: it runs in the pod's {@code proxy} container
  * ({@link ProxyPlace.Sidecar}), the only place the provider's token is. The host then starts no
@@ -116,17 +120,20 @@ final class AgentWorkload {
       AgentAdapter adapter, String planName, Sandbox sandbox, AgentLaunch launch) {
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
+    // Checked here, so that a bad profile is refused with the node's field names before any
+    // process starts; the profile itself is not kept. A sidecar's profile is the sidecar's.
+    List<String> otherSecrets =
+        proxyPlace instanceof ProxyPlace.Own
+            ? launch.provider().profile().otherSecrets()
+            : List.of();
     // The runner keeps the session's output under its own cap, with its marker: the log never
     // drops its head before that.
     OutputLog output = OutputLog.open(state.resolve("output"), logCap(config), clock);
-    CredentialProxy proxy = null;
+    ProxyProcess proxy = null;
     LaunchPlan plan = null;
     try {
-      List<String> secrets = List.of();
       if (proxyPlace instanceof ProxyPlace.Own own) {
-        ProviderProfile profile = launch.provider().profile();
-        proxy = CredentialProxy.start(profile, new CredentialProxy.Listen.Unix(own.socket()));
-        secrets = profile.secrets();
+        proxy = startProxy(launch, own.socket());
       }
       Installation cli =
           proxyPlace instanceof ProxyPlace.Own
@@ -137,7 +144,7 @@ final class AgentWorkload {
           PluginCopies.copy(launch.plugins(), paths.plugins(), state.resolve(PluginCopies.WORK)));
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
-          new PromptRunner(setup(adapter, cli, paths, plan, secrets, output, transcript));
+          new PromptRunner(setup(adapter, cli, paths, plan, otherSecrets, output, transcript));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -148,6 +155,14 @@ final class AgentWorkload {
       }
       output.close();
       throw e;
+    }
+  }
+
+  private ProxyProcess startProxy(AgentLaunch launch, Path socket) {
+    try {
+      return ProxyProcess.start(launch.proxyLaunch(session, socket));
+    } catch (ProxyLaunch.Invalid e) {
+      throw new InvalidValueException("invalid input: agent." + e.getMessage());
     }
   }
 
@@ -178,7 +193,7 @@ final class AgentWorkload {
       Installation cli,
       AgentPaths paths,
       LaunchPlan plan,
-      List<String> secrets,
+      List<String> otherSecrets,
       OutputLog output,
       TranscriptLog transcript) {
     // Confined, the CLI sees its home at the sandbox's path and the proxy at its own loopback; a
@@ -198,7 +213,7 @@ final class AgentWorkload {
         own ? paths.inSandbox() : paths,
         plan,
         endpoint,
-        secrets,
+        otherSecrets,
         new MeteredSink(output, NodeMeters.OutputKind.AGENT, meters),
         output.nextOffset(),
         transcript,

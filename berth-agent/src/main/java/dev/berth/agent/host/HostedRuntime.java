@@ -296,22 +296,26 @@ final class HostedRuntime {
           meters);
     }
     AgentLaunch launch = agent.launch();
-    if (launch == null) {
+    if (launch == null || launch.spent()) {
       throw RuntimeRefusals.agentMissing(name(), descriptor.workload());
     }
-    return AgentWorkload.start(
-        descriptor.sessionId(),
-        state(directory),
-        sidecarProxy
-            .<AgentWorkload.ProxyPlace>map(AgentWorkload.ProxyPlace.Sidecar::new)
-            .orElseGet(() -> new AgentWorkload.ProxyPlace.Own(proxySocket())),
-        planName(name(), config.root()),
-        config,
-        sandbox,
-        launch,
-        descriptor.workload(),
-        clock,
-        meters);
+    Workload started =
+        AgentWorkload.start(
+            descriptor.sessionId(),
+            state(directory),
+            sidecarProxy
+                .<AgentWorkload.ProxyPlace>map(AgentWorkload.ProxyPlace.Sidecar::new)
+                .orElseGet(() -> new AgentWorkload.ProxyPlace.Own(proxySocket())),
+            planName(name(), config.root()),
+            config,
+            sandbox,
+            launch,
+            descriptor.workload(),
+            clock,
+            meters);
+    // The proxy process has the token now (a sidecar had it all along); the node keeps none.
+    agent.spend();
+    return started;
   }
 
   /**

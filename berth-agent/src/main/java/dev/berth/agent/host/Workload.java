@@ -70,7 +70,8 @@ sealed interface Workload {
 
   /**
    * An agent CLI's session: the byte log and transcript its prompts write, the credential proxy
-   * that alone holds the provider's token, the sandbox its runs start in, and the prompt runner.
+   * process that alone holds the provider's token, the sandbox its runs start in, and the prompt
+   * runner.
    *
    * @param outputStart where this incarnation's first byte lands in the log (as {@link Live})
    * @param proxy the host's own credential proxy; none where it runs beside the host (a pod's
@@ -80,7 +81,7 @@ sealed interface Workload {
       OutputLog output,
       long outputStart,
       LaunchPlan plan,
-      dev.berth.agent.proxy.@Nullable CredentialProxy proxy,
+      dev.berth.agent.proxy.@Nullable ProxyProcess proxy,
       dev.berth.agent.agentcli.PromptRunner prompts,
       dev.berth.agent.agentcli.TranscriptLog transcript)
       implements Workload {}
@@ -161,7 +162,7 @@ sealed interface Workload {
       case Agent agent -> {
         agent.plan().thaw();
         agent.prompts().close();
-        dev.berth.agent.proxy.CredentialProxy proxy = agent.proxy();
+        dev.berth.agent.proxy.ProxyProcess proxy = agent.proxy();
         if (proxy != null) {
           proxy.close();
         }

@@ -1,5 +1,6 @@
 package dev.berth.agent.proxy;
 
+import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -92,22 +94,43 @@ public final class CredentialProxy implements AutoCloseable {
 
     /** {@code 127.0.0.1}, on a port the system chooses. */
     record Loopback() implements Listen {}
+
+    /** A TCP port on {@code host}: a pod's sidecar, at {@code 127.0.0.1:8091}. */
+    record Port(String host, int port) implements Listen {}
   }
 
   private final ProviderProfile profile;
+  private final Optional<SessionId> session;
   private final HttpClient upstream;
   private final java.util.concurrent.Semaphore inFlight =
       new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
   private final Server server;
 
-  private CredentialProxy(ProviderProfile profile, HttpClient upstream, Server server) {
+  private CredentialProxy(
+      ProviderProfile profile, Optional<SessionId> session, HttpClient upstream, Server server) {
     this.profile = profile;
+    this.session = session;
     this.upstream = upstream;
     this.server = server;
   }
 
-  /** Starts a proxy for {@code profile}, listening at {@code listen}. */
+  /**
+   * Starts a proxy for {@code profile}, listening at {@code listen}, for no session in particular.
+   */
   public static CredentialProxy start(ProviderProfile profile, Listen listen) {
+    return start(profile, listen, Optional.empty());
+  }
+
+  /**
+   * Starts {@code session}'s proxy: its {@code /healthz} names the session, so that whoever waits
+   * for it knows the proxy on that socket or port is this session's and no other's.
+   */
+  public static CredentialProxy start(ProviderProfile profile, Listen listen, SessionId session) {
+    return start(profile, listen, Optional.of(session));
+  }
+
+  private static CredentialProxy start(
+      ProviderProfile profile, Listen listen, Optional<SessionId> session) {
     Objects.requireNonNull(profile, "profile");
     HttpClient client =
         HttpClient.newBuilder()
@@ -119,7 +142,7 @@ public final class CredentialProxy implements AutoCloseable {
     VirtualThreadPool threads = new VirtualThreadPool();
     threads.setName("berth-credential-proxy-" + profile.name());
     Server server = new Server(threads);
-    CredentialProxy proxy = new CredentialProxy(profile, client, server);
+    CredentialProxy proxy = new CredentialProxy(profile, session, client, server);
     server.setHandler(proxy.new Forwarder());
     switch (listen) {
       case Listen.Unix unix -> {
@@ -133,15 +156,18 @@ public final class CredentialProxy implements AutoCloseable {
           connector.setUnixDomainPath(unix.path());
         }
       }
-      case Listen.Loopback loopback -> {
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        proxy.started();
-      }
+      case Listen.Loopback loopback -> proxy.startedOn("127.0.0.1", 0);
+      case Listen.Port port -> proxy.startedOn(port.host(), port.port());
     }
     return proxy;
+  }
+
+  private void startedOn(String host, int port) {
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost(host);
+    connector.setPort(port);
+    server.addConnector(connector);
+    started();
   }
 
   private void started() {
@@ -200,11 +226,7 @@ public final class CredentialProxy implements AutoCloseable {
   private void route(Request request, Response response) throws IOException, InterruptedException {
     String path = Request.getPathInContext(request);
     if (request.getMethod().equals("GET") && path.equals("/healthz")) {
-      answer(
-          response,
-          200,
-          "application/json",
-          "{\"status\":\"ok\",\"workload\":\"credential-proxy\"}");
+      answer(response, 200, "application/json", health());
       return;
     }
     if (request.getMethod().equals("CONNECT") || request.getHeaders().get("Upgrade") != null) {
@@ -240,6 +262,17 @@ public final class CredentialProxy implements AutoCloseable {
     } finally {
       inFlight.release();
     }
+  }
+
+  /** The health answer; with the session, which is what a waiting node or pod agent checks. */
+  private String health() {
+    return session
+        .map(
+            id ->
+                "{\"status\":\"ok\",\"workload\":\"credential-proxy\",\"session\":\""
+                    + id.value()
+                    + "\"}")
+        .orElse("{\"status\":\"ok\",\"workload\":\"credential-proxy\"}");
   }
 
   /** A request body, streamed to the upstream, that fails past {@link #BODY_CAP}. */
