@@ -204,7 +204,8 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
                         spec,
                         template,
                         t,
-                        settings.networkAccess().apply(spec.labels().session())));
+                        settings.networkAccess().apply(spec.labels().session()),
+                        agent));
     policy.ifPresent(p -> call("create", name, () -> createIfAbsent(policies(), p)));
     Optional<Pod> created =
         call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template, agent)));
