@@ -31,8 +31,10 @@ public record PodWorkload(
   public static final URI SIDECAR = URI.create("http://127.0.0.1:8091");
 
   /**
-   * The launch the host runs: the CLI and model, with the sidecar as its provider. The provider's
-   * token is the placeholder the CLI gets anyway; the host starts no proxy that would use it.
+   * The launch the host runs: the CLI, model and plugins. Its provider is a stand-in the host never
+   * uses (it starts no proxy from it: the CLI's base URL is the sidecar's, see {@code
+   * AgentWorkload.ProxyPlace.Sidecar}), with the placeholder token the CLI gets anyway and a {@code
+   * .invalid} host (RFC 2606) that resolves nowhere, should anything ever dial it.
    */
   AgentLaunch launch() {
     return new AgentLaunch(
@@ -40,7 +42,7 @@ public record PodWorkload(
         model,
         new AgentLaunch.Provider(
             type,
-            proxy.toString(),
+            "https://credential-proxy-sidecar.invalid",
             dev.berth.agent.agentcli.ProviderEndpoint.PLACEHOLDER,
             type.equals("codex") ? "openai" : "anthropic",
             null,

@@ -115,8 +115,7 @@ class SessionNetworkPoliciesTest {
     assertThat(provider.getPorts())
         .extracting(NetworkPolicyPort::getPort)
         .containsExactly(new IntOrString(443));
-    assertThat(byName.getSpec().getEgress().get(1).getTo().getFirst().getPodSelector())
-        .isNotNull();
+    assertThat(byName.getSpec().getEgress().get(1).getTo().getFirst().getPodSelector()).isNotNull();
 
     NetworkPolicy byAddress = agentPolicy("https://10.1.2.3:8443/v1");
     var pinned = byAddress.getSpec().getEgress().getFirst();
