@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServerCommand.class,
       NodeCommand.class,
+      ProxyCommand.class,
       SessionAgentCommand.class,
       LoginCommand.class,
       SessionsCommand.class,

@@ -64,12 +64,12 @@ final class AgentPrompts {
   }
 
   /**
-   * Takes the agent launch a provision brings, when this runtime has none (a host restarted) or
-   * only a spent one (its credentials handed to its proxy).
+   * Takes the agent launch a provision brings, when this runtime has none (a host restarted). A
+   * spent one (its credentials handed to its proxy) is kept: its workload runs, and a repeated
+   * provision must not put the token back into the node's memory.
    */
   void adopt(@Nullable AgentLaunch brought) {
-    AgentLaunch held = launch;
-    if (brought != null && (held == null || held.spent())) {
+    if (brought != null && launch == null) {
       launch = brought;
     }
   }

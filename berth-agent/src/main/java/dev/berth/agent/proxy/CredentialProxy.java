@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  *       content block, then every body as raw text with a held-back tail), and cut short past 64
  *       MiB raw; {@code text/event-stream} is flushed after every chunk. Response headers are
  *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
- *       gets 503). This departs from the original, which buffered answers whole: the proxy runs in
- *       the host's process, so a session must not make it hold 64 MiB per answer.
+ *       gets 503). This departs from the original, which buffered answers whole: the proxy runs
+ *       with a small heap ({@code -Xmx64m}), so a session must not make it hold 64 MiB per answer.
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
@@ -58,13 +58,19 @@ import org.slf4j.LoggerFactory;
  * the sandbox, forwarded to the session's loopback, bound under a name that says nothing of the
  * host ({@link SocketAlias}); tests may give it a loopback TCP port.
  *
- * <p><b>One per session, in the host's process.</b> Each agent session gets its own proxy (its own
- * server, socket and profile), run by the host that runs the session rather than as a process of
- * its own: a JVM per session would cost tens of megabytes each, while the token is no closer to the
- * workload either way. The workload runs as another uid in its own PID, mount and network
- * namespaces; it sees neither the host's processes nor the socket's path, only {@code
- * 127.0.0.1:8091} (the agent-runner tests try the environment, {@code /proc}, the files and the
- * network from inside).
+ * <p><b>One per session, in a process of its own.</b> Each agent session gets its own proxy (its
+ * own server, socket and profile), run as {@code berth proxy} ({@link ProxyMain}): by the node as a
+ * child per session ({@link ProxyProcess}, the launch on its stdin), in a pod as the {@code proxy}
+ * sidecar. It once ran in the node's process, to save a JVM per session; that was given up because
+ * the node serves every session's API, so a flaw there (a parser, a route, a dependency) would have
+ * exposed every session's token at once, while a proxy process holds one token, speaks to one
+ * socket and parses only its session's requests. The cost, measured on a busy 2-core development
+ * machine (JDK 25): 1 to 3 s from the spawn to the ready line (median 2.5 s), and about 100 MB
+ * resident per proxy, of which the heap is at most 64 MiB ({@code docs/security.md} keeps the
+ * numbers). The workload runs as another uid in its own PID, mount and network namespaces; it sees
+ * neither the node's nor the proxy's processes nor the socket's path, only {@code 127.0.0.1:8091}
+ * (the agent-runner tests try the environment, {@code /proc}, the files and the network from
+ * inside).
  */
 public final class CredentialProxy implements AutoCloseable {
 
@@ -118,7 +124,7 @@ public final class CredentialProxy implements AutoCloseable {
    * Starts a proxy for {@code profile}, listening at {@code listen}, for no session in particular.
    */
   public static CredentialProxy start(ProviderProfile profile, Listen listen) {
-    return start(profile, listen, Optional.empty());
+    return startFor(profile, listen, Optional.empty());
   }
 
   /**
@@ -126,10 +132,12 @@ public final class CredentialProxy implements AutoCloseable {
    * for it knows the proxy on that socket or port is this session's and no other's.
    */
   public static CredentialProxy start(ProviderProfile profile, Listen listen, SessionId session) {
-    return start(profile, listen, Optional.of(session));
+    return startFor(profile, listen, Optional.of(session));
   }
 
-  private static CredentialProxy start(
+  // Not an overload of start: the gate's start(profile, listen, Optional<GateSettings>) would
+  // erase to the same signature.
+  private static CredentialProxy startFor(
       ProviderProfile profile, Listen listen, Optional<SessionId> session) {
     Objects.requireNonNull(profile, "profile");
     HttpClient client =

@@ -30,4 +30,30 @@ class AgentLaunchProviderTest {
         .isInstanceOf(InvalidValueException.class)
         .hasMessageContaining("auth header");
   }
+
+  @Test
+  void theProxysLaunchCarriesTheCredentialsAndWhatTheNodeKeepsAfterwardsHoldsNone() {
+    AgentLaunch launch =
+        new AgentLaunch(
+            "/usr/bin/true",
+            "platform-default",
+            read(",\"authHeader\":\"api-key\""),
+            java.util.List.of(),
+            new AgentLaunch.Approval("all", "http://127.0.0.1:9/gateway", "gw-key", 60));
+    dev.berth.core.session.SessionId session =
+        dev.berth.core.session.SessionId.generate(java.util.random.RandomGenerator.getDefault());
+
+    String line = launch.proxyLaunch(session, java.nio.file.Path.of("/run/p.sock")).toJson();
+    AgentLaunch kept = launch.withoutCredentials();
+
+    assertThat(line)
+        .contains("\"session\":\"" + session.value() + "\"", "\"listen\":\"unix:/run/p.sock\"")
+        .contains("\"token\":\"sk-t\"", "\"authHeader\":\"api-key\"", "\"key\":\"gw-key\"");
+    assertThat(kept.spent()).isTrue();
+    assertThat(launch.spent()).isFalse();
+    assertThat(kept.provider().token()).isEmpty();
+    assertThat(java.util.Objects.requireNonNull(kept.approval()).key()).isEmpty();
+    assertThat(kept.cli()).isEqualTo(launch.cli());
+    assertThat(kept.model()).isEqualTo(launch.model());
+  }
 }

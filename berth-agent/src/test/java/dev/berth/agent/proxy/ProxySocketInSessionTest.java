@@ -8,14 +8,14 @@ import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.agent.isolation.ResourceLimits;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.WritablePaths;
+import dev.berth.core.session.SessionId;
 import java.io.File;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Optional;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ProxySocketInSessionTest {
 
   @TempDir Path root;
-  private CredentialProxy proxy;
+  private ProxyProcess proxy;
   private LaunchPlan plan;
 
   @AfterEach
@@ -52,16 +52,21 @@ class ProxySocketInSessionTest {
     Path proxies = Files.createDirectories(root.resolve("proxies"));
     Files.setPosixFilePermissions(proxies, PosixFilePermissions.fromString("rwx------"));
     Path socket = proxies.resolve("0123abcd.sock");
+    // As the node starts it: a process of its own, which binds the socket through the alias.
     proxy =
-        CredentialProxy.start(
-            new ProviderProfile(
-                "p",
-                URI.create("https://127.0.0.1:1"),
-                "sk-socket-test-token",
-                Optional.empty(),
-                ProviderProfile.Api.ANTHROPIC,
-                List.of()),
-            new CredentialProxy.Listen.Unix(socket));
+        ProxyProcess.start(
+            new ProxyLaunch(
+                SessionId.generate(RandomGenerator.getDefault()).value(),
+                "unix:" + socket,
+                new ProxyLaunch.Provider(
+                    "p",
+                    "https://127.0.0.1:1",
+                    "sk-socket-test-token",
+                    "anthropic",
+                    null,
+                    null,
+                    null),
+                null));
     AgentPaths paths = AgentPaths.under(root.resolve("state"));
     Files.createDirectories(paths.workspace());
     plan =

@@ -198,6 +198,60 @@ class AgentSessionsIT {
   }
 
   @Test
+  void eachAgentSessionHasAProxyProcessNoProcessShowsTheTokenAndADeadProxyFailsThePromptSayingSo()
+      throws Exception {
+    Path nodeInfo = work.resolve("data").resolve("node").resolve("node.json");
+    List<Long> before = Files.exists(nodeInfo) ? proxies(nodeInfo) : List.of();
+    String id = createAgent("proc");
+    String run = prompt(id, "hello from a process check").path("executionId").asString();
+    assertThat(finished(id, run)).isEqualTo("SUCCEEDED");
+
+    long node = nodePid(nodeInfo);
+    List<Long> proxies = proxies(nodeInfo);
+    List<Long> mine = proxies.stream().filter(pid -> !before.contains(pid)).toList();
+    assertThat(mine).as("the session's own proxy process").hasSize(1);
+    List<Long> all = new ArrayList<>(proxies);
+    all.add(node);
+    all.add(server.process().pid());
+    for (long pid : all) {
+      assertThat(proc(pid, "cmdline")).as("cmdline of %d", pid).isNotEmpty().doesNotContain(TOKEN);
+      assertThat(proc(pid, "environ")).as("environ of %d", pid).isNotEmpty().doesNotContain(TOKEN);
+    }
+
+    ProcessHandle proxy = ProcessHandle.of(mine.getFirst()).orElseThrow();
+    proxy.destroyForcibly();
+    proxy.onExit().join();
+    Api.Answer refused = api.post("/sessions/" + id + "/write", "{\"payload\":\"are you there?\"}");
+    assertThat(refused.status()).as(refused.body()).isGreaterThanOrEqualTo(500);
+    assertThat(refused.body()).contains("credential proxy of session", "exited with code");
+  }
+
+  private static long nodePid(Path nodeInfo) throws java.io.IOException {
+    return tools.jackson.databind.json.JsonMapper.shared()
+        .readTree(Files.readString(nodeInfo))
+        .path("pid")
+        .asLong();
+  }
+
+  private static List<Long> proxies(Path nodeInfo) throws java.io.IOException {
+    return ProcessHandle.of(nodePid(nodeInfo))
+        .orElseThrow()
+        .children()
+        .map(ProcessHandle::pid)
+        .filter(pid -> proc(pid, "cmdline").contains("dev.berth.agent.proxy.ProxyMain"))
+        .toList();
+  }
+
+  private static String proc(long pid, String file) {
+    try {
+      return Files.readString(
+          Path.of("/proc", Long.toString(pid), file), java.nio.charset.StandardCharsets.ISO_8859_1);
+    } catch (java.io.IOException e) {
+      return "";
+    }
+  }
+
+  @Test
   void aSessionGetsExactlyThePluginsItWasCreatedWithForItsWholeLife() {
     JsonNode created = createWithPlugin("plug", "probe");
     String id = created.path("id").asString();
