@@ -8,7 +8,11 @@
 # The Kubernetes runtime runs it as uid 1000 under the restricted Pod Security Standard, with
 # emptyDir volumes for the state directory /var/lib/berth and /tmp, and starts it with its own
 # arguments (`agent --session ... --installation ...`); the bearer token comes from
-# BERTH_AGENT_TOKEN.
+# BERTH_AGENT_TOKEN. An agent session's pod runs it twice: the `agent` container (with
+# `--workload TYPE --agent-cli /opt/berth/agent-clis/node_modules/.bin/claude|codex ...`), and the
+# `proxy` container, `berth proxy --session ID --listen 127.0.0.1:8091` as uid 65532 with the
+# provider's token from its Secret; that container's readiness probe runs the image's Node.js.
+# Everything it needs is world-readable and world-executable, so uid 65532 runs it as 1000 does.
 
 # The agent CLIs, installed exactly as locked (npm ci). Claude Code needs Node.js >= 22.
 FROM node:22-bookworm-slim AS agent-clis
@@ -33,6 +37,8 @@ RUN userdel --remove node \
  && useradd --uid 1000 --gid 1000 --home-dir /home/berth --create-home --shell /bin/bash berth \
  && install -d -o 1000 -g 1000 -m 0700 /var/lib/berth
 
+# The CLIs at the versions tools/agent-clis/package-lock.json pins (@anthropic-ai/claude-code
+# 2.1.328, @openai/codex 0.169.0 at this writing); --agent-cli TYPE=PATH points at them.
 COPY --from=agent-clis /opt/berth/agent-clis/node_modules /opt/berth/agent-clis/node_modules
 COPY bin/berth /opt/berth/bin/berth
 # bin/java-home would look for a JDK; the image has only the JRE at $JAVA_HOME.

@@ -1,7 +1,9 @@
 package dev.berth.cli;
 
+import dev.berth.agent.host.AgentLaunch;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.node.PodWorkload;
 import dev.berth.agent.node.SessionAgent;
 import dev.berth.core.session.SessionId;
 import java.nio.file.Path;
@@ -64,6 +66,44 @@ final class SessionAgentCommand implements Callable<Integer> {
       description = "Address to listen on (default: ${DEFAULT-VALUE}).")
   private ListenAddress listen;
 
+  @Option(
+      names = "--workload",
+      paramLabel = "TYPE",
+      defaultValue = "shell",
+      description =
+          "The session's workload: shell (default) or an agent type (claude-code, codex,"
+              + " minimax-code), whose credential proxy is the pod's sidecar (see --proxy).")
+  private String workload;
+
+  @Option(
+      names = "--agent-cli",
+      paramLabel = "PATH",
+      description = "An agent session's CLI, its absolute path in this image.")
+  private String agentCli;
+
+  @Option(
+      names = "--model",
+      paramLabel = "MODEL",
+      defaultValue = "platform-default",
+      description = "The model an agent session's prompts ask for (default: the CLI's own).")
+  private String model;
+
+  @Option(
+      names = "--plugin",
+      paramLabel = "NAME=PATH",
+      description = "A plugin of the agent session, with its absolute path in this image.")
+  private java.util.Map<String, String> plugins = new java.util.LinkedHashMap<>();
+
+  @Option(
+      names = "--proxy",
+      paramLabel = "URL",
+      defaultValue = "http://127.0.0.1:8091",
+      description =
+          "Where an agent session's credential proxy sidecar answers (default:"
+              + " ${DEFAULT-VALUE}, the pod's loopback); this agent never holds the provider's"
+              + " token.")
+  private java.net.URI proxy;
+
   @Override
   public Integer call() throws InterruptedException {
     String token = System.getenv(TOKEN_VARIABLE);
@@ -77,12 +117,32 @@ final class SessionAgentCommand implements Callable<Integer> {
                   + (token == null ? "unset" : token.length() + " characters long"));
       return 2;
     }
+    java.util.Optional<PodWorkload> agentWorkload = java.util.Optional.empty();
+    if (!workload.equals("shell")) {
+      if (agentCli == null) {
+        spec.commandLine()
+            .getErr()
+            .println("--workload " + workload + " needs --agent-cli PATH, its CLI in this image");
+        return 2;
+      }
+      agentWorkload =
+          java.util.Optional.of(
+              new PodWorkload(
+                  workload,
+                  agentCli,
+                  model,
+                  plugins.entrySet().stream()
+                      .map(e -> new AgentLaunch.Plugin(e.getKey(), e.getValue()))
+                      .toList(),
+                  proxy));
+    }
     SessionAgent agent =
         SessionAgent.start(
             new SessionId(session),
             incarnation,
             installation,
             awaitRestore,
+            agentWorkload,
             HostConfig.defaults(stateDir, token),
             new AgentHttpServer.Settings(
                 listen.host(), listen.port(), Duration.ofSeconds(15), Duration.ofMillis(100)));

@@ -4,6 +4,7 @@ import dev.berth.core.access.WorkloadCatalog;
 import dev.berth.core.session.AgentModel;
 import dev.berth.core.session.PluginName;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.kubernetes.runtime.PodAgent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -34,12 +35,28 @@ import tools.jackson.databind.json.JsonMapper;
  * first session. A type's sessions get a shared directory ({@code /shared}, archived with the
  * session) only when its configuration says {@code shared: true} ({@code
  * BERTH_PROVIDER_<TYPE>_SHARED} in the environment). See docs/agents.md.
+ *
+ * <p>With {@code --runtime kubernetes} ({@link #loadForPods}) the CLIs are paths in the agent image
+ * and each provider's token is a Kubernetes Secret's key ({@code tokenSecret: "name/key"}, or
+ * {@code BERTH_PROVIDER_<TYPE>_TOKEN_SECRET}) that the kubelet gives the session pod's proxy
+ * sidecar: the control plane never holds it, so a token or token file is refused there (and a
+ * Secret reference on the local runtime, whose node needs the token itself). See
+ * docs/kubernetes.md.
  */
 public final class AgentCatalog implements WorkloadCatalog {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Set<String> FILE_KEYS =
-      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader", "shared");
+      Set.of(
+          "url",
+          "tokenFile",
+          "tokenSecret",
+          "caFile",
+          "model",
+          "models",
+          "api",
+          "authHeader",
+          "shared");
   private static final java.util.regex.Pattern HEADER_NAME =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 
@@ -56,12 +73,39 @@ public final class AgentCatalog implements WorkloadCatalog {
    * Where a type's credential proxy forwards, the token it alone holds, and the header the token
    * goes in ({@code authorization} as {@code Bearer}, or another name such as {@code x-api-key}).
    */
-  record Provider(URI url, String token, Optional<Path> caFile, String api, String authHeader) {
+  record Provider(URI url, Credential token, Optional<Path> caFile, String api, String authHeader) {
+    Provider(URI url, String token, Optional<Path> caFile, String api, String authHeader) {
+      this(url, new Credential.Held(token), caFile, api, authHeader);
+    }
+
     @Override
     public String toString() {
       return "Provider[" + url + ", " + api + ", " + authHeader + "]"; // never the token
     }
   }
+
+  /** Where a provider's token is: held here (the local node needs it), or in a pod's Secret. */
+  sealed interface Credential {
+    /** Read from a file or the environment at start. */
+    record Held(String token) implements Credential {
+      @Override
+      public String toString() {
+        return "Held[hidden]";
+      }
+    }
+
+    /** A key of a Secret in the sessions' namespace, which only the proxy sidecar is given. */
+    record InSecret(PodAgent.SecretRef secret) implements Credential {}
+  }
+
+  /** Where the CLIs and the token are: on this machine, or in the agent image and a Secret. */
+  enum Placement {
+    LOCAL,
+    PODS
+  }
+
+  /** The CLIs in the agent image deploy/images/agent.Dockerfile builds, by command. */
+  static final String IMAGE_CLIS = "/opt/berth/agent-clis/node_modules/.bin/";
 
   /** The types whose adapter passes plugins to the CLI (Claude Code's {@code --plugin-dir}). */
   private static final Set<String> PLUGIN_TYPES = Set.of("claude-code", "minimax-code");
@@ -72,6 +116,21 @@ public final class AgentCatalog implements WorkloadCatalog {
   private AgentCatalog(Map<WorkloadType, Profile> profiles, PluginMarketplace marketplace) {
     this.profiles = profiles;
     this.marketplace = marketplace;
+  }
+
+  /** How {@code type} is configured; empty for a type Berth does not know. */
+  Optional<Profile> profile(WorkloadType type) {
+    return Optional.ofNullable(profiles.get(type));
+  }
+
+  /** The marketplace the types that take plugins are offered. */
+  PluginMarketplace plugins() {
+    return marketplace;
+  }
+
+  /** Whether {@code type}'s CLI takes the session's plugins. */
+  boolean passesPlugins(WorkloadType type) {
+    return takesPlugins(type);
   }
 
   /** No agent type configured: shells only. */
@@ -103,6 +162,23 @@ public final class AgentCatalog implements WorkloadCatalog {
    */
   public static AgentCatalog load(
       Map<String, Path> clis, Optional<Path> providersFile, Map<String, String> env) {
+    return load(clis, providersFile, env, Placement.LOCAL);
+  }
+
+  /**
+   * Reads the configuration of agent sessions in pods: {@code clis} are paths in the agent image
+   * (the image's own CLIs by default), and each provider's token is a Secret reference.
+   */
+  public static AgentCatalog loadForPods(
+      Map<String, Path> clis, Optional<Path> providersFile, Map<String, String> env) {
+    return load(clis, providersFile, env, Placement.PODS);
+  }
+
+  private static AgentCatalog load(
+      Map<String, Path> clis,
+      Optional<Path> providersFile,
+      Map<String, String> env,
+      Placement placement) {
     for (String type : clis.keySet()) {
       if (!WorkloadCatalog.isAgent(new WorkloadType(type))) {
         throw new IllegalArgumentException(
@@ -119,23 +195,43 @@ public final class AgentCatalog implements WorkloadCatalog {
     Map<WorkloadType, Profile> profiles = new LinkedHashMap<>();
     for (String name : names()) {
       WorkloadType type = new WorkloadType(name);
-      Optional<Path> cli =
-          Optional.ofNullable(clis.get(name))
-              .map(Path::toAbsolutePath)
-              .or(() -> onPath(defaultCli(name), env.getOrDefault("PATH", "")));
-      cli.ifPresent(path -> requireExecutable(name, path));
+      Optional<Path> cli = cli(name, clis, env, placement);
       Settings settings = Settings.of(name, file.path(name), env);
       profiles.put(
           type,
           new Profile(
               type,
               cli,
-              settings.provider(name),
+              settings.provider(name, placement),
               settings.defaultModel(),
               settings.models(),
               settings.shared()));
     }
     return new AgentCatalog(Map.copyOf(profiles), PluginMarketplace.none());
+  }
+
+  /** A type's CLI: given, or found on PATH here, or the agent image's own. */
+  private static Optional<Path> cli(
+      String name, Map<String, Path> clis, Map<String, String> env, Placement placement) {
+    if (placement == Placement.PODS) {
+      Path inImage = clis.getOrDefault(name, Path.of(IMAGE_CLIS + defaultCli(name)));
+      if (!inImage.isAbsolute()) {
+        throw new IllegalArgumentException(
+            "--agent-cli "
+                + name
+                + "="
+                + inImage
+                + ": with --runtime kubernetes the CLI is an"
+                + " absolute path in the agent image");
+      }
+      return Optional.of(inImage);
+    }
+    Optional<Path> cli =
+        Optional.ofNullable(clis.get(name))
+            .map(Path::toAbsolutePath)
+            .or(() -> onPath(defaultCli(name), env.getOrDefault("PATH", "")));
+    cli.ifPresent(path -> requireExecutable(name, path));
+    return cli;
   }
 
   @Override
@@ -165,7 +261,9 @@ public final class AgentCatalog implements WorkloadCatalog {
               + prefix
               + "TOKEN or "
               + prefix
-              + "TOKEN_FILE, or give it in --providers FILE)");
+              + "TOKEN_FILE (with --runtime kubernetes: "
+              + prefix
+              + "TOKEN_SECRET), or give it in --providers FILE)");
     }
     return missing.isEmpty()
         ? Optional.empty()
@@ -206,13 +304,14 @@ public final class AgentCatalog implements WorkloadCatalog {
       return Optional.empty();
     }
     Provider provider = profile.provider().orElseThrow();
-    String asked = model.map(AgentModel::value).orElse(AgentModel.PLATFORM_DEFAULT_NAME);
-    String resolved =
-        asked.equals(AgentModel.PLATFORM_DEFAULT_NAME) ? profile.defaultModel() : asked;
+    if (!(provider.token() instanceof Credential.Held held)) {
+      return Optional.empty();
+    }
+    String resolved = resolveModel(profile, model);
     Map<String, Object> wire = new LinkedHashMap<>();
     wire.put("name", type.value());
     wire.put("baseUrl", provider.url().toString());
-    wire.put("token", provider.token());
+    wire.put("token", held.token());
     wire.put("api", provider.api());
     // Sent only where it differs from the API's default: a node started by an earlier release (a
     // node outlives its server) refuses fields it does not know, and would refuse every provision.
@@ -240,10 +339,17 @@ public final class AgentCatalog implements WorkloadCatalog {
     return Optional.of(agent);
   }
 
+  /** The model a session's prompts ask for: {@code platform-default} is the type's default. */
+  static String resolveModel(Profile profile, Optional<AgentModel> model) {
+    String asked = model.map(AgentModel::value).orElse(AgentModel.PLATFORM_DEFAULT_NAME);
+    return asked.equals(AgentModel.PLATFORM_DEFAULT_NAME) ? profile.defaultModel() : asked;
+  }
+
   /** A type's settings, from its file entry and its variables (which win). */
   private record Settings(
       Optional<String> url,
       Optional<String> token,
+      Optional<String> tokenSecret,
       Optional<Path> caFile,
       String api,
       Optional<String> authHeader,
@@ -261,6 +367,8 @@ public final class AgentCatalog implements WorkloadCatalog {
       String prefix = envPrefix(type);
       Optional<String> url = first(env.get(prefix + "URL"), text(entry, "url"));
       Optional<String> tokenFile = first(env.get(prefix + "TOKEN_FILE"), text(entry, "tokenFile"));
+      Optional<String> tokenSecret =
+          first(env.get(prefix + "TOKEN_SECRET"), text(entry, "tokenSecret"));
       Optional<String> token =
           Optional.ofNullable(env.get(prefix + "TOKEN"))
               .filter(t -> !t.isEmpty())
@@ -288,11 +396,12 @@ public final class AgentCatalog implements WorkloadCatalog {
               .map(v -> variableFlag(prefix + "SHARED", v))
               .or(() -> Optional.ofNullable(entry.get("shared")).map(v -> fileFlag(type, v)))
               .orElse(false);
-      return new Settings(url, token, ca, api, authHeader, model, models, shared);
+      return new Settings(url, token, tokenSecret, ca, api, authHeader, model, models, shared);
     }
 
-    Optional<Provider> provider(String type) {
-      if (url.isEmpty() || token.isEmpty()) {
+    Optional<Provider> provider(String type, Placement placement) {
+      Optional<Credential> credential = credential(type, placement);
+      if (url.isEmpty() || credential.isEmpty()) {
         return Optional.empty();
       }
       URI parsed = URI.create(url.get());
@@ -327,15 +436,64 @@ public final class AgentCatalog implements WorkloadCatalog {
                 + " or x-api-key, was "
                 + header);
       }
+      // In a pod the CA file is the proxy container's, a path in the image.
       caFile.ifPresent(
           ca -> {
-            if (!Files.isReadable(ca)) {
+            if (placement == Placement.LOCAL ? !Files.isReadable(ca) : !ca.isAbsolute()) {
               throw new IllegalArgumentException(
-                  "provider of " + type + ": the CA file " + ca + " cannot be read");
+                  "provider of "
+                      + type
+                      + ": the CA file "
+                      + ca
+                      + (placement == Placement.LOCAL
+                          ? " cannot be read"
+                          : " must be an absolute path in the agent image"));
             }
           });
       return Optional.of(
-          new Provider(parsed, token.get(), caFile.map(Path::toAbsolutePath), api, header));
+          new Provider(parsed, credential.get(), caFile.map(Path::toAbsolutePath), api, header));
+    }
+
+    /**
+     * The token where the placement needs it: here for the local node; in a Secret for a pod, where
+     * a token the control plane holds would be one copy too many.
+     */
+    private Optional<Credential> credential(String type, Placement placement) {
+      String prefix = envPrefix(type);
+      if (placement == Placement.LOCAL) {
+        if (tokenSecret.isPresent()) {
+          throw new IllegalArgumentException(
+              "provider of "
+                  + type
+                  + ": tokenSecret ("
+                  + prefix
+                  + "TOKEN_SECRET) names a Kubernetes Secret, which only --runtime kubernetes"
+                  + " uses; on the local runtime give "
+                  + prefix
+                  + "TOKEN_FILE or tokenFile");
+        }
+        return token.map(Credential.Held::new);
+      }
+      if (token.isPresent()) {
+        throw new IllegalArgumentException(
+            "provider of "
+                + type
+                + ": with --runtime kubernetes the control plane does not hold the provider's"
+                + " token (only the session pod's proxy sidecar does, from a Secret); drop "
+                + prefix
+                + "TOKEN / "
+                + prefix
+                + "TOKEN_FILE / tokenFile and give tokenSecret: \"NAME/KEY\" (or "
+                + prefix
+                + "TOKEN_SECRET=NAME/KEY), e.g. berth-provider-"
+                + type
+                + "/token");
+      }
+      try {
+        return tokenSecret.map(PodAgent.SecretRef::parse).map(Credential.InSecret::new);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("provider of " + type + ": " + e.getMessage(), e);
+      }
     }
   }
 

@@ -2,6 +2,7 @@ package dev.berth.server;
 
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.runtime.Runtime;
+import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
@@ -9,6 +10,7 @@ import dev.berth.kubernetes.runtime.AgentTokens;
 import dev.berth.kubernetes.runtime.KubernetesRuntime;
 import dev.berth.kubernetes.runtime.KubernetesRuntimeSettings;
 import dev.berth.kubernetes.runtime.NetworkPolicyTemplate;
+import dev.berth.kubernetes.runtime.PodAgent;
 import dev.berth.kubernetes.runtime.PodTemplate;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
@@ -94,8 +96,10 @@ record SessionPlacement(
   }
 
   /**
-   * A pod per session. Agent sessions are not offered on it yet (their pods need the credential
-   * proxy as a sidecar): only shells, and explicit agent CLIs are refused at start.
+   * A pod per session. An agent session's pod runs the CLI of the agent image beside its credential
+   * proxy sidecar, which alone is given the provider's token from the operator's Secret ({@link
+   * AgentCatalog#loadForPods}): the control plane names the Secret and never holds the token. The
+   * approval gate is not wired into pods yet: their proxies run with the policy off.
    */
   private static SessionPlacement kubernetes(
       ServerConfig config,
@@ -103,13 +107,28 @@ record SessionPlacement(
       RuntimeChoice.Kubernetes choice,
       Function<SessionId, NetworkAccess> networkAccess) {
     refuseLocalOptions(config);
+    AgentCatalog agents =
+        AgentCatalog.loadForPods(
+                config.agents().clis(), config.agents().providersFile(), System.getenv())
+            .withMarketplace(
+                config
+                    .agents()
+                    .pluginsDir()
+                    .map(PluginMarketplace::load)
+                    .orElse(PluginMarketplace.none()));
     // A failed call is not retried by the client: the reconciler tries again on its next pass,
     // and a removal must show Unconfirmed at once, not after the client's retries with backoff.
     KubernetesClient client = KubeClients.fromEnvironment();
     String namespace =
         choice.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
     KubernetesRuntime runtime =
-        startRuntime(client, installation, choice, podTemplate(choice, namespace), networkAccess);
+        startRuntime(
+            client,
+            installation,
+            choice,
+            podTemplate(choice, namespace),
+            networkAccess,
+            spec -> PodAgents.of(agents, spec));
     awaitFirstList(runtime, namespace);
     List<String> table = kubernetesTable(choice, namespace);
     return new SessionPlacement(
@@ -117,7 +136,7 @@ record SessionPlacement(
         runtime,
         () -> {},
         () -> table,
-        AgentCatalog.none(),
+        agents,
         Optional.of(
             () -> {
               runtime.close();
@@ -125,7 +144,7 @@ record SessionPlacement(
             }));
   }
 
-  /** The local node's sandbox options and agent CLIs, which a session pod cannot honour. */
+  /** The local node's sandbox options, which a session pod cannot honour. */
   private static void refuseLocalOptions(ServerConfig config) {
     if (!config.isolation().nodeArguments().isEmpty()) {
       throw new InvalidValueException(
@@ -134,12 +153,6 @@ record SessionPlacement(
               + ") do not apply to --runtime kubernetes: a session pod's limits come from its"
               + " template and its network from its NetworkPolicy and its tenant's grant; leave"
               + " them out");
-    }
-    if (!config.agents().clis().isEmpty()) {
-      throw new InvalidValueException(
-          "--agent-cli is not supported with --runtime kubernetes: agent sessions need their"
-              + " credential proxy beside them in the pod, which this release does not build;"
-              + " run agent sessions with --runtime local");
     }
   }
 
@@ -160,14 +173,16 @@ record SessionPlacement(
       String installation,
       RuntimeChoice.Kubernetes choice,
       PodTemplate template,
-      Function<SessionId, NetworkAccess> networkAccess) {
+      Function<SessionId, NetworkAccess> networkAccess,
+      Function<RuntimeSpec, Optional<PodAgent>> agents) {
     try {
       return KubernetesRuntime.start(
           client,
           KubernetesRuntimeSettings.of(installation, template, new AgentTokens(choice.tokenKey()))
               .withNetworkPolicy(
                   sessionPolicy(Optional.ofNullable(client.getNamespace()), template.namespace()),
-                  networkAccess));
+                  networkAccess)
+              .withAgents(agents));
     } catch (RuntimeException e) {
       client.close();
       throw e;

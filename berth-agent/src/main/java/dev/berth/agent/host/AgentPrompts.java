@@ -200,15 +200,17 @@ final class AgentPrompts {
       if (now != RuntimeState.RUNNING || agent.isEmpty()) {
         throw RuntimeRefusals.runsNoPrompts(runtime, now);
       }
-      // A prompt without its proxy would only fail inside the CLI, as a connection error.
-      agent
-          .get()
-          .proxy()
-          .failure()
-          .ifPresent(
-              why -> {
-                throw new HostRefusal(503, AgentReason.WORKLOAD_UNAVAILABLE, why);
-              });
+      // A prompt without its proxy would only fail inside the CLI, as a connection error. (A pod's
+      // sidecar proxy is the kubelet's to watch: its readiness fails, and the pod with it.)
+      dev.berth.agent.proxy.ProxyProcess proxy = agent.get().proxy();
+      if (proxy != null) {
+        proxy
+            .failure()
+            .ifPresent(
+                why -> {
+                  throw new HostRefusal(503, AgentReason.WORKLOAD_UNAVAILABLE, why);
+                });
+      }
       return agent.get();
     }
   }

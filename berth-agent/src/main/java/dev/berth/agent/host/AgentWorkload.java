@@ -38,15 +38,29 @@ import java.util.Optional;
  * and the CLI only ever has the placeholder). A node that cannot confine refuses agent sessions:
  * unconfined, the CLI's tools would run as the node's user, which can reach whatever the node
  * holds.
+ *
+ * <p>In a session pod the proxy is not the host's: it runs in the pod's {@code proxy} container
+ * ({@link ProxyPlace.Sidecar}), the only place the provider's token is. The host then starts no
+ * proxy, and the CLI runs unconfined in the agent container, which is the session's sandbox (its
+ * own user, filesystem and limits), reaching the proxy at the pod's {@code 127.0.0.1:8091}.
  */
 final class AgentWorkload {
+
+  /** Where an agent session's credential proxy runs. */
+  sealed interface ProxyPlace {
+    /** Under this host, on a Unix socket the sandbox's proxy network leads to. */
+    record Own(Path socket) implements ProxyPlace {}
+
+    /** Beside the host (a pod's sidecar), at {@code url}; the host runs none. */
+    record Sidecar(java.net.URI url) implements ProxyPlace {}
+  }
 
   /** Where a confined CLI sees its installation (bound read-only). */
   static final Path SANDBOX_CLI_ROOT = Path.of("/opt/berth/agent-cli");
 
   private final SessionId session;
   private final Path state;
-  private final Path proxySocket;
+  private final ProxyPlace proxyPlace;
   private final HostConfig config;
   private final Clock clock;
   private final NodeMeters meters;
@@ -54,13 +68,13 @@ final class AgentWorkload {
   private AgentWorkload(
       SessionId session,
       Path state,
-      Path proxySocket,
+      ProxyPlace proxyPlace,
       HostConfig config,
       Clock clock,
       NodeMeters meters) {
     this.session = session;
     this.state = state;
-    this.proxySocket = proxySocket;
+    this.proxyPlace = proxyPlace;
     this.config = config;
     this.clock = clock;
     this.meters = meters;
@@ -70,7 +84,7 @@ final class AgentWorkload {
   static Workload.Agent start(
       SessionId session,
       Path state,
-      Path proxySocket,
+      ProxyPlace proxyPlace,
       String planName,
       HostConfig config,
       Sandbox sandbox,
@@ -81,8 +95,10 @@ final class AgentWorkload {
     AgentAdapter adapter =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
-    requireConfinement(sandbox, meters);
-    return new AgentWorkload(session, state, proxySocket, config, clock, meters)
+    if (proxyPlace instanceof ProxyPlace.Own) {
+      requireConfinement(sandbox, meters);
+    }
+    return new AgentWorkload(session, state, proxyPlace, config, clock, meters)
         .open(adapter, planName, sandbox, launch);
   }
 
@@ -107,16 +123,24 @@ final class AgentWorkload {
     AgentPaths paths = AgentPaths.under(state);
     createDirectories(paths.workspace());
     // Checked here, so that a bad profile is refused with the node's field names before any
-    // process starts; the profile itself is not kept.
-    List<String> otherSecrets = launch.provider().profile().otherSecrets();
+    // process starts; the profile itself is not kept. A sidecar's profile is the sidecar's.
+    List<String> otherSecrets =
+        proxyPlace instanceof ProxyPlace.Own
+            ? launch.provider().profile().otherSecrets()
+            : List.of();
     // The runner keeps the session's output under its own cap, with its marker: the log never
     // drops its head before that.
     OutputLog output = OutputLog.open(state.resolve("output"), logCap(config), clock);
     ProxyProcess proxy = null;
     LaunchPlan plan = null;
     try {
-      proxy = startProxy(launch);
-      Installation cli = Installation.of(Path.of(launch.cli()));
+      if (proxyPlace instanceof ProxyPlace.Own own) {
+        proxy = startProxy(launch, own.socket());
+      }
+      Installation cli =
+          proxyPlace instanceof ProxyPlace.Own
+              ? Installation.of(Path.of(launch.cli()))
+              : Installation.unconfined(Path.of(launch.cli()));
       Optional<SharedDirectory> shared =
           Boolean.TRUE.equals(launch.shared())
               ? Optional.of(SharedDirectory.in(state))
@@ -141,9 +165,9 @@ final class AgentWorkload {
     }
   }
 
-  private ProxyProcess startProxy(AgentLaunch launch) {
+  private ProxyProcess startProxy(AgentLaunch launch, Path socket) {
     try {
-      return ProxyProcess.start(launch.proxyLaunch(session, proxySocket));
+      return ProxyProcess.start(launch.proxyLaunch(session, socket));
     } catch (ProxyLaunch.Invalid e) {
       throw new InvalidValueException("invalid input: agent." + e.getMessage());
     }
@@ -173,7 +197,15 @@ final class AgentWorkload {
         NodeMeters.SandboxFailure.CONFINEMENT,
         () ->
             sandbox.agentPlan(
-                planName, List.of("true"), writable, config.limits(), proxySocket, cli.binds()));
+                planName, List.of("true"), writable, config.limits(), socket(), cli.binds()));
+  }
+
+  /** The proxy's socket; a sidecar has none, and its plan is unconfined, which takes none. */
+  private Path socket() {
+    return switch (proxyPlace) {
+      case ProxyPlace.Own own -> own.socket();
+      case ProxyPlace.Sidecar sidecar -> state.resolve("no-proxy-socket");
+    };
   }
 
   private PromptRunner.Setup setup(
@@ -185,15 +217,21 @@ final class AgentWorkload {
       OutputLog output,
       TranscriptLog transcript,
       Optional<SharedDirectory> shared) {
-    ProviderEndpoint endpoint =
-        new ProviderEndpoint(
-            "http://127.0.0.1:" + NetworkMode.PROXY_PORT, ProviderEndpoint.PLACEHOLDER);
+    // Confined, the CLI sees its home at the sandbox's path and the proxy at its own loopback; a
+    // sidecar's CLI runs unconfined, with the host's paths, and reaches the pod's loopback.
+    boolean own = proxyPlace instanceof ProxyPlace.Own;
+    String base =
+        switch (proxyPlace) {
+          case ProxyPlace.Own o -> "http://127.0.0.1:" + NetworkMode.PROXY_PORT;
+          case ProxyPlace.Sidecar sidecar -> sidecar.url().toString();
+        };
+    ProviderEndpoint endpoint = new ProviderEndpoint(base, ProviderEndpoint.PLACEHOLDER);
     return new PromptRunner.Setup(
         session,
         adapter,
         cli.path(),
         paths,
-        paths.inSandbox(),
+        own ? paths.inSandbox() : paths,
         plan,
         endpoint,
         otherSecrets,
@@ -223,6 +261,11 @@ final class AgentWorkload {
    * (a token file, a key) is shown.
    */
   record Installation(Path path, List<SandboxBind> binds) {
+    /** Where an unconfined CLI is: its own path, nothing bound. */
+    static Installation unconfined(Path cli) {
+      return new Installation(cli, List.of());
+    }
+
     static Installation of(Path cli) {
       try {
         Path parent = cli.getParent();

@@ -43,6 +43,7 @@ final class HostedRuntime {
   private final Clock clock;
   private final Sandbox sandbox;
   private final NodeMeters meters;
+  private final Optional<java.net.URI> sidecarProxy;
   private final LocalContract contract;
   private final ControlLease lease;
   private final RuntimeLifecycle lifecycle;
@@ -65,6 +66,7 @@ final class HostedRuntime {
     this.config = host.config();
     this.clock = host.clock();
     this.sandbox = host.sandbox();
+    this.sidecarProxy = host.sidecarProxy();
     this.meters = host.meters();
     this.contract = contract;
     this.lifecycle = lifecycle;
@@ -301,7 +303,9 @@ final class HostedRuntime {
         AgentWorkload.start(
             descriptor.sessionId(),
             state(directory),
-            proxySocket(),
+            sidecarProxy
+                .<AgentWorkload.ProxyPlace>map(AgentWorkload.ProxyPlace.Sidecar::new)
+                .orElseGet(() -> new AgentWorkload.ProxyPlace.Own(proxySocket())),
             planName(name(), config.root()),
             config,
             sandbox,
@@ -309,7 +313,7 @@ final class HostedRuntime {
             descriptor.workload(),
             clock,
             meters);
-    // The proxy process has the token now; the node keeps none of it.
+    // The proxy process has the token now (a sidecar had it all along); the node keeps none.
     agent.spend();
     return started;
   }

@@ -87,11 +87,28 @@ public final class SessionHost implements AutoCloseable {
     return open(config, clock, NodeMeters.NONE, Optional.of(session));
   }
 
+  /**
+   * Opens a host that serves exactly one agent session in a pod, whose credential proxy runs in the
+   * pod's {@code proxy} container and answers at {@code sidecarProxy}. The pod is the session's
+   * sandbox (its own user, filesystem, network and limits): the CLI runs unconfined in the agent
+   * container, and the host starts no proxy and never holds the provider's token.
+   */
+  public static SessionHost openForPod(
+      SessionId session, HostConfig config, Clock clock, java.net.URI sidecarProxy) {
+    return open(
+        new HostParts(config, Sandbox.none(), NodeMeters.NONE, clock, Optional.of(sidecarProxy)),
+        Optional.of(session));
+  }
+
   private static SessionHost open(
       HostConfig config, Clock clock, NodeMeters meters, Optional<SessionId> only) {
     Sandbox sandbox =
         Sandbox.detect(Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids"));
-    SessionHost host = new SessionHost(new HostParts(config, sandbox, meters, clock), only);
+    return open(new HostParts(config, sandbox, meters, clock), only);
+  }
+
+  private static SessionHost open(HostParts parts, Optional<SessionId> only) {
+    SessionHost host = new SessionHost(parts, only);
     new HostReload(host.parts, host.runtimes, host.contracts, host.disks).run();
     var unused =
         host.ticker.scheduleWithFixedDelay(host.runtimes::tickLeases, 1, 1, TimeUnit.SECONDS);

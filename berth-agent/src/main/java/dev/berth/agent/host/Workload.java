@@ -11,6 +11,7 @@ import dev.berth.agent.shell.ShellState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a runtime has open and running, by how far it got: the seam between a runtime and what it
@@ -73,12 +74,14 @@ sealed interface Workload {
    * runner.
    *
    * @param outputStart where this incarnation's first byte lands in the log (as {@link Live})
+   * @param proxy the host's own credential proxy; none where it runs beside the host (a pod's
+   *     sidecar, see {@link AgentWorkload.ProxyPlace})
    */
   record Agent(
       OutputLog output,
       long outputStart,
       LaunchPlan plan,
-      dev.berth.agent.proxy.ProxyProcess proxy,
+      dev.berth.agent.proxy.@Nullable ProxyProcess proxy,
       dev.berth.agent.agentcli.PromptRunner prompts,
       dev.berth.agent.agentcli.TranscriptLog transcript)
       implements Workload {}
@@ -159,7 +162,10 @@ sealed interface Workload {
       case Agent agent -> {
         agent.plan().thaw();
         agent.prompts().close();
-        agent.proxy().close();
+        dev.berth.agent.proxy.ProxyProcess proxy = agent.proxy();
+        if (proxy != null) {
+          proxy.close();
+        }
         agent.plan().close();
       }
       case Awaiting awaiting -> {}

@@ -35,8 +35,25 @@ public final class AgentHttpServer implements AutoCloseable {
   private final byte @Nullable [] metricsAuthorization;
   private final StallWatch stalls;
 
+  /**
+   * Whether the host is ready to serve beyond answering: {@code GET /healthz} answers 503 with the
+   * reason while it is not (a pod's readiness probe reads it). A node is always ready; a pod's
+   * agent session is once its credential proxy sidecar answers for the session.
+   */
+  @FunctionalInterface
+  public interface Readiness {
+    Readiness ALWAYS = Optional::empty;
+
+    /** Why the host is not ready; empty when it is. */
+    Optional<String> notReady();
+  }
+
   private AgentHttpServer(
-      SessionHost host, String token, Settings settings, Optional<Metrics> metrics) {
+      SessionHost host,
+      String token,
+      Settings settings,
+      Optional<Metrics> metrics,
+      Readiness readiness) {
     this.expectedAuthorization = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
     this.metricsAuthorization =
         metrics.map(m -> ("Bearer " + m.token()).getBytes(StandardCharsets.UTF_8)).orElse(null);
@@ -63,9 +80,7 @@ public final class AgentHttpServer implements AutoCloseable {
               // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
               config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               config.http.maxRequestSize = WireLimits.MAX_INPUT_BYTES + 1024;
-              config.routes.get(
-                  "/healthz",
-                  ctx -> ctx.contentType("application/json").result("{\"status\":\"ok\"}"));
+              config.routes.get("/healthz", ctx -> health(ctx, json, readiness));
               config.routes.before(ctx -> requireToken(ctx, problems));
               runtimes.register(config.routes);
               output.register(config.routes);
@@ -109,7 +124,22 @@ public final class AgentHttpServer implements AutoCloseable {
    */
   public static AgentHttpServer start(
       SessionHost host, String token, Settings settings, Optional<Metrics> metrics) {
-    AgentHttpServer server = new AgentHttpServer(host, token, settings, metrics);
+    return start(host, token, settings, metrics, Readiness.ALWAYS);
+  }
+
+  /** As {@link #start(SessionHost, String, Settings)}, ready as {@code readiness} says. */
+  public static AgentHttpServer start(
+      SessionHost host, String token, Settings settings, Readiness readiness) {
+    return start(host, token, settings, Optional.empty(), readiness);
+  }
+
+  private static AgentHttpServer start(
+      SessionHost host,
+      String token,
+      Settings settings,
+      Optional<Metrics> metrics,
+      Readiness readiness) {
+    AgentHttpServer server = new AgentHttpServer(host, token, settings, metrics, readiness);
     try {
       server.app.start();
     } catch (RuntimeException e) {
@@ -121,6 +151,20 @@ public final class AgentHttpServer implements AutoCloseable {
 
   public int port() {
     return app.port();
+  }
+
+  /** {@code {"status":"ok"}}, or 503 {@code {"status":"starting","reason":...}} while not ready. */
+  private static void health(Context ctx, JsonMapper json, Readiness readiness) {
+    Optional<String> notReady = readiness.notReady();
+    ctx.contentType("application/json");
+    if (notReady.isEmpty()) {
+      ctx.result("{\"status\":\"ok\"}");
+      return;
+    }
+    ctx.status(503)
+        .result(
+            json.writeValueAsString(
+                java.util.Map.of("status", "starting", "reason", notReady.get())));
   }
 
   /** How many output consumers were dropped for not reading (see {@link StallWatch}). */

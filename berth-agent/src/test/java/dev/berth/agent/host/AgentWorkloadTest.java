@@ -37,7 +37,7 @@ class AgentWorkloadTest {
                 AgentWorkload.start(
                     SessionId.generate(RandomGenerator.getDefault()),
                     state,
-                    socket,
+                    new AgentWorkload.ProxyPlace.Own(socket),
                     "plan",
                     HostConfig.defaults(root, "n".repeat(40)),
                     Sandbox.none(),
@@ -59,5 +59,46 @@ class AgentWorkloadTest {
       assertThat(left).isEmpty();
     }
     assertThat(meters.failures()).containsExactly(NodeMeters.SandboxFailure.UNCONFINED);
+  }
+
+  @Test
+  void inAPodTheCliRunsUnconfinedBesideTheProxySidecarAndTheHostStartsNoProxyNorHoldsAToken()
+      throws Exception {
+    Path state = Files.createDirectories(root.resolve("state"));
+    AgentLaunch launch =
+        new AgentLaunch(
+            "/usr/bin/true",
+            "platform-default",
+            new AgentLaunch.Provider(
+                "claude-code",
+                "http://127.0.0.1:8091",
+                dev.berth.agent.agentcli.ProviderEndpoint.PLACEHOLDER,
+                "anthropic",
+                null,
+                null),
+            List.of());
+
+    Workload.Agent agent =
+        AgentWorkload.start(
+            SessionId.generate(RandomGenerator.getDefault()),
+            state,
+            new AgentWorkload.ProxyPlace.Sidecar(java.net.URI.create("http://127.0.0.1:8091")),
+            "plan",
+            HostConfig.defaults(root, "n".repeat(40)),
+            Sandbox.none(),
+            launch,
+            "claude-code",
+            Clock.systemUTC(),
+            meters);
+    try {
+      assertThat(agent.proxy()).isNull();
+      assertThat(agent.plan().isolation().sandbox()).isEqualTo("none");
+      assertThat(meters.failures()).isEmpty();
+      assertThat(root.resolve("proxies")).doesNotExist();
+    } finally {
+      agent.stop();
+      agent.transcript().close();
+      agent.output().close();
+    }
   }
 }

@@ -8,8 +8,10 @@ import dev.berth.core.runtime.Runtime;
 import dev.berth.core.runtime.RuntimeListing;
 import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.session.FailureReason;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.session.WorkloadType;
 import dev.berth.protocol.wire.AgentEndpoints;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
@@ -79,6 +81,14 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   /** Pods whose removal was confirmed while the informer still held them: read directly too. */
   private final Set<String> removed = ConcurrentHashMap.newKeySet();
 
+  /**
+   * Runtimes whose pod was not made because it could not have started (its provider Secret is
+   * missing, its provider profile is bad), by name: observed Failed until removed. Held in memory
+   * only: a restarted control plane observes such a runtime Gone, provisions it again, and finds
+   * the same problem (or none, once the operator made the Secret).
+   */
+  private final Map<String, RuntimeObservation.Failed> refused = new ConcurrentHashMap<>();
+
   private KubernetesRuntime(KubernetesClient client, KubernetesRuntimeSettings settings) {
     this.client = client;
     this.settings = settings;
@@ -147,14 +157,41 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
    * CreateContainerConfigError}, and one without its policy would run unconfined for a moment. Both
    * are then given the pod as their owner, so that they go with it even when nobody removes them.
    *
-   * <p>The pod runs a shell session whatever the spec's workload ({@code berth agent} hosts no
-   * agent CLI yet: the server offers only shells on this runtime); a spec that awaits a restore
-   * gives the agent {@code --await-restore}, so it starts nothing before its archive came.
+   * <p>An agent session's pod runs its CLI beside a credential proxy sidecar (see {@link
+   * RuntimePods}); its provider and the operator's Secret holding the token are checked first, and
+   * when either would keep the proxy from starting no object is made: the runtime is observed
+   * Failed with CREDENTIAL_REFERENCE until it is removed. A spec that awaits a restore gives the
+   * agent {@code --await-restore}, so it starts nothing before its archive came.
    */
   @Override
   public void provision(RuntimeSpec spec) {
     String name = spec.runtime().name();
     removed.remove(name);
+    Optional<PodAgent> agent = agentOf(spec);
+    if (agent.isEmpty() && !spec.workload().equals(WorkloadType.SHELL)) {
+      refused.put(
+          name,
+          new RuntimeObservation.Failed(
+              FailureReason.RUNTIME_CONFIG_INVALID,
+              "workload type "
+                  + spec.workload().value()
+                  + " is not configured for pods on this installation"));
+      return;
+    }
+    Optional<String> credential =
+        agent.flatMap(
+            a ->
+                ProviderSecrets.problem(
+                    a,
+                    template.namespace(),
+                    secret -> call("read", secret, () -> secrets().withName(secret).get())));
+    if (credential.isPresent()) {
+      refused.put(
+          name,
+          new RuntimeObservation.Failed(FailureReason.CREDENTIAL_REFERENCE, credential.get()));
+      return;
+    }
+    refused.remove(name);
     unseen.add(name);
     Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name));
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
@@ -167,10 +204,11 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
                         spec,
                         template,
                         t,
-                        settings.networkAccess().apply(spec.labels().session())));
+                        settings.networkAccess().apply(spec.labels().session()),
+                        agent));
     policy.ifPresent(p -> call("create", name, () -> createIfAbsent(policies(), p)));
     Optional<Pod> created =
-        call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template)));
+        call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template, agent)));
     Optional<Pod> pod =
         created.or(
             () -> call("read", name, () -> Optional.ofNullable(pods().withName(name).get())));
@@ -185,8 +223,19 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
         });
   }
 
+  /** What an agent session's pod runs; empty for a shell (or a type not configured for pods). */
+  private Optional<PodAgent> agentOf(RuntimeSpec spec) {
+    return spec.workload().equals(WorkloadType.SHELL)
+        ? Optional.empty()
+        : settings.agents().apply(spec);
+  }
+
   @Override
   public RuntimeObservation observe(RuntimeRef runtime) {
+    RuntimeObservation.Failed notMade = refused.get(runtime.name());
+    if (notMade != null) {
+      return notMade;
+    }
     if (!informer.hasSynced()) {
       return new RuntimeObservation.Unknown(
           "the pod informer of installation " + installation + " has not listed pods yet");
@@ -232,6 +281,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
   @Override
   public RemovalResult remove(RuntimeRef runtime) {
     String name = runtime.name();
+    refused.remove(name);
     try {
       List<?> deleting = pods().withName(name).delete();
       if (!deleting.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.berth.kubernetes.runtime;
 
+import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
 import java.util.Objects;
@@ -17,6 +18,8 @@ import java.util.function.Function;
  *     enforce them, or one whose namespace policy already confines sessions)
  * @param networkAccess the most network a session may have (its tenant's grant); only the
  *     NetworkPolicy enforces it, so without one every session gets the namespace's network
+ * @param agents what an agent session's pod runs (its CLI in the image, its provider and the Secret
+ *     holding its token); empty for a workload type this installation does not run on pods
  */
 public record KubernetesRuntimeSettings(
     String installation,
@@ -24,7 +27,8 @@ public record KubernetesRuntimeSettings(
     AgentTokens tokens,
     PodAddress address,
     Optional<NetworkPolicyTemplate> networkPolicy,
-    Function<SessionId, NetworkAccess> networkAccess) {
+    Function<SessionId, NetworkAccess> networkAccess,
+    Function<RuntimeSpec, Optional<PodAgent>> agents) {
 
   public KubernetesRuntimeSettings {
     Objects.requireNonNull(installation, "installation");
@@ -33,12 +37,13 @@ public record KubernetesRuntimeSettings(
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(networkPolicy, "networkPolicy");
     Objects.requireNonNull(networkAccess, "networkAccess");
+    Objects.requireNonNull(agents, "agents");
     if (installation.isBlank()) {
       throw new IllegalArgumentException("the installation id of a Kubernetes runtime is blank");
     }
   }
 
-  /** Agents at their pod IP and the template's port, no NetworkPolicy. */
+  /** Agents at their pod IP and the template's port, no NetworkPolicy, shells only. */
   public static KubernetesRuntimeSettings of(
       String installation, PodTemplate pod, AgentTokens tokens) {
     return new KubernetesRuntimeSettings(
@@ -47,18 +52,25 @@ public record KubernetesRuntimeSettings(
         tokens,
         PodAddress.podIp(pod.agentPort()),
         Optional.empty(),
-        session -> NetworkAccess.EGRESS);
+        session -> NetworkAccess.EGRESS,
+        spec -> Optional.empty());
   }
 
   public KubernetesRuntimeSettings withAddress(PodAddress at) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, at, networkPolicy, networkAccess);
+        installation, pod, tokens, at, networkPolicy, networkAccess, agents);
   }
 
   /** These settings, each pod confined by {@code policy} as {@code access} says. */
   public KubernetesRuntimeSettings withNetworkPolicy(
       NetworkPolicyTemplate policy, Function<SessionId, NetworkAccess> access) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, address, Optional.of(policy), access);
+        installation, pod, tokens, address, Optional.of(policy), access, agents);
+  }
+
+  /** These settings, agent sessions' pods running what {@code launches} says for their spec. */
+  public KubernetesRuntimeSettings withAgents(Function<RuntimeSpec, Optional<PodAgent>> launches) {
+    return new KubernetesRuntimeSettings(
+        installation, pod, tokens, address, networkPolicy, networkAccess, launches);
   }
 }

@@ -19,15 +19,19 @@ import org.jspecify.annotations.Nullable;
  * the phase, the pod's reason, the PodScheduled condition and the agent container's state.
  *
  * <ul>
- *   <li>Running: phase Running, the agent container ready, and an address to reach it at.
+ *   <li>Running: phase Running, every container ready (the agent; an agent session's credential
+ *       proxy sidecar too, whose readiness says it answers for this session, and the agent's says
+ *       it saw that), and an address to reach it at.
  *   <li>Starting, stalled by SCHEDULING (PodScheduled False, reason Unschedulable) or IMAGE_PULL
  *       ({@code ErrImagePull}, {@code ImagePullBackOff}): those may resolve on their own (a node
  *       frees up, a registry comes back), so the start's deadline decides.
  *   <li>Failed: {@code InvalidImageName} (IMAGE_INVALID), {@code CreateContainerConfigError}
- *       (RUNTIME_CONFIG_INVALID), {@code OOMKilled} (OUT_OF_MEMORY), {@code CrashLoopBackOff}
- *       (AGENT_CRASHLOOP, or OUT_OF_MEMORY when its last exit was an OOM kill), pod reason {@code
- *       Evicted} (EVICTED); phase Succeeded or Failed otherwise (RUNTIME_LOST, or
- *       RUNTIME_UNKNOWN_REASON with the pod's own words when it gives a reason this does not know).
+ *       (RUNTIME_CONFIG_INVALID; CREDENTIAL_REFERENCE when it names the provider Secret of an agent
+ *       session's proxy: the operator has not made it, or not with that key), {@code OOMKilled}
+ *       (OUT_OF_MEMORY), {@code CrashLoopBackOff} (AGENT_CRASHLOOP, or OUT_OF_MEMORY when its last
+ *       exit was an OOM kill), pod reason {@code Evicted} (EVICTED); phase Succeeded or Failed
+ *       otherwise (RUNTIME_LOST, or RUNTIME_UNKNOWN_REASON with the pod's own words when it gives a
+ *       reason this does not know).
  *   <li>Unknown: phase Unknown, the node stopped reporting: the pod may run on.
  * </ul>
  *
@@ -39,6 +43,7 @@ final class PodStates {
   private PodStates() {}
 
   static RuntimeObservation observe(Pod pod, Optional<String> endpoint) {
+    Optional<String> providerSecret = providerSecret(pod);
     PodStatus status = Objects.requireNonNullElseGet(pod.getStatus(), PodStatus::new);
     String phase = Objects.requireNonNullElse(status.getPhase(), "Pending");
     if (pod.getMetadata().getDeletionTimestamp() != null) {
@@ -56,22 +61,41 @@ final class PodStates {
           new RuntimeObservation.Failed(
               FailureReason.RUNTIME_LOST, "the agent exited: " + words(status));
       case "Failed" -> ended(status);
-      default -> live(status, phase, endpoint);
+      default -> live(status, phase, endpoint, providerSecret);
     };
   }
 
-  /** Phase Pending or Running: the agent container's state tells how far it got. */
+  /** The Secret an agent session's proxy takes the provider's token from; none for a shell. */
+  private static Optional<String> providerSecret(Pod pod) {
+    if (pod.getSpec() == null) {
+      return Optional.empty();
+    }
+    return pod.getSpec().getContainers().stream()
+        .filter(c -> ProxySidecar.CONTAINER.equals(c.getName()))
+        .flatMap(c -> c.getEnv().stream())
+        .filter(e -> ProxySidecar.TOKEN_VARIABLE.equals(e.getName()))
+        .filter(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+        .map(e -> e.getValueFrom().getSecretKeyRef().getName())
+        .findFirst();
+  }
+
+  /** Phase Pending or Running: the containers' states tell how far it got. */
   private static RuntimeObservation live(
-      PodStatus status, String phase, Optional<String> endpoint) {
+      PodStatus status, String phase, Optional<String> endpoint, Optional<String> providerSecret) {
     Optional<ContainerStatus> agent = agent(status);
-    ContainerState state = agent.map(ContainerStatus::getState).orElse(null);
-    ContainerStateWaiting waiting = state == null ? null : state.getWaiting();
-    if (waiting != null && waiting.getReason() != null) {
-      Optional<RuntimeObservation> stuck = waiting(waiting, agent.orElseThrow());
-      if (stuck.isPresent()) {
-        return stuck.get();
+    Optional<ContainerStatus> proxy = container(status, ProxySidecar.CONTAINER);
+    for (ContainerStatus container :
+        List.of(agent, proxy).stream().flatMap(Optional::stream).toList()) {
+      ContainerStateWaiting waits =
+          container.getState() == null ? null : container.getState().getWaiting();
+      if (waits != null && waits.getReason() != null) {
+        Optional<RuntimeObservation> stuck = waiting(waits, container, providerSecret);
+        if (stuck.isPresent()) {
+          return stuck.get();
+        }
       }
     }
+    ContainerState state = agent.map(ContainerStatus::getState).orElse(null);
     ContainerStateTerminated terminated = state == null ? null : state.getTerminated();
     if (terminated != null && "OOMKilled".equals(terminated.getReason())) {
       return oom(terminated);
@@ -82,17 +106,29 @@ final class PodStates {
           Optional.of(FailureReason.SCHEDULING));
     }
     boolean ready = agent.map(c -> Boolean.TRUE.equals(c.getReady())).orElse(false);
-    if ("Running".equals(phase) && ready && endpoint.isPresent()) {
+    boolean proxyReady =
+        providerSecret.isEmpty() || proxy.map(c -> Boolean.TRUE.equals(c.getReady())).orElse(false);
+    if ("Running".equals(phase) && ready && proxyReady && endpoint.isPresent()) {
       return new RuntimeObservation.Running(endpoint);
     }
     return new RuntimeObservation.Starting(
-        "pod " + phase + ", agent " + (ready ? "ready but without an address" : "not ready"));
+        "pod "
+            + phase
+            + ", agent "
+            + (ready ? "ready" : "not ready")
+            + (providerSecret.isEmpty() ? "" : ", proxy " + (proxyReady ? "ready" : "not ready"))
+            + (ready && proxyReady ? " but without an address" : ""));
   }
 
   private static Optional<RuntimeObservation> waiting(
-      ContainerStateWaiting waiting, ContainerStatus agent) {
+      ContainerStateWaiting waiting, ContainerStatus agent, Optional<String> providerSecret) {
     String reason = waiting.getReason();
-    String detail = reason + ": " + Objects.requireNonNullElse(waiting.getMessage(), "");
+    String message = Objects.requireNonNullElse(waiting.getMessage(), "");
+    String detail =
+        (RuntimePods.CONTAINER.equals(agent.getName()) ? "" : "container " + agent.getName() + ": ")
+            + reason
+            + ": "
+            + message;
     return Optional.ofNullable(
         switch (reason) {
           case "ErrImagePull", "ImagePullBackOff" ->
@@ -100,7 +136,12 @@ final class PodStates {
           case "InvalidImageName" ->
               new RuntimeObservation.Failed(FailureReason.IMAGE_INVALID, detail);
           case "CreateContainerConfigError" ->
-              new RuntimeObservation.Failed(FailureReason.RUNTIME_CONFIG_INVALID, detail);
+              new RuntimeObservation.Failed(
+                  providerSecret.filter(name -> message.contains("\"" + name + "\"")).isPresent()
+                          || providerSecret.filter(name -> message.contains("/" + name)).isPresent()
+                      ? FailureReason.CREDENTIAL_REFERENCE
+                      : FailureReason.RUNTIME_CONFIG_INVALID,
+                  detail);
           case "CrashLoopBackOff" -> crashLoop(detail, agent);
           default -> null;
         });
@@ -159,9 +200,13 @@ final class PodStates {
   }
 
   private static Optional<ContainerStatus> agent(PodStatus status) {
+    return container(status, RuntimePods.CONTAINER);
+  }
+
+  private static Optional<ContainerStatus> container(PodStatus status, String name) {
     return Objects.requireNonNullElse(status.getContainerStatuses(), List.<ContainerStatus>of())
         .stream()
-        .filter(c -> RuntimePods.CONTAINER.equals(c.getName()))
+        .filter(c -> name.equals(c.getName()))
         .findFirst();
   }
 

@@ -18,9 +18,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The objects of one runtime: its pod, and the Secret holding its agent's token.
+ *
+ * <p>An agent session's pod has a second container, {@link ProxySidecar}: its credential proxy,
+ * holding the provider's token. The agent container gets the CLI's path in the image, the model and
+ * the plugins as arguments, and the proxy's loopback address, never that token.
  *
  * <p>The pod runs {@code berth agent} as its only container ({@value #CONTAINER}) under the
  * restricted Pod Security Standard: not root (uid 1000), no privilege escalation, every capability
@@ -45,36 +50,54 @@ final class RuntimePods {
     return runtimeName + "-token";
   }
 
+  /** A shell's pod. */
   static Pod pod(RuntimeSpec spec, PodTemplate template) {
+    return pod(spec, template, Optional.empty());
+  }
+
+  /** The pod of {@code spec}: an agent session's when {@code agent} says what it runs. */
+  static Pod pod(RuntimeSpec spec, PodTemplate template, Optional<PodAgent> agent) {
     String name = spec.runtime().name();
-    return new PodBuilder()
-        .withMetadata(metadata(spec, template, name))
-        .withNewSpec()
-        .withRestartPolicy("OnFailure")
-        .withAutomountServiceAccountToken(false)
-        .withServiceAccountName(template.serviceAccount().orElse(null))
-        // A session sees no other service's address through its environment.
-        .withEnableServiceLinks(false)
-        .withNewSecurityContext()
-        .withRunAsNonRoot(true)
-        .withRunAsUser(USER)
-        .withRunAsGroup(USER)
-        .withFsGroup(USER)
-        .withNewSeccompProfile()
-        .withType("RuntimeDefault")
-        .endSeccompProfile()
-        .endSecurityContext()
-        .withContainers(agent(spec, template))
-        .addNewVolume()
-        .withName("state")
-        .withEmptyDir(stateVolume(template))
-        .endVolume()
-        .addNewVolume()
-        .withName("tmp")
-        .withEmptyDir(new EmptyDirVolumeSource())
-        .endVolume()
-        .endSpec()
-        .build();
+    List<Container> containers = new ArrayList<>();
+    containers.add(agent(spec, template, agent));
+    agent.ifPresent(a -> containers.add(ProxySidecar.container(spec, template, a)));
+    PodBuilder pod =
+        new PodBuilder()
+            .withMetadata(metadata(spec, template, name))
+            .withNewSpec()
+            .withRestartPolicy("OnFailure")
+            .withAutomountServiceAccountToken(false)
+            .withServiceAccountName(template.serviceAccount().orElse(null))
+            // A session sees no other service's address through its environment.
+            .withEnableServiceLinks(false)
+            .withNewSecurityContext()
+            .withRunAsNonRoot(true)
+            .withRunAsUser(USER)
+            .withRunAsGroup(USER)
+            .withFsGroup(USER)
+            .withNewSeccompProfile()
+            .withType("RuntimeDefault")
+            .endSeccompProfile()
+            .endSecurityContext()
+            .withContainers(containers)
+            .addNewVolume()
+            .withName("state")
+            .withEmptyDir(stateVolume(template))
+            .endVolume()
+            .addNewVolume()
+            .withName("tmp")
+            .withEmptyDir(new EmptyDirVolumeSource())
+            .endVolume()
+            .endSpec();
+    if (agent.isPresent()) {
+      pod.editSpec()
+          .addNewVolume()
+          .withName("proxy-tmp")
+          .withEmptyDir(new EmptyDirVolumeSource())
+          .endVolume()
+          .endSpec();
+    }
+    return pod.build();
   }
 
   static Secret secret(RuntimeSpec spec, PodTemplate template, String token) {
@@ -111,13 +134,13 @@ final class RuntimePods {
         .build();
   }
 
-  private static Container agent(RuntimeSpec spec, PodTemplate template) {
+  private static Container agent(RuntimeSpec spec, PodTemplate template, Optional<PodAgent> agent) {
     PodTemplate.Resources resources = template.resources();
     return new ContainerBuilder()
         .withName(CONTAINER)
         .withImage(template.image())
         .withCommand(template.command())
-        .withArgs(arguments(spec, template))
+        .withArgs(arguments(spec, template, agent))
         .addNewPort()
         .withName(CONTAINER)
         .withContainerPort(template.agentPort())
@@ -171,8 +194,16 @@ final class RuntimePods {
         .build();
   }
 
-  /** {@code agent --session <sid> ...}: what {@code berth agent} takes. */
+  /** A shell's {@code agent --session <sid> ...}. */
   static List<String> arguments(RuntimeSpec spec, PodTemplate template) {
+    return arguments(spec, template, Optional.empty());
+  }
+
+  /**
+   * {@code agent --session <sid> ...}: what {@code berth agent} takes; an agent session's adds its
+   * type, CLI, model, plugins and where its proxy sidecar answers.
+   */
+  static List<String> arguments(RuntimeSpec spec, PodTemplate template, Optional<PodAgent> agent) {
     List<String> args = new ArrayList<>();
     args.add("agent");
     args.addAll(List.of("--session", spec.labels().session().value()));
@@ -183,6 +214,14 @@ final class RuntimePods {
     if (spec.awaitRestore()) {
       args.add("--await-restore");
     }
+    agent.ifPresent(
+        a -> {
+          args.addAll(List.of("--workload", spec.workload().value()));
+          args.addAll(List.of("--agent-cli", a.cli()));
+          args.addAll(List.of("--model", a.model()));
+          a.plugins().forEach(p -> args.addAll(List.of("--plugin", p.name() + "=" + p.path())));
+          args.addAll(List.of("--proxy", ProxySidecar.URL));
+        });
     return args;
   }
 

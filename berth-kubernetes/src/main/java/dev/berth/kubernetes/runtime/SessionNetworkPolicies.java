@@ -12,13 +12,24 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * The NetworkPolicy of one runtime, named after it and selecting its pod alone (by session,
  * incarnation and installation). It is created before the pod, so that no session ever runs
  * unconfined, and owned by the pod once that exists, so that it goes with the pod.
+ *
+ * <p>An agent session's pod must reach its provider, for its proxy sidecar, whatever the session's
+ * own network: a session without network gets egress to the provider's port (to its address when
+ * the provider URL names one, else to anything outside the excepted ranges on that port) and DNS. A
+ * NetworkPolicy selects pods, not containers, and the containers of a pod share its network: the
+ * agent container's CLI could open that connection too. It holds no token to use there (the proxy
+ * container alone has it), which is what keeps the provider's account the proxy's.
  */
 final class SessionNetworkPolicies {
   /** The label every namespace carries with its own name (Kubernetes 1.21 and later). */
@@ -31,6 +42,15 @@ final class SessionNetworkPolicies {
 
   static NetworkPolicy policy(
       RuntimeSpec spec, PodTemplate pod, NetworkPolicyTemplate template, NetworkAccess access) {
+    return policy(spec, pod, template, access, Optional.empty());
+  }
+
+  static NetworkPolicy policy(
+      RuntimeSpec spec,
+      PodTemplate pod,
+      NetworkPolicyTemplate template,
+      NetworkAccess access,
+      Optional<PodAgent> agent) {
     Map<String, String> labels = spec.labels().asMap();
     LabelSelector self =
         new LabelSelectorBuilder()
@@ -55,7 +75,7 @@ final class SessionNetworkPolicies {
         .withPort(new IntOrString(pod.agentPort()))
         .endPort()
         .endIngress()
-        .withEgress(egress(template, access))
+        .withEgress(egress(template, access, agent))
         .endSpec()
         .build();
   }
@@ -78,9 +98,9 @@ final class SessionNetworkPolicies {
    * No rule at all denies every egress, DNS included: a session without network resolves nothing.
    */
   private static List<NetworkPolicyEgressRule> egress(
-      NetworkPolicyTemplate template, NetworkAccess access) {
+      NetworkPolicyTemplate template, NetworkAccess access, Optional<PodAgent> agent) {
     return switch (access) {
-      case NONE -> List.of();
+      case NONE -> agent.map(a -> List.of(provider(template, a), dns())).orElse(List.of());
       case EGRESS ->
           List.of(
               new NetworkPolicyEgressRuleBuilder()
@@ -91,28 +111,57 @@ final class SessionNetworkPolicies {
                   .endIpBlock()
                   .endTo()
                   .build(),
-              // DNS, to the cluster's DNS pods only: a port-53 rule without a destination would
-              // open port 53 of every pod, service and node in the excepted ranges.
-              new NetworkPolicyEgressRuleBuilder()
-                  .addNewTo()
-                  .withNamespaceSelector(
-                      new LabelSelectorBuilder()
-                          .withMatchLabels(Map.of(NAMESPACE_NAME, DNS_NAMESPACE))
-                          .build())
-                  .withPodSelector(
-                      new LabelSelectorBuilder()
-                          .withMatchLabels(Map.of("k8s-app", "kube-dns"))
-                          .build())
-                  .endTo()
-                  .addNewPort()
-                  .withProtocol("UDP")
-                  .withPort(new IntOrString(53))
-                  .endPort()
-                  .addNewPort()
-                  .withProtocol("TCP")
-                  .withPort(new IntOrString(53))
-                  .endPort()
-                  .build());
+              dns());
     };
+  }
+
+  /**
+   * The provider's port: at its address when the URL gives an IP literal, else anywhere outside the
+   * excepted ranges (a NetworkPolicy cannot name a host).
+   */
+  private static NetworkPolicyEgressRule provider(NetworkPolicyTemplate template, PodAgent agent) {
+    URI url = URI.create(agent.provider().baseUrl());
+    int port = url.getPort() > 0 ? url.getPort() : 443;
+    String host = Objects.requireNonNullElse(url.getHost(), "");
+    boolean literal = IPV4.matcher(host).matches();
+    return new NetworkPolicyEgressRuleBuilder()
+        .addNewTo()
+        .withNewIpBlock()
+        .withCidr(literal ? host + "/32" : "0.0.0.0/0")
+        .withExcept(literal ? List.of() : template.egressExcept())
+        .endIpBlock()
+        .endTo()
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(port))
+        .endPort()
+        .build();
+  }
+
+  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
+  /**
+   * DNS, to the cluster's DNS pods only: a port-53 rule without a destination would open port 53 of
+   * every pod, service and node in the excepted ranges.
+   */
+  private static NetworkPolicyEgressRule dns() {
+    return new NetworkPolicyEgressRuleBuilder()
+        .addNewTo()
+        .withNamespaceSelector(
+            new LabelSelectorBuilder()
+                .withMatchLabels(Map.of(NAMESPACE_NAME, DNS_NAMESPACE))
+                .build())
+        .withPodSelector(
+            new LabelSelectorBuilder().withMatchLabels(Map.of("k8s-app", "kube-dns")).build())
+        .endTo()
+        .addNewPort()
+        .withProtocol("UDP")
+        .withPort(new IntOrString(53))
+        .endPort()
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(53))
+        .endPort()
+        .build();
   }
 }

@@ -52,8 +52,14 @@ import org.jspecify.annotations.Nullable;
  *       its own in 127.0.0.0/8 (every one of which the loopback interface answers), so its agent
  *       listens on the template's port as in a cluster, and the control plane reaches it at the pod
  *       IP with no seam of the test's own;
- *   <li>then writes the status a kubelet writes for a started pod: phase Running, that pod IP, the
- *       agent container running and ready;
+ *   <li>runs an agent session's {@code proxy} container as a process of its own too ({@link
+ *       SimulatedContainers}): {@code berth proxy} with the container's environment, its
+ *       secretKeyRefs resolved from the Secrets as a kubelet does (a missing Secret or key is the
+ *       kubelet's {@code CreateContainerConfigError}, and nothing starts), on the pod IP's port
+ *       8091, where the agent's {@code --proxy} is rewritten to lead (the pod's loopback);
+ *   <li>then writes the status a kubelet writes for a started pod: phase Running, that pod IP, its
+ *       containers running and ready (an agent session's once its agent's readiness, which needs
+ *       its proxy, holds);
  *   <li>holds a finalizer of its own on the pod, so that a deletion is graceful as on a node: the
  *       pod stays, terminating, until the simulator has stopped its process and released it.
  * </ul>
@@ -221,6 +227,7 @@ public final class KubeletSimulator implements AutoCloseable {
     private boolean started;
     private boolean terminating;
     private @Nullable Process agent;
+    private @Nullable Process proxy;
 
     SimulatedPod(String name) {
       this.name = name;
@@ -249,10 +256,34 @@ public final class KubeletSimulator implements AutoCloseable {
         if (pod == null) {
           return;
         }
+        Optional<io.fabric8.kubernetes.api.model.Container> sidecar =
+            SimulatedContainers.container(pod, ProxySidecar.CONTAINER);
+        if (sidecar.isPresent()) {
+          SimulatedContainers.Environment env =
+              SimulatedContainers.environment(client, namespace, sidecar.get());
+          if (env.configError().isPresent()) {
+            status(
+                pending(
+                    new ContainerStatusBuilder(
+                            waiting("CreateContainerConfigError", env.configError().get()))
+                        .withName(ProxySidecar.CONTAINER)
+                        .build()));
+            return;
+          }
+          Process started =
+              SimulatedContainers.startProxy(
+                  sidecar.get(), env.values(), ip, root.resolve(name + ".proxy.log"));
+          proxy = started;
+          SimulatedContainers.awaitLine(
+              started, dev.berth.agent.proxy.ProxyMain.READY, work, "the proxy of pod " + name);
+        }
         Process process = launch(pod);
         agent = process;
-        awaitListening(process);
-        status(runningStatus(ip));
+        int port = awaitListening(process);
+        if (sidecar.isPresent()) {
+          SimulatedContainers.awaitReady(ip, port, "the agent of pod " + name);
+        }
+        status(runningStatus(ip, sidecar.isPresent()));
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
@@ -285,8 +316,22 @@ public final class KubeletSimulator implements AutoCloseable {
       return agent != null && agent.isAlive();
     }
 
+    /** The agent container's process, while it runs. */
+    synchronized Optional<ProcessHandle> agentProcess() {
+      return Optional.ofNullable(agent).filter(Process::isAlive).map(Process::toHandle);
+    }
+
+    /** The proxy container's process, while it runs. */
+    synchronized Optional<ProcessHandle> proxyProcess() {
+      return Optional.ofNullable(proxy).filter(Process::isAlive).map(Process::toHandle);
+    }
+
     /** SIGTERM, as a kubelet stops a container, then SIGKILL after a grace period. */
     private void stop() {
+      Process sidecar = proxy;
+      if (sidecar != null) {
+        sidecar.destroy();
+      }
       Process process = agent;
       if (process == null) {
         return;
@@ -305,6 +350,11 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** SIGKILL to the agent and everything it started: the node's view when it dies. */
     void kill() {
+      Process sidecar = proxy;
+      if (sidecar != null) {
+        sidecar.destroyForcibly();
+        sidecar.onExit().join();
+      }
       Process process = agent;
       if (process != null) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -349,7 +399,7 @@ public final class KubeletSimulator implements AutoCloseable {
               "-cp",
               System.getProperty("java.class.path"),
               SimulatedPodAgent.class.getName()));
-      command.addAll(rewritten(pod.getSpec().getContainers().getFirst().getArgs()));
+      command.addAll(rewritten(pod.getSpec().getContainers().getFirst().getArgs(), ip));
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.environment().put(RuntimePods.TOKEN_VARIABLE, token(pod));
       try {
@@ -361,11 +411,16 @@ public final class KubeletSimulator implements AutoCloseable {
       }
     }
 
-    private List<String> rewritten(List<String> args) {
+    /** The pod's emptyDir, its own IP for the agent's address, and for its proxy's (see above). */
+    private List<String> rewritten(List<String> args, String podIp) {
       List<String> out = new ArrayList<>(args);
       out.set(out.indexOf("--state-dir") + 1, root.resolve(name).toString());
       String listen = out.get(out.indexOf("--listen") + 1);
-      out.set(out.indexOf("--listen") + 1, ip + listen.substring(listen.lastIndexOf(':')));
+      out.set(out.indexOf("--listen") + 1, podIp + listen.substring(listen.lastIndexOf(':')));
+      int proxyAt = out.indexOf("--proxy");
+      if (proxyAt >= 0) {
+        out.set(proxyAt + 1, out.get(proxyAt + 1).replace("127.0.0.1", podIp));
+      }
       return out;
     }
 
@@ -387,7 +442,8 @@ public final class KubeletSimulator implements AutoCloseable {
           .orElseGet(() -> secret.getStringData().get(ref.getKey()));
     }
 
-    private void awaitListening(Process process) {
+    /** Waits for the agent's "listening on port" line; its port. */
+    private int awaitListening(Process process) {
       BufferedReader out =
           new BufferedReader(
               new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -411,7 +467,10 @@ public final class KubeletSimulator implements AutoCloseable {
               .join();
       if (line == null || !line.startsWith(SimulatedPodAgent.LISTENING)) {
         throw new IllegalStateException(
-            "the agent of pod " + name + " did not start; see " + root.resolve(name + ".log"));
+            "the agent of pod "
+                + name
+                + " did not start; its log ends: "
+                + logTail(root.resolve(name + ".log")));
       }
       work.execute(
           () -> {
@@ -421,10 +480,51 @@ public final class KubeletSimulator implements AutoCloseable {
               // The agent is gone: nothing more to read.
             }
           });
+      return Integer.parseInt(line.substring(SimulatedPodAgent.LISTENING.length()).strip());
     }
   }
 
-  private static PodStatus runningStatus(String ip) {
+  /** The last lines of a container's log, for a failure's message. */
+  static String logTail(Path log) {
+    try {
+      List<String> lines =
+          Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+              .filter(l -> !l.startsWith("\tat "))
+              .toList();
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    } catch (IOException e) {
+      return "(no log at " + log + ")";
+    }
+  }
+
+  /** The process of the agent container of {@code podName}, while it runs. */
+  public Optional<ProcessHandle> agentProcess(String podName) {
+    SimulatedPod pod = pods.get(podName);
+    return pod == null ? Optional.empty() : pod.agentProcess();
+  }
+
+  /** The process of the proxy container of {@code podName}, while it runs. */
+  public Optional<ProcessHandle> proxyProcess(String podName) {
+    SimulatedPod pod = pods.get(podName);
+    return pod == null ? Optional.empty() : pod.proxyProcess();
+  }
+
+  /** Where the simulated pod {@code podName} has its state directory (its emptyDir). */
+  public Path stateDirectory(String podName) {
+    return root.resolve(podName);
+  }
+
+  private static PodStatus runningStatus(String ip, boolean withProxy) {
+    List<ContainerStatus> containers = new ArrayList<>();
+    containers.add(running(agent()));
+    if (withProxy) {
+      containers.add(
+          running(
+              new ContainerStatusBuilder()
+                  .withName(ProxySidecar.CONTAINER)
+                  .withImage("berth:test")
+                  .withRestartCount(0)));
+    }
     return new PodStatusBuilder()
         .withPhase("Running")
         .withPodIP(ip)
@@ -437,15 +537,18 @@ public final class KubeletSimulator implements AutoCloseable {
         .withType("Ready")
         .withStatus("True")
         .endCondition()
-        .withContainerStatuses(
-            agent()
-                .withReady(true)
-                .withNewState()
-                .withNewRunning()
-                .withStartedAt(Instant.now().toString())
-                .endRunning()
-                .endState()
-                .build())
+        .withContainerStatuses(containers)
+        .build();
+  }
+
+  private static ContainerStatus running(ContainerStatusBuilder container) {
+    return container
+        .withReady(true)
+        .withNewState()
+        .withNewRunning()
+        .withStartedAt(Instant.now().toString())
+        .endRunning()
+        .endState()
         .build();
   }
 

@@ -95,6 +95,19 @@ class RuntimeRbacTest {
 
   @RegisterExtension static final SimulatedCluster cluster = new SimulatedCluster();
 
+  /** An agent type whose provider Secret nobody made. */
+  private static final PodAgent MISSING_PROVIDER =
+      new PodAgent(
+          "/opt/cli",
+          "platform-default",
+          List.of(),
+          new PodAgent.Provider(
+              "https://api.example",
+              "anthropic",
+              Optional.empty(),
+              Optional.empty(),
+              new PodAgent.SecretRef("berth-provider-missing", "token")));
+
   /** Every request the runtimes' clients sent, in order. */
   private static final Queue<Request> requests = new ConcurrentLinkedQueue<>();
 
@@ -110,7 +123,8 @@ class RuntimeRbacTest {
                   INSTALLATION, SimulatedCluster.TEMPLATE, SimulatedCluster.TOKENS)
               .withNetworkPolicy(
                   SimulatedCluster.POLICY,
-                  session -> session.equals(none) ? NetworkAccess.NONE : NetworkAccess.EGRESS);
+                  session -> session.equals(none) ? NetworkAccess.NONE : NetworkAccess.EGRESS)
+              .withAgents(spec -> Optional.of(MISSING_PROVIDER));
       try (KubernetesRuntime runtime = KubernetesRuntime.start(client, settings)) {
         assertThat(runtime.awaitSynced(PATIENCE)).isTrue();
 
@@ -161,6 +175,24 @@ class RuntimeRbacTest {
           await().atMost(PATIENCE).until(() -> gone(runtime.observe(spec.runtime())));
         }
         assertThat(runtime.list()).isEmpty();
+
+        // An agent session whose provider Secret the operator has not made: the Secret is read
+        // (its one read), no object is made, and the runtime is Failed until it is removed.
+        SessionId agentSession = SessionId.generate(IDS);
+        RuntimeSpec agent =
+            new RuntimeSpec(
+                RuntimeRef.planned(KubernetesRuntime.KIND, agentSession, 1),
+                new WorkloadType("claude-code"),
+                new OwnershipLabels(INSTALLATION, agentSession, 1));
+        runtime.provision(agent);
+        assertThat(runtime.observe(agent.runtime()))
+            .isInstanceOfSatisfying(
+                RuntimeObservation.Failed.class,
+                f ->
+                    assertThat(f.reason())
+                        .isEqualTo(dev.berth.core.session.FailureReason.CREDENTIAL_REFERENCE));
+        assertThat(runtime.remove(agent.runtime())).isInstanceOf(RemovalResult.Confirmed.class);
+        assertThat(runtime.observe(agent.runtime())).matches(RuntimeRbacTest::gone);
       }
       // The control plane's one other call: a client's service account token, reviewed (the
       // CRUD mock server stores the review instead of answering it; the request is what counts).

@@ -103,4 +103,41 @@ class SessionNetworkPoliciesTest {
             org.assertj.core.groups.Tuple.tuple("UDP", 53),
             org.assertj.core.groups.Tuple.tuple("TCP", 53));
   }
+
+  @Test
+  void anAgentSessionWithoutNetworkStillReachesItsProviderPortForItsProxyAndDnsButNothingElse() {
+    NetworkPolicy byName = agentPolicy("https://api.anthropic.com");
+    assertThat(byName.getSpec().getEgress()).hasSize(2);
+    var provider = byName.getSpec().getEgress().getFirst();
+    assertThat(provider.getTo().getFirst().getIpBlock().getCidr()).isEqualTo("0.0.0.0/0");
+    assertThat(provider.getTo().getFirst().getIpBlock().getExcept())
+        .containsExactly("169.254.169.254/32", "10.0.0.0/8");
+    assertThat(provider.getPorts())
+        .extracting(NetworkPolicyPort::getPort)
+        .containsExactly(new IntOrString(443));
+    assertThat(byName.getSpec().getEgress().get(1).getTo().getFirst().getPodSelector()).isNotNull();
+
+    NetworkPolicy byAddress = agentPolicy("https://10.1.2.3:8443/v1");
+    var pinned = byAddress.getSpec().getEgress().getFirst();
+    assertThat(pinned.getTo().getFirst().getIpBlock().getCidr()).isEqualTo("10.1.2.3/32");
+    assertThat(pinned.getPorts())
+        .extracting(NetworkPolicyPort::getPort)
+        .containsExactly(new IntOrString(8443));
+  }
+
+  private static NetworkPolicy agentPolicy(String providerUrl) {
+    PodAgent agent =
+        new PodAgent(
+            "/opt/cli",
+            "platform-default",
+            List.of(),
+            new PodAgent.Provider(
+                providerUrl,
+                "anthropic",
+                Optional.empty(),
+                Optional.empty(),
+                new PodAgent.SecretRef("berth-provider-claude-code", "token")));
+    return SessionNetworkPolicies.policy(
+        SPEC, SimulatedCluster.TEMPLATE, TEMPLATE, NetworkAccess.NONE, Optional.of(agent));
+  }
 }

@@ -187,6 +187,13 @@ final class SimulatedCluster implements BeforeAllCallback, AfterAllCallback {
     return runtime;
   }
 
+  /** Closes {@code runtime} with the others, in {@link #closeRuntimes}. */
+  void track(KubernetesRuntime runtime) {
+    synchronized (runtimes) {
+      runtimes.add(runtime);
+    }
+  }
+
   /** Resets and refuses the proxied runtimes' connections to the API server until restored. */
   void cut() {
     running().proxy().cut();

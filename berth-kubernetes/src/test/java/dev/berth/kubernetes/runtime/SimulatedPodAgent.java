@@ -1,7 +1,9 @@
 package dev.berth.kubernetes.runtime;
 
+import dev.berth.agent.host.AgentLaunch;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
+import dev.berth.agent.node.PodWorkload;
 import dev.berth.agent.node.SessionAgent;
 import dev.berth.core.session.SessionId;
 import java.nio.file.Path;
@@ -24,10 +26,21 @@ public final class SimulatedPodAgent {
 
   /**
    * @param args the pod's container arguments: {@code agent --session <sid> --incarnation <n>
-   *     --installation <id> --state-dir <dir> --listen <host>:<port> [--await-restore]}
+   *     --installation <id> --state-dir <dir> --listen <host>:<port> [--await-restore]}, and for an
+   *     agent session {@code --workload <type> --agent-cli <path> --model <m> [--plugin
+   *     name=path]... --proxy <url>}
    */
   public static void main(String[] args) throws InterruptedException {
-    Map<String, String> options = options(List.of(args));
+    List<String> plugins = new java.util.ArrayList<>();
+    List<String> rest = new java.util.ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--plugin")) {
+        plugins.add(args[++i]);
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    Map<String, String> options = options(rest);
     String token = System.getenv(RuntimePods.TOKEN_VARIABLE);
     if (token == null) {
       throw new IllegalStateException(RuntimePods.TOKEN_VARIABLE + " is unset");
@@ -40,6 +53,7 @@ public final class SimulatedPodAgent {
             Long.parseLong(options.get("--incarnation")),
             options.get("--installation"),
             options.containsKey(AWAIT_RESTORE),
+            workload(options, plugins),
             HostConfig.defaults(Path.of(options.get("--state-dir")), token),
             new AgentHttpServer.Settings(
                 listen.substring(0, colon),
@@ -51,6 +65,27 @@ public final class SimulatedPodAgent {
     System.out.println(LISTENING + agent.port());
     System.out.flush();
     Thread.currentThread().join();
+  }
+
+  /** The agent session the arguments name; none for a shell. */
+  private static java.util.Optional<PodWorkload> workload(
+      Map<String, String> options, List<String> plugins) {
+    String type = options.getOrDefault("--workload", "shell");
+    if (type.equals("shell")) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        new PodWorkload(
+            type,
+            options.get("--agent-cli"),
+            options.get("--model"),
+            plugins.stream()
+                .map(
+                    p ->
+                        new AgentLaunch.Plugin(
+                            p.substring(0, p.indexOf('=')), p.substring(p.indexOf('=') + 1)))
+                .toList(),
+            java.net.URI.create(options.get("--proxy"))));
   }
 
   private static Map<String, String> options(List<String> args) {
