@@ -63,6 +63,8 @@ public record Approval(
     if (argumentsPreview.length() > MAX_PREVIEW_CHARS) {
       argumentsPreview = argumentsPreview.substring(0, MAX_PREVIEW_CHARS);
     }
+    // PostgreSQL's text cannot hold U+0000, which a tool's arguments may: a preview is for reading.
+    argumentsPreview = argumentsPreview.replace('\u0000', '\uFFFD');
   }
 
   /** A new pending approval. */
