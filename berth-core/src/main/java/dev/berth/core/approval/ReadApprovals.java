@@ -2,6 +2,7 @@ package dev.berth.core.approval;
 
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionStore;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +49,19 @@ public final class ReadApprovals {
       return 0; // the common case: one count, no list
     }
     return list(session, Optional.of(ApprovalState.PENDING)).size();
+  }
+
+  /**
+   * When the last of the session's waiting approvals expires, if one waits: how long it holds the
+   * session from idling.
+   */
+  public Optional<Instant> pendingUntil(SessionId session) {
+    if (approvals.countPending(session) == 0) {
+      return Optional.empty();
+    }
+    return list(session, Optional.of(ApprovalState.PENDING)).stream()
+        .map(Approval::expiresAt)
+        .max(Instant::compareTo);
   }
 
   /** {@code stored}, expired now if it is overdue. */
