@@ -188,6 +188,13 @@ public final class BerthServer implements AutoCloseable {
         ServerApprovals.open(
             config.agents().approvals(),
             ApprovalSettings.fromProvidersFile(config.agents().providersFile()),
+            session ->
+                backends
+                    .store()
+                    .get(session)
+                    .flatMap(s -> backends.directory().tenant(s.tenant()))
+                    .map(dev.berth.core.tenant.Tenant::approval)
+                    .orElse(dev.berth.core.approval.ApprovalPolicy.OFF),
             backends.store(),
             key,
             clock,

@@ -46,6 +46,7 @@ final class ServerApprovals implements AutoCloseable {
 
   private final ApprovalSettings settings;
   private final Map<String, ApprovalPolicy> fromProvidersFile;
+  private final java.util.function.Function<SessionId, ApprovalPolicy> granted;
   private final ApprovalUseCases useCases;
   private final Optional<ExternalGateway> gateway;
   private final ScheduledExecutorService sweeper;
@@ -54,11 +55,13 @@ final class ServerApprovals implements AutoCloseable {
   private ServerApprovals(
       ApprovalSettings settings,
       Map<String, ApprovalPolicy> fromProvidersFile,
+      java.util.function.Function<SessionId, ApprovalPolicy> granted,
       ApprovalUseCases useCases,
       Optional<ExternalGateway> gateway,
       ScheduledExecutorService sweeper) {
     this.settings = settings;
     this.fromProvidersFile = Map.copyOf(fromProvidersFile);
+    this.granted = granted;
     this.useCases = useCases;
     this.gateway = gateway;
     this.sweeper = sweeper;
@@ -67,6 +70,7 @@ final class ServerApprovals implements AutoCloseable {
   static ServerApprovals open(
       ApprovalSettings settings,
       Map<String, ApprovalPolicy> fromProvidersFile,
+      java.util.function.Function<SessionId, ApprovalPolicy> granted,
       SqlSessionStore store,
       byte[] key,
       Clock clock,
@@ -99,7 +103,7 @@ final class ServerApprovals implements AutoCloseable {
               return t;
             });
     ServerApprovals opened =
-        new ServerApprovals(settings, fromProvidersFile, useCases, gateway, sweeper);
+        new ServerApprovals(settings, fromProvidersFile, granted, useCases, gateway, sweeper);
     // The sweep catches its own failures, so the future holds nothing to check.
     java.util.concurrent.Future<?> unused =
         sweeper.scheduleWithFixedDelay(
@@ -151,10 +155,15 @@ final class ServerApprovals implements AutoCloseable {
     return launch(spec, policyOf(spec));
   }
 
-  /** The type's policy: the flag's, else the providers file's, else the type's default. */
+  /**
+   * The type's policy (the flag's, else the providers file's, else the type's default), tightened
+   * by the session's tenant's grant.
+   */
   ApprovalPolicy policyOf(RuntimeSpec spec) {
-    return settings.policyFor(
-        spec.workload(), Optional.ofNullable(fromProvidersFile.get(spec.workload().value())));
+    return settings
+        .policyFor(
+            spec.workload(), Optional.ofNullable(fromProvidersFile.get(spec.workload().value())))
+        .atLeast(granted.apply(spec.labels().session()));
   }
 
   Optional<Map<String, Object>> launch(RuntimeSpec spec, ApprovalPolicy policy) {

@@ -99,6 +99,8 @@ class ApprovalSettingsTest {
   @Test
   void aGatedAgentsLaunchCarriesThePolicyTheLoopbackGatewayItsRuntimesKeyAndTheTimeout()
       throws Exception {
+    java.util.concurrent.atomic.AtomicReference<ApprovalPolicy> grant =
+        new java.util.concurrent.atomic.AtomicReference<>(ApprovalPolicy.OFF);
     SessionId session = TestSessions.newId();
     RuntimeRef runtime = RuntimeRef.planned("local", session, 2);
     RuntimeSpec spec =
@@ -117,6 +119,7 @@ class ApprovalSettingsTest {
             ServerApprovals.open(
                 new ApprovalSettings(Map.of(), Duration.ofMinutes(3), Optional.empty()),
                 Map.of(),
+                sessionId -> grant.get(),
                 store,
                 key,
                 Clock.systemUTC(),
@@ -132,6 +135,10 @@ class ApprovalSettingsTest {
               Map.entry("key", new GatewayKeys(key).keyFor(runtime.name())),
               Map.entry("timeoutSeconds", 180L));
       assertThat(approvals.launch(spec, ApprovalPolicy.OFF)).isEmpty();
+      grant.set(ApprovalPolicy.ALL);
+      assertThat(approvals.launch(spec).orElseThrow())
+          .as("a tenant's grant tightens the type's policy")
+          .containsEntry("policy", "all");
     }
     assertThat(
             PosixFilePermissions.toString(

@@ -223,7 +223,7 @@ class ApprovalRoutesTest {
         post(
             "/admin/tokens",
             ADMIN,
-            "{\"tenant\":\"" + name + "\",\"workloadTypes\":[\"shell\"],\"maxSessions\":5}");
+            "{\"tenant\":\"" + name + "\",\"workloadTypes\":[\"shell\"],\"maxSessions\":20}");
     return issued.path("token").asString();
   }
 
