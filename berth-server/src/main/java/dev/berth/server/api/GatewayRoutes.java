@@ -123,7 +123,8 @@ final class GatewayRoutes {
     boolean valid =
         store
             .get(id.session())
-            // A deleted session's proxy still learns that its approvals were cancelled.
+            // A session being deleted keeps its runtime until the removal: its proxy, still
+            // polling, learns that its approvals were cancelled.
             .flatMap(Session::runtime)
             .map(runtime -> approvals.keys().verifies(runtime.name(), key))
             .orElse(false);

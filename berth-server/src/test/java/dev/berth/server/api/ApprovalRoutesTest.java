@@ -195,7 +195,6 @@ class ApprovalRoutesTest {
     JsonNode deleted = session(acme);
     String beforeDelete = approvalId(deleted);
     gatewayPost(beforeDelete, DIGEST, keyOf(deleted));
-    String deleteKey = keyOf(deleted);
 
     HttpResponse<String> snapshot =
         send("POST", "/sessions/" + sid(suspended) + "/snapshot", acme, null);
@@ -208,12 +207,19 @@ class ApprovalRoutesTest {
     assertThat(cancelled.path("state").asString()).isEqualTo("cancelled");
     assertThat(cancelled.path("reason").asString()).isEqualTo("the session is suspending");
     assertThat(cancelled.path("decidedBy").asString()).isEqualTo("berth");
-    assertThat(
-            JSON.readTree(gatewayGet(beforeSuspend, suspendKey).body()).path("status").asString())
-        .isEqualTo("CANCELLED");
-    JsonNode afterDelete = JSON.readTree(gatewayGet(beforeDelete, deleteKey).body());
-    assertThat(afterDelete.path("status").asString()).isEqualTo("CANCELLED");
-    assertThat(afterDelete.path("reason").asString()).isEqualTo("the session is being deleted");
+    assertThat(gatewayGet(beforeSuspend, suspendKey).statusCode())
+        .as("the runtime the key was made for is gone with the suspend")
+        .isEqualTo(403);
+    JsonNode audit = get("/admin/audit?session=" + sid(deleted), ADMIN).path("events");
+    assertThat(audit.values())
+        .anySatisfy(
+            e -> {
+              assertThat(e.path("type").asString()).isEqualTo("approval.cancelled");
+              assertThat(e.path("actor").asString()).isEqualTo("berth");
+              assertThat(e.path("detail").asString())
+                  .contains(beforeDelete)
+                  .contains("the session is being deleted");
+            });
   }
 
   // ---- helpers ----------------------------------------------------------------------------
