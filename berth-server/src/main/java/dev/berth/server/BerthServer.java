@@ -177,28 +177,8 @@ public final class BerthServer implements AutoCloseable {
     return backends;
   }
 
-  /** The approval gate's control-plane half; its key is the runtime's (see GatewayKeyFile). */
   private ServerApprovals openApprovals(ServerBackends backends, Telemetry telemetry) {
-    byte[] key =
-        switch (config.backends().runtime()) {
-          case RuntimeChoice.Local l -> GatewayKeyFile.loadOrCreate(config.dataDir());
-          case RuntimeChoice.Kubernetes k -> k.tokenKey();
-        };
-    ServerApprovals opened =
-        ServerApprovals.open(
-            config.agents().approvals(),
-            ApprovalSettings.fromProvidersFile(config.agents().providersFile()),
-            session ->
-                backends
-                    .store()
-                    .get(session)
-                    .flatMap(s -> backends.directory().tenant(s.tenant()))
-                    .map(dev.berth.core.tenant.Tenant::approval)
-                    .orElse(dev.berth.core.approval.ApprovalPolicy.OFF),
-            backends.store(),
-            key,
-            clock,
-            telemetry);
+    ServerApprovals opened = ServerApprovals.forServer(config, backends, clock, telemetry);
     resources.add(0, opened);
     return opened;
   }

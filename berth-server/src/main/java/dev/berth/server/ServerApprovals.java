@@ -67,6 +67,34 @@ final class ServerApprovals implements AutoCloseable {
     this.sweeper = sweeper;
   }
 
+  /**
+   * The server's approvals: its settings and the providers file's policies, each session's tenant
+   * grant, and the key of its runtime ({@link GatewayKeyFile} for the local runtime; the agents'
+   * token key, which every replica shares, for Kubernetes).
+   */
+  static ServerApprovals forServer(
+      ServerConfig config, ServerBackends backends, Clock clock, Telemetry telemetry) {
+    byte[] key =
+        switch (config.backends().runtime()) {
+          case RuntimeChoice.Local l -> GatewayKeyFile.loadOrCreate(config.dataDir());
+          case RuntimeChoice.Kubernetes k -> k.tokenKey();
+        };
+    return open(
+        config.agents().approvals(),
+        ApprovalSettings.fromProvidersFile(config.agents().providersFile()),
+        session ->
+            backends
+                .store()
+                .get(session)
+                .flatMap(s -> backends.directory().tenant(s.tenant()))
+                .map(dev.berth.core.tenant.Tenant::approval)
+                .orElse(ApprovalPolicy.OFF),
+        backends.store(),
+        key,
+        clock,
+        telemetry);
+  }
+
   static ServerApprovals open(
       ApprovalSettings settings,
       Map<String, ApprovalPolicy> fromProvidersFile,
