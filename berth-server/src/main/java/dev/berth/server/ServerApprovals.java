@@ -103,7 +103,15 @@ final class ServerApprovals implements AutoCloseable {
       byte[] key,
       Clock clock,
       Telemetry telemetry) {
-    Approvals approvals = new MeteredApprovals(SqlApprovals.sharing(store), telemetry);
+    SqlApprovals stored = SqlApprovals.sharing(store);
+    Approvals approvals = new MeteredApprovals(stored, telemetry);
+    // Counted by the store when a scrape asks, as the sessions' gauges are.
+    java.util.concurrent.atomic.AtomicInteger pending =
+        java.util.Objects.requireNonNull(
+            telemetry
+                .registry()
+                .gauge("berth.approvals.pending", new java.util.concurrent.atomic.AtomicInteger()));
+    telemetry.beforeScrape(() -> pending.set(stored.countAllPending()));
     Optional<ExternalGateway> gateway =
         settings
             .gateway()

@@ -135,6 +135,7 @@ class ApprovalSettingsTest {
               Map.entry("key", new GatewayKeys(key).keyFor(runtime.name())),
               Map.entry("timeoutSeconds", 180L));
       assertThat(approvals.launch(spec, ApprovalPolicy.OFF)).isEmpty();
+      assertThat(telemetry.scrape()).contains("berth_approvals_pending");
       grant.set(ApprovalPolicy.ALL);
       assertThat(approvals.launch(spec).orElseThrow())
           .as("a tenant's grant tightens the type's policy")

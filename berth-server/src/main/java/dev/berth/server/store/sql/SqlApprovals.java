@@ -130,6 +130,16 @@ public final class SqlApprovals implements Approvals {
                 .orElse(0));
   }
 
+  /** How many approvals of every session are pending in the store, for the metrics' gauge. */
+  public int countAllPending() {
+    return db.read(
+        "count pending approvals",
+        c ->
+            SqlDatabase.queryOne(
+                    c, "SELECT count(*) FROM approvals WHERE state = 'PENDING'", r -> r.getInt(1))
+                .orElse(0));
+  }
+
   @Override
   public List<Approval> pendingExpiredBy(Instant now) {
     return db.read(
