@@ -56,7 +56,8 @@ public final class AgentCatalog implements WorkloadCatalog {
           "models",
           "api",
           "authHeader",
-          "shared");
+          "shared",
+          "approval");
   private static final java.util.regex.Pattern HEADER_NAME =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 

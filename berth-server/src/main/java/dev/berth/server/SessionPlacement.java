@@ -57,10 +57,11 @@ record SessionPlacement(
       SqlSessionStore store,
       SqlTenantDirectory directory,
       Supplier<AgentCatalog> agents,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       AgentCallTimings timings) {
     return switch (config.backends().runtime()) {
       case RuntimeChoice.Local l ->
-          local(config, installation, store, directory, agents.get(), timings);
+          local(config, installation, store, directory, agents.get(), approvals, timings);
       case RuntimeChoice.Kubernetes k ->
           kubernetes(config, installation, k, networkAccess(store, directory));
     };
@@ -72,6 +73,7 @@ record SessionPlacement(
       SqlSessionStore store,
       SqlTenantDirectory directory,
       AgentCatalog agents,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       AgentCallTimings timings) {
     LocalNode node =
         new LocalNode(
@@ -84,7 +86,10 @@ record SessionPlacement(
             node,
             installation,
             networkAccess(store, directory),
-            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()),
+            spec ->
+                agents
+                    .launch(spec.workload(), spec.model(), spec.plugins())
+                    .map(agent -> gated(agent, approvals.apply(spec))),
             timings);
     return new SessionPlacement(
         runtime,
@@ -93,6 +98,17 @@ record SessionPlacement(
         isolation::table,
         agents,
         Optional.empty());
+  }
+
+  /** The agent's launch with its {@code "approval"}, when its tool calls are gated. */
+  private static Map<String, Object> gated(
+      Map<String, Object> agent, Optional<Map<String, Object>> approval) {
+    if (approval.isEmpty()) {
+      return agent;
+    }
+    Map<String, Object> launch = new java.util.LinkedHashMap<>(agent);
+    launch.put("approval", approval.get());
+    return launch;
   }
 
   /**

@@ -228,6 +228,7 @@ class BerthServerTest {
               "berth.db-wal",
               "berth.db-shm",
               "installation.id",
+              "approval-gateway.key",
               "server.lock");
       modes.forEach(
           (path, mode) ->

@@ -1,5 +1,6 @@
 package dev.berth.core.tenant;
 
+import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
@@ -22,6 +23,8 @@ import java.util.TreeSet;
  * @param network the most network its sessions may have (narrows the server's mode)
  * @param serviceAccounts the Kubernetes service accounts whose tokens act for this tenant (see
  *     {@link ServiceAccountReview}); a service account is listed by at most one tenant
+ * @param approval the least approval policy of its agent sessions' tool calls: it tightens a type's
+ *     policy ({@link ApprovalPolicy#atLeast}), never loosens it
  */
 public record Tenant(
     TenantId id,
@@ -29,7 +32,8 @@ public record Tenant(
     int maxSessions,
     Instant createdAt,
     NetworkAccess network,
-    Set<ServiceAccount> serviceAccounts) {
+    Set<ServiceAccount> serviceAccounts,
+    ApprovalPolicy approval) {
 
   /** How many service accounts one tenant may list. */
   public static final int MAX_SERVICE_ACCOUNTS = 100;
@@ -43,6 +47,7 @@ public record Tenant(
     Objects.requireNonNull(createdAt, "createdAt is required");
     Objects.requireNonNull(network, "network is required");
     Objects.requireNonNull(serviceAccounts, "serviceAccounts is required");
+    Objects.requireNonNull(approval, "approval is required");
     if (id.equals(TenantId.ADMIN)) {
       throw new InvalidValueException(
           "tenant must not be \""
@@ -83,6 +88,17 @@ public record Tenant(
     serviceAccounts = Collections.unmodifiableSortedSet(new TreeSet<>(serviceAccounts));
   }
 
+  /** A tenant whose grant does not gate its agents' tool calls beyond their types' policies. */
+  public Tenant(
+      TenantId id,
+      Set<WorkloadType> workloadTypes,
+      int maxSessions,
+      Instant createdAt,
+      NetworkAccess network,
+      Set<ServiceAccount> serviceAccounts) {
+    this(id, workloadTypes, maxSessions, createdAt, network, serviceAccounts, ApprovalPolicy.OFF);
+  }
+
   /** A tenant no service account acts for. */
   public Tenant(
       TenantId id,
@@ -100,7 +116,12 @@ public record Tenant(
 
   /** This tenant with {@code accounts} as the service accounts that act for it. */
   public Tenant withServiceAccounts(Set<ServiceAccount> accounts) {
-    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, accounts);
+    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, accounts, approval);
+  }
+
+  /** This tenant with {@code policy} as the least approval policy of its agent sessions. */
+  public Tenant withApproval(ApprovalPolicy policy) {
+    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, serviceAccounts, policy);
   }
 
   /** Whether the tenant may create sessions of {@code type}. */
@@ -127,6 +148,7 @@ public record Tenant(
         update.maxSessions,
         createdAt,
         update.network,
-        update.serviceAccounts);
+        update.serviceAccounts,
+        update.approval);
   }
 }

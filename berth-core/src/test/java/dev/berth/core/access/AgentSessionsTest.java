@@ -63,6 +63,25 @@ class AgentSessionsTest {
   }
 
   @Test
+  void approvalGatedIsAcceptedAsMinimaxCodeWhoseGrantAndConfigurationItNeeds() {
+    grant(WorkloadType.SHELL, CLAUDE);
+    assertThatThrownBy(
+            () ->
+                f.createSession(() -> {}, CLAUDE_ONLY)
+                    .create(AS_ACME, agent("approval-gated", Optional.empty())))
+        .isInstanceOf(dev.berth.core.error.WorkloadNotAllowedException.class)
+        .hasMessageContaining("minimax-code");
+
+    grant(WorkloadType.SHELL, new WorkloadType("minimax-code"));
+    assertThatThrownBy(
+            () ->
+                f.createSession(() -> {}, CLAUDE_ONLY)
+                    .create(AS_ACME, agent("approval-gated", Optional.empty())))
+        .isInstanceOf(dev.berth.core.error.WorkloadUnavailableException.class)
+        .hasMessageContaining("workload type minimax-code is not configured");
+  }
+
+  @Test
   void aTenantNotGrantedAnAgentTypeHears403EvenWhereTheTypeIsNotConfigured() {
     assertThatThrownBy(
             () -> f.createSession(() -> {}).create(AS_ACME, agent("codex", Optional.empty())))

@@ -218,6 +218,22 @@ public abstract class TenantDirectoryContract {
   }
 
   @Test
+  void aTenantsApprovalPolicyIsReplacedByAWholeGrantAndKeptByAnUpsertOfGrants() {
+    Tenant gated =
+        directory.upsertTenant(
+            tenant(ACME, 3, T0, CLAUDE).withApproval(dev.berth.core.approval.ApprovalPolicy.ALL));
+
+    Tenant afterToken = directory.upsertGrants(tenant(ACME, 4, T0.plusSeconds(5), CLAUDE));
+    Tenant replaced = directory.upsertTenant(tenant(ACME, 4, T0.plusSeconds(9), CLAUDE));
+
+    assertThat(gated.approval()).isEqualTo(dev.berth.core.approval.ApprovalPolicy.ALL);
+    assertThat(afterToken.approval()).isEqualTo(dev.berth.core.approval.ApprovalPolicy.ALL);
+    assertThat(afterToken.maxSessions()).isEqualTo(4);
+    assertThat(replaced.approval()).isEqualTo(dev.berth.core.approval.ApprovalPolicy.OFF);
+    assertThat(directory.tenant(ACME)).contains(replaced);
+  }
+
+  @Test
   void anUpsertOfGrantsCreatesANewTenantListingNoServiceAccount() {
     Tenant stored = directory.upsertGrants(listing(BETA, RUNNER));
 

@@ -57,7 +57,8 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
                       existing ->
                           existing
                               .updatedBy(tenant)
-                              .withServiceAccounts(existing.serviceAccounts()))
+                              .withServiceAccounts(existing.serviceAccounts())
+                              .withApproval(existing.approval()))
                   .orElse(tenant.withServiceAccounts(java.util.Set.of()));
           tenants.put(stored.id(), stored);
           return stored;

@@ -144,6 +144,7 @@ final class AdminRoutes {
     item.put("maxSessions", t.maxSessions());
     item.put("network", t.network().wireName());
     item.put("serviceAccounts", t.serviceAccounts().stream().map(Object::toString).toList());
+    item.put("approval", t.approval().wireName());
     item.put("sessions", Admission.held(store, t.id()));
     return item;
   }

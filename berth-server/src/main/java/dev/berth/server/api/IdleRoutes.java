@@ -84,13 +84,18 @@ final class IdleRoutes {
                     session,
                     sessions.clock().instant(),
                     sessions.settings().idleAfter(),
-                    sessions.restores().of(session.id()))));
+                    sessions.restores().of(session.id()),
+                    sessions.approvals().read().countPending(session.id()))));
   }
 
   private static String holdReason(IdleDecision.Held held) {
     return switch (held.hold()) {
       case KEEP_ALIVE -> "a keep-alive holds it until " + held.until();
       case EXECUTION_RUNNING -> "a running execution holds it, until " + held.until() + " at most";
+      case APPROVAL_PENDING ->
+          "a tool call waiting for approval holds it, until "
+              + held.until()
+              + " at most (when the approval expires)";
       case SHELL_BUSY ->
           "a foreground job in the shell holds it, until " + held.until() + " at most";
     };

@@ -1,5 +1,6 @@
 package dev.berth.server.api.body;
 
+import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
@@ -22,12 +23,15 @@ import org.jspecify.annotations.Nullable;
  * @param network optional: {@code "none"} or {@code "egress"}
  * @param serviceAccounts optional: the Kubernetes service accounts ({@code namespace/name}) whose
  *     tokens act for the tenant, at most 100, each listed by no other tenant
+ * @param approval optional: the least approval policy of the tenant's agent sessions, {@code off}
+ *     (the default), {@code external} or {@code all}
  */
 public record PutTenantBody(
     List<String> workloadTypes,
     Integer maxSessions,
     @Nullable String network,
-    @Nullable List<String> serviceAccounts) {
+    @Nullable List<String> serviceAccounts,
+    @Nullable String approval) {
 
   public PutTenantBody {
     if (workloadTypes == null) {
@@ -48,6 +52,13 @@ public record PutTenantBody(
     if (serviceAccounts != null) {
       TenantFields.serviceAccounts(serviceAccounts);
     }
+    if (approval != null) {
+      try {
+        ApprovalPolicy.parse(approval);
+      } catch (dev.berth.core.error.InvalidValueException e) {
+        throw StrictJson.invalidField("approval", "must be off, external or all", approval);
+      }
+    }
   }
 
   /**
@@ -66,6 +77,7 @@ public record PutTenantBody(
         maxSessions,
         createdAt,
         access,
-        accounts);
+        accounts,
+        approval == null ? ApprovalPolicy.OFF : ApprovalPolicy.parse(approval));
   }
 }

@@ -6,6 +6,7 @@ import static dev.berth.server.store.sql.SqlDatabase.queryList;
 import static dev.berth.server.store.sql.SqlDatabase.queryOne;
 import static dev.berth.server.store.sql.SqlDatabase.update;
 
+import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.error.AlreadyExistsException;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
@@ -45,7 +46,7 @@ import java.util.stream.Collectors;
 public final class SqlTenantDirectory implements TenantDirectory {
 
   private static final String TENANT_COLUMNS =
-      "id, workload_types, max_sessions, created_at, network";
+      "id, workload_types, max_sessions, created_at, network, approval";
 
   private final SqlDatabase db;
 
@@ -64,7 +65,7 @@ public final class SqlTenantDirectory implements TenantDirectory {
     return db.write(
         "write tenant " + tenant.id(),
         c -> {
-          writeGrants(c, tenant);
+          writeGrants(c, tenant, true);
           replaceServiceAccounts(c, tenant);
           return readTenant(c, tenant.id()).orElseThrow();
         });
@@ -75,24 +76,31 @@ public final class SqlTenantDirectory implements TenantDirectory {
     return db.write(
         "write the grants of tenant " + tenant.id(),
         c -> {
-          writeGrants(c, tenant);
+          writeGrants(c, tenant, false);
           return readTenant(c, tenant.id()).orElseThrow();
         });
   }
 
-  private static void writeGrants(Connection c, Tenant tenant) throws SQLException {
+  /**
+   * @param approval whether an existing tenant's approval policy is replaced too: a whole grant
+   *     (PUT) replaces it, a token's grants (workload types, quota, network) leave it as it was
+   */
+  private static void writeGrants(Connection c, Tenant tenant, boolean approval)
+      throws SQLException {
     update(
         c,
         "INSERT INTO tenants ("
             + TENANT_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?)"
+            + ") VALUES (?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
-            + " max_sessions = excluded.max_sessions, network = excluded.network",
+            + " max_sessions = excluded.max_sessions, network = excluded.network"
+            + (approval ? ", approval = excluded.approval" : ""),
         tenant.id().value(),
         String.join(" ", tenant.workloadTypeNames()),
         tenant.maxSessions(),
         nanos(tenant.createdAt()),
-        tenant.network().wireName());
+        tenant.network().wireName(),
+        tenant.approval().wireName());
   }
 
   /**
@@ -268,7 +276,8 @@ public final class SqlTenantDirectory implements TenantDirectory {
           rs.getInt("max_sessions"),
           instant(rs.getLong("created_at")),
           NetworkAccess.parse(rs.getString("network")),
-          accounts);
+          accounts,
+          ApprovalPolicy.parse(rs.getString("approval")));
     } catch (InvalidValueException e) {
       throw new CorruptRecordException("tenant " + id, e.getMessage(), SqlSessionStore.REPAIR, e);
     }
