@@ -40,6 +40,9 @@ public final class BerthClient implements AutoCloseable {
 
   private static final Map<String, String> NO_HEADERS = Map.of();
 
+  private static final java.util.regex.Pattern APPROVAL_ID =
+      java.util.regex.Pattern.compile("[0-9A-Za-z_-]+(?::[0-9A-Za-z_-]+)?");
+
   private final HttpApi api;
   private final HttpClient http;
   private final Duration timeout;
@@ -342,6 +345,61 @@ public final class BerthClient implements AutoCloseable {
       entries.add(TranscriptEntry.of(entry));
     }
     return List.copyOf(entries);
+  }
+
+  /**
+   * {@code GET /sessions/{id}/approvals}: the session's approvals, newest first; only the pending
+   * ones with {@code pendingOnly}. Passive: never an access.
+   */
+  public List<Approval> approvals(SessionId id, boolean pendingOnly) {
+    List<Approval> approvals = new ArrayList<>();
+    JsonNode page =
+        get(
+            "/sessions/" + id + "/approvals" + (pendingOnly ? "?state=pending" : ""),
+            "the approvals of " + id);
+    for (JsonNode item : page.path("items")) {
+      approvals.add(Json.read(item, Approval.class, "approval"));
+    }
+    return List.copyOf(approvals);
+  }
+
+  /**
+   * {@code POST /sessions/{id}/approvals/{approvalId}}: approves or rejects a pending tool call;
+   * the proxy holding it releases or drops it within a second or so.
+   *
+   * @param reason why, recorded with the decision (and shown to the agent on a rejection)
+   * @throws BerthApiException 409 {@code APPROVAL_DECIDED} when it was decided already, 409 {@code
+   *     APPROVAL_EXPIRED} when it expired first, 404 {@code APPROVAL_NOT_FOUND}
+   */
+  public Approval decideApproval(
+      SessionId id, String approvalId, Approval.Decision decision, Optional<String> reason) {
+    Map<String, Object> request = new LinkedHashMap<>();
+    request.put("decision", decision.wireName());
+    reason.ifPresent(r -> request.put("reason", r));
+    HttpApi.Answer answer =
+        api.call(
+            "POST",
+            "/sessions/" + id + "/approvals/" + approvalSegment(approvalId),
+            Optional.of(request),
+            NO_HEADERS,
+            timeout,
+            "deciding approval " + approvalId + " of session " + id);
+    return Json.read(body(answer, "the decided approval"), Approval.class, "approval");
+  }
+
+  /**
+   * An approval id as one path segment. Ids are {@code <sessionId>:<requestId>}, hex both; anything
+   * else is refused here, so that no id can reach another route ({@code ..}, {@code /}).
+   */
+  private static String approvalSegment(String approvalId) {
+    if (!APPROVAL_ID.matcher(approvalId).matches()) {
+      throw new IllegalArgumentException(
+          "'"
+              + approvalId
+              + "' is not an approval id; an approval id is <session id>:<request id>, as berth"
+              + " approvals lists it");
+    }
+    return approvalId;
   }
 
   /** {@code POST /sessions/{id}/switch}: makes the session active (restores a snapshot). */
