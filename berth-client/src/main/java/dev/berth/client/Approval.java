@@ -17,8 +17,8 @@ import tools.jackson.databind.JsonNode;
  * @param tool the tool's name as the model called it ({@code Bash}, {@code WebFetch}, {@code
  *     mcp__…})
  * @param argumentsDigest {@code sha256:<64 hex>} of the call's complete arguments: what is approved
- * @param arguments the arguments as the server shows them (redacted, at most 4 KiB): JSON, or a
- *     string when they were cut
+ * @param arguments the call's arguments as the server shows them: JSON text, cut to 4 KiB, secrets
+ *     redacted (kept as the JSON value sent, so a server that sends an object is read too)
  * @param requester who the session belongs to, on whose behalf the agent asked
  * @param state {@code pending | approved | rejected | expired | cancelled}, kept as text so a new
  *     state does not break the client
@@ -51,6 +51,11 @@ public record Approval(
   /** Whether it still waits for a decision (the tool call is held until it gets one). */
   public boolean isPending() {
     return "pending".equals(state);
+  }
+
+  /** The arguments as text: the server's JSON text as sent, or the JSON value written out. */
+  public String argumentsText() {
+    return arguments.map(a -> a.isString() ? a.asString() : a.toString()).orElse("");
   }
 
   /**
