@@ -19,8 +19,19 @@ export type IdleView = Schemas["IdleExplanation"];
 export type OperationStep = Schemas["OperationStep"];
 export type Operation = Schemas["Operation"];
 export type Execution = Schemas["Execution"];
-/** The document leaves an entry's own fields open (`additionalProperties`); these are the ones read. */
-export type TranscriptEntry = Schemas["TranscriptEntry"] & {
+export type Approval = Schemas["Approval"];
+export type ApprovalList = Schemas["ApprovalList"];
+export type ApprovalDecision = Schemas["ApprovalDecision"];
+/**
+ * The document leaves an entry's own fields open (`additionalProperties`); these are the ones read.
+ * `approval` (the credential proxy's marker lines, turned into entries by the agent) is added to the
+ * document's kinds until the document names it.
+ */
+export type TranscriptEntry = {
+  seq: Schemas["TranscriptEntry"]["seq"];
+  at: Schemas["TranscriptEntry"]["at"];
+  execution: Schemas["TranscriptEntry"]["execution"];
+  type: Schemas["TranscriptEntry"]["type"] | "approval";
   prompt?: string;
   text?: string;
   summary?: string;
@@ -43,6 +54,10 @@ export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   maxAttempts?: number;
   delayMs?: number;
   status?: number;
+  /** An `approval` entry (a marker line of the credential proxy): which held call, and its state. */
+  approvalId?: string;
+  state?: string;
+  reason?: string;
 };
 export type TranscriptPage = { entries: TranscriptEntry[]; nextCursor: number };
 
