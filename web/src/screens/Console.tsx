@@ -245,7 +245,6 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; sh
           </code>
         </div>
         <StateBadge state={lifecycle(s)} title={stateDetail(s)} />
-        <ApprovalsBadge count={s.pendingApprovals} />
         <Menu
           label={`Actions for ${s.name}`}
           testId="card-menu"
@@ -255,6 +254,7 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; sh
           ]}
         />
       </div>
+      <ApprovalsBadge count={s.pendingApprovals} />
       <div className="card-body">
         <CardBody session={s} idle={props.idle} now={now} />
       </div>
@@ -272,13 +272,15 @@ function ApprovalsBadge({ count }: { count?: number }) {
   const text = pendingBadge(count);
   if (!text) return null;
   return (
-    <span
-      className="tag tag-approvals"
-      data-testid="card-approvals"
-      title="a tool call waits for a decision: open the session to approve or reject it"
-    >
-      {text}
-    </span>
+    <p className="card-approvals">
+      <span
+        className="tag tag-approvals"
+        data-testid="card-approvals"
+        title="a tool call waits for a decision: open the session to approve or reject it"
+      >
+        {text}
+      </span>
+    </p>
   );
 }
 
