@@ -2,6 +2,7 @@ package dev.berth.agent.http;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.ApprovalRefusedException;
 import dev.berth.core.error.BerthException;
 import dev.berth.core.error.DeadlineExceededException;
 import dev.berth.core.error.ForbiddenException;
@@ -64,6 +65,10 @@ final class DomainProblems {
       case IsolationUnavailableException e -> kind(503, AgentReason.ISOLATION_UNAVAILABLE);
       case WorkloadUnavailableException e -> kind(503, AgentReason.WORKLOAD_UNAVAILABLE);
       case PromptTooLargeException e -> kind(413, AgentReason.PROMPT_TOO_LARGE);
+      case ApprovalRefusedException e ->
+          e.why() == ApprovalRefusedException.Why.APPROVAL_NOT_FOUND
+              ? kind(404, AgentReason.NOT_FOUND)
+              : kind(409, AgentReason.CONFLICT);
     };
   }
 

@@ -202,7 +202,10 @@ public final class CreateSession {
   /** The family's names, for parsing and for messages. */
   private static final class WorkloadTypes {
     static Optional<WorkloadType> parse(String name) {
-      return names().contains(name) ? Optional.of(new WorkloadType(name)) : Optional.empty();
+      String canonical = WorkloadCatalog.ALIASES.getOrDefault(name, name);
+      return names().contains(canonical)
+          ? Optional.of(new WorkloadType(canonical))
+          : Optional.empty();
     }
 
     static java.util.List<String> names() {

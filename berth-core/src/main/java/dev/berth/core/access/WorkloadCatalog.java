@@ -3,6 +3,7 @@ package dev.berth.core.access;
 import dev.berth.core.session.PluginName;
 import dev.berth.core.session.WorkloadType;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -21,6 +22,14 @@ public interface WorkloadCatalog {
           new WorkloadType("claude-code"),
           new WorkloadType("codex"),
           new WorkloadType("minimax-code"));
+
+  /**
+   * Other names a create accepts for a type: {@code approval-gated} is the original platform's name
+   * of the agent type whose external tool calls wait for approval, which is {@code minimax-code}
+   * here (its approval policy is {@code external} by default). A session records the type, never
+   * the alias.
+   */
+  Map<String, String> ALIASES = Map.of("approval-gated", "minimax-code");
 
   /** Why {@code type} cannot run here now, naming what is missing; empty when it can. */
   Optional<String> unavailable(WorkloadType type);

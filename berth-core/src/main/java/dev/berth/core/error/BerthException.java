@@ -32,7 +32,8 @@ public abstract sealed class BerthException extends RuntimeException
         IsolationUnavailableException,
         WorkloadUnavailableException,
         PromptTooLargeException,
-        RecoveryRefusedException {
+        RecoveryRefusedException,
+        ApprovalRefusedException {
 
   private static final long serialVersionUID = 1L;
 

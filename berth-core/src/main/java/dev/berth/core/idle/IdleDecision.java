@@ -24,6 +24,8 @@ public sealed interface IdleDecision {
   enum Hold {
     KEEP_ALIVE,
     EXECUTION_RUNNING,
-    SHELL_BUSY
+    SHELL_BUSY,
+    /** A tool call of the session's agent waits for a decision (until the approval expires). */
+    APPROVAL_PENDING
   }
 }

@@ -68,6 +68,12 @@ public final class IdlePolicy {
     if (keepAlive.isPresent()) {
       return Optional.of(new IdleDecision.Held(IdleDecision.Hold.KEEP_ALIVE, keepAlive.get()));
     }
+    // Bounded by the approval's own expiry, not maxBusy: somebody was asked, and a suspend would
+    // cancel the question before they could answer.
+    Optional<Instant> approval = workload.approvalPendingUntil().filter(now::isBefore);
+    if (approval.isPresent()) {
+      return Optional.of(new IdleDecision.Held(IdleDecision.Hold.APPROVAL_PENDING, approval.get()));
+    }
     Instant busyUntil = workload.busySince().orElse(now).plus(settings.maxBusy());
     if (!now.isBefore(busyUntil)) {
       return Optional.empty();

@@ -11,15 +11,31 @@ import java.util.Optional;
  *     shell's)
  * @param executionRunning an execution runs beside the shell
  * @param busySince since when the runtime has been seen busy without a break, if it is
+ * @param approvalPendingUntil when the last of the session's tool calls that wait for a decision
+ *     expires, if one waits: a human is asked, and suspending would cancel the question
  */
 public record WorkloadActivity(
-    boolean shellBusy, boolean executionRunning, Optional<Instant> busySince) {
+    boolean shellBusy,
+    boolean executionRunning,
+    Optional<Instant> busySince,
+    Optional<Instant> approvalPendingUntil) {
 
   public WorkloadActivity {
     Objects.requireNonNull(busySince, "busySince");
+    Objects.requireNonNull(approvalPendingUntil, "approvalPendingUntil");
+  }
+
+  /** No tool call waits for approval. */
+  public WorkloadActivity(boolean shellBusy, boolean executionRunning, Optional<Instant> busySince) {
+    this(shellBusy, executionRunning, busySince, Optional.empty());
   }
 
   public static WorkloadActivity quiet() {
     return new WorkloadActivity(false, false, Optional.empty());
+  }
+
+  /** This activity with a tool call waiting for approval until {@code until} at the latest. */
+  public WorkloadActivity withApprovalPending(Optional<Instant> until) {
+    return new WorkloadActivity(shellBusy, executionRunning, busySince, until);
   }
 }

@@ -1,5 +1,8 @@
 package dev.berth.core.idle;
 
+import dev.berth.core.session.SessionId;
+import java.time.Instant;
+import java.util.function.Function;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.agent.RuntimeReport;
 import dev.berth.core.session.Phase;
@@ -10,9 +13,20 @@ import java.util.Optional;
 public final class WorkloadProbe {
 
   private final DataPlane data;
+  private final Function<SessionId, Optional<Instant>> approvalPendingUntil;
 
   public WorkloadProbe(DataPlane data) {
+    this(data, session -> Optional.empty());
+  }
+
+  /**
+   * @param approvalPendingUntil when the last of a session's waiting approvals expires, if one
+   *     waits (see {@link dev.berth.core.approval.ReadApprovals#pendingUntil})
+   */
+  public WorkloadProbe(
+      DataPlane data, Function<SessionId, Optional<Instant>> approvalPendingUntil) {
     this.data = data;
+    this.approvalPendingUntil = approvalPendingUntil;
   }
 
   /**
@@ -27,7 +41,11 @@ public final class WorkloadProbe {
     try {
       RuntimeReport report = data.report(s.runtime().get());
       return Optional.of(
-          new WorkloadActivity(report.busy(), report.executionRunning(), s.activity().busySince()));
+          new WorkloadActivity(
+              report.busy(),
+              report.executionRunning(),
+              s.activity().busySince(),
+              approvalPendingUntil.apply(s.id())));
     } catch (RuntimeException unreachable) {
       return Optional.empty();
     }

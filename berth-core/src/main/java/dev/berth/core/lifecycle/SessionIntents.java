@@ -19,6 +19,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -31,11 +32,26 @@ public final class SessionIntents {
   private final SessionStore store;
   private final InstantSource clock;
   private final LifecycleSettings settings;
+  private final BiConsumer<SessionId, DesiredState> leaving;
 
   public SessionIntents(SessionStore store, InstantSource clock, LifecycleSettings settings) {
+    this(store, clock, settings, (id, desired) -> {});
+  }
+
+  /**
+   * @param leaving told, after a request for SUSPENDED or TERMINATED was recorded, which session is
+   *     leaving and for what: what must end before the reconciler drains the session (its pending
+   *     approvals, which would hold the agent's turn and so the checkpoint's drain) ends there
+   */
+  public SessionIntents(
+      SessionStore store,
+      InstantSource clock,
+      LifecycleSettings settings,
+      BiConsumer<SessionId, DesiredState> leaving) {
     this.store = store;
     this.clock = clock;
     this.settings = settings;
+    this.leaving = leaving;
   }
 
   /** Records a new session (intent RUNNING v1) and its PROVISION operation. */
@@ -81,7 +97,7 @@ public final class SessionIntents {
           }
           return true;
         };
-    return write(id, desired, matches, actor, reason).orElseThrow();
+    return followed(id, desired, write(id, desired, matches, actor, reason)).orElseThrow();
   }
 
   /**
@@ -98,7 +114,15 @@ public final class SessionIntents {
       Predicate<Session> stillHolds,
       String actor,
       String reason) {
-    return write(id, desired, stillHolds, actor, reason);
+    return followed(id, desired, write(id, desired, stillHolds, actor, reason));
+  }
+
+  private Optional<Operation> followed(
+      SessionId id, DesiredState desired, Optional<Operation> written) {
+    if (written.isPresent() && desired != DesiredState.RUNNING) {
+      leaving.accept(id, desired);
+    }
+    return written;
   }
 
   // Identity on purpose: withIntent returns the very session it was called on when nothing changed.

@@ -3,6 +3,7 @@ package dev.berth.core.transition;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.berth.core.approval.ApprovalState;
 import dev.berth.core.error.IllegalTransitionException;
 import dev.berth.core.error.StaleIntentException;
 import dev.berth.core.error.TerminalIntentException;
@@ -32,7 +33,8 @@ class TransitionTablesTest {
         Reservation.TABLE,
         ObligationState.TABLE,
         ExecutionState.TABLE,
-        OperationState.TABLE);
+        OperationState.TABLE,
+        ApprovalState.TABLE);
   }
 
   @ParameterizedTest

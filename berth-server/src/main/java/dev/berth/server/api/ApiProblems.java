@@ -2,6 +2,7 @@ package dev.berth.server.api;
 
 import dev.berth.core.error.AgentUnreachableException;
 import dev.berth.core.error.AlreadyExistsException;
+import dev.berth.core.error.ApprovalRefusedException;
 import dev.berth.core.error.BerthException;
 import dev.berth.core.error.DeadlineExceededException;
 import dev.berth.core.error.ForbiddenException;
@@ -124,6 +125,9 @@ final class ApiProblems {
       case WorkloadUnavailableException e -> new Kind(503, e.reason());
       case PromptTooLargeException e -> new Kind(413, e.reason());
       case RecoveryRefusedException e -> new Kind(recoveryStatus(e.why()), e.reason());
+      case ApprovalRefusedException e ->
+          new Kind(
+              e.why() == ApprovalRefusedException.Why.APPROVAL_NOT_FOUND ? 404 : 409, e.reason());
     };
   }
 

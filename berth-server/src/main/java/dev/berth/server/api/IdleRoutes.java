@@ -91,6 +91,10 @@ final class IdleRoutes {
     return switch (held.hold()) {
       case KEEP_ALIVE -> "a keep-alive holds it until " + held.until();
       case EXECUTION_RUNNING -> "a running execution holds it, until " + held.until() + " at most";
+      case APPROVAL_PENDING ->
+          "a tool call waiting for approval holds it, until "
+              + held.until()
+              + " at most (when the approval expires)";
       case SHELL_BUSY ->
           "a foreground job in the shell holds it, until " + held.until() + " at most";
     };

@@ -137,7 +137,8 @@ public final class IdleReaper implements AutoCloseable {
         new WorkloadActivity(
             reported.get().shellBusy(),
             reported.get().executionRunning(),
-            current.activity().busySince());
+            current.activity().busySince(),
+            reported.get().approvalPendingUntil());
     IdleDecision decision = policy.decide(current, workload, now);
     count(decision);
     if (!(decision instanceof IdleDecision.Suspend)) {
