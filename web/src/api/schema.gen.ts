@@ -1530,7 +1530,7 @@ export interface components {
             /** @description The decision in words, e.g. `a running execution holds it until …`. */
             reason: string;
             /** @enum {string} */
-            hold?: "KEEP_ALIVE" | "EXECUTION_RUNNING" | "SHELL_BUSY";
+            hold?: "KEEP_ALIVE" | "EXECUTION_RUNNING" | "SHELL_BUSY" | "APPROVAL_PENDING";
             /** Format: date-time */
             idleAt?: string;
             /** Format: date-time */
