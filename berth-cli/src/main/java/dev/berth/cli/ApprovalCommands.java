@@ -2,6 +2,8 @@ package dev.berth.cli;
 
 import dev.berth.client.Approval;
 import dev.berth.client.BerthClient;
+import dev.berth.core.approval.ApprovalId;
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
 import java.time.Duration;
 import java.time.Instant;
@@ -138,10 +140,15 @@ final class ApprovalCommands {
    *
    * @throws UsageException when it names none, or several (listing them)
    */
-  static String resolve(BerthClient client, SessionId session, String given) {
+  static ApprovalId resolve(BerthClient client, SessionId session, String given) {
     String text = given.strip().toLowerCase(Locale.ROOT);
     if (text.contains(":")) {
-      return text;
+      try {
+        return new ApprovalId(text);
+      } catch (InvalidValueException e) {
+        throw new UsageException(
+            "'" + given + "' is not an approval id (SESSION:REQUEST, 32 hex digits each)");
+      }
     }
     List<Approval> matches =
         text.isEmpty()

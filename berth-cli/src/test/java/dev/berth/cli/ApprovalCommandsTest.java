@@ -161,6 +161,10 @@ class ApprovalCommandsTest {
       assertThat(unknown.err.toString())
           .contains("has no approval whose id starts with 'ff'")
           .contains("berth approvals " + SID);
+
+      CliHarness malformed = cli(api);
+      assertThat(malformed.run("approve", SID, SID + ":../../admin")).isEqualTo(2);
+      assertThat(malformed.err.toString()).contains("is not an approval id");
       assertThat(api.seen).noneMatch(s -> s.method().equals("POST"));
     }
   }

@@ -2,6 +2,7 @@ package dev.berth.client;
 
 import com.fasterxml.jackson.annotation.JacksonInject;
 import com.fasterxml.jackson.annotation.OptBoolean;
+import dev.berth.core.approval.ApprovalId;
 import dev.berth.core.session.SessionId;
 import java.time.Instant;
 import java.util.Locale;
@@ -26,7 +27,7 @@ import tools.jackson.databind.JsonNode;
  * @param json the object as the server sent it
  */
 public record Approval(
-    String id,
+    ApprovalId id,
     Optional<SessionId> sessionId,
     String tool,
     String argumentsDigest,
@@ -63,8 +64,7 @@ public record Approval(
    * named already).
    */
   public String requestId() {
-    int colon = id.indexOf(':');
-    return colon < 0 ? id : id.substring(colon + 1);
+    return id.value().substring(id.value().indexOf(':') + 1);
   }
 
   /** A decision on a pending approval ({@code POST /sessions/{id}/approvals/{approvalId}}). */

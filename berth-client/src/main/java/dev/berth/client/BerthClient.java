@@ -1,5 +1,6 @@
 package dev.berth.client;
 
+import dev.berth.core.approval.ApprovalId;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.SessionId;
@@ -39,9 +40,6 @@ public final class BerthClient implements AutoCloseable {
   public static final String DEFAULT_URL = "http://127.0.0.1:8080";
 
   private static final Map<String, String> NO_HEADERS = Map.of();
-
-  private static final java.util.regex.Pattern APPROVAL_ID =
-      java.util.regex.Pattern.compile("[0-9A-Za-z_-]+(?::[0-9A-Za-z_-]+)?");
 
   private final HttpApi api;
   private final HttpClient http;
@@ -372,34 +370,19 @@ public final class BerthClient implements AutoCloseable {
    *     APPROVAL_EXPIRED} when it expired first, 404 {@code APPROVAL_NOT_FOUND}
    */
   public Approval decideApproval(
-      SessionId id, String approvalId, Approval.Decision decision, Optional<String> reason) {
+      SessionId id, ApprovalId approvalId, Approval.Decision decision, Optional<String> reason) {
     Map<String, Object> request = new LinkedHashMap<>();
     request.put("decision", decision.wireName());
     reason.ifPresent(r -> request.put("reason", r));
     HttpApi.Answer answer =
         api.call(
             "POST",
-            "/sessions/" + id + "/approvals/" + approvalSegment(approvalId),
+            "/sessions/" + id + "/approvals/" + approvalId,
             Optional.of(request),
             NO_HEADERS,
             timeout,
             "deciding approval " + approvalId + " of session " + id);
     return Json.read(body(answer, "the decided approval"), Approval.class, "approval");
-  }
-
-  /**
-   * An approval id as one path segment. Ids are {@code <sessionId>:<requestId>}, hex both; anything
-   * else is refused here, so that no id can reach another route ({@code ..}, {@code /}).
-   */
-  private static String approvalSegment(String approvalId) {
-    if (!APPROVAL_ID.matcher(approvalId).matches()) {
-      throw new IllegalArgumentException(
-          "'"
-              + approvalId
-              + "' is not an approval id; an approval id is <session id>:<request id>, as berth"
-              + " approvals lists it");
-    }
-    return approvalId;
   }
 
   /** {@code POST /sessions/{id}/switch}: makes the session active (restores a snapshot). */
