@@ -37,7 +37,7 @@ public final class AgentCatalog implements WorkloadCatalog {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Set<String> FILE_KEYS =
-      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader");
+      Set.of("url", "tokenFile", "caFile", "model", "models", "api", "authHeader", "approval");
   private static final java.util.regex.Pattern HEADER_NAME =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 

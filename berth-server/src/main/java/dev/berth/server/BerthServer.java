@@ -138,19 +138,22 @@ public final class BerthServer implements AutoCloseable {
     CallTimers calls = new CallTimers(telemetry);
     ServerBackends backends = openBackends(calls);
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
-    placement = openPlacement(backends, calls);
+    ServerApprovals approvals = openApprovals(backends, telemetry);
+    placement = openPlacement(backends, calls, approvals);
     ArchiveStore archives = openArchives(telemetry);
     Lifecycle lifecycle = lifecycle(backends, archives, calls, telemetry);
     SessionMeters.register(telemetry, backends.store());
     loop = reconcileLoop(lifecycle.reconciler(), backends.store(), lifecycle.signals());
     Admission admission = new Admission(backends.directory(), backends.admissionLock());
-    SessionIntents intents = new SessionIntents(backends.store(), clock, lifecycle.settings());
-    UseCases sessions = useCases(backends.store(), intents, lifecycle, admission);
+    SessionIntents intents =
+        new SessionIntents(backends.store(), clock, lifecycle.settings(), approvals::leaving);
+    UseCases sessions = useCases(backends.store(), intents, lifecycle, admission, approvals);
     idleReaper = idleReaper(backends.store(), intents, lifecycle.dataPlane(), sessions, telemetry);
     startAccessFlusher(sessions);
     PublicApi api = publicApi(backends, sessions, admission, archives, telemetry);
     app = ServerHttp.start(config, api);
     resources.add(0, app::stop);
+    approvals.bound(ServerHttp.loopbackBase(config, app.port()));
     loop.start();
     startIdleScan(backends);
   }
@@ -174,7 +177,27 @@ public final class BerthServer implements AutoCloseable {
     return backends;
   }
 
-  private SessionPlacement openPlacement(ServerBackends backends, CallTimers calls) {
+  /** The approval gate's control-plane half; its key is the runtime's (see GatewayKeyFile). */
+  private ServerApprovals openApprovals(ServerBackends backends, Telemetry telemetry) {
+    byte[] key =
+        switch (config.backends().runtime()) {
+          case RuntimeChoice.Local l -> GatewayKeyFile.loadOrCreate(config.dataDir());
+          case RuntimeChoice.Kubernetes k -> k.tokenKey();
+        };
+    ServerApprovals opened =
+        ServerApprovals.open(
+            config.agents().approvals(),
+            ApprovalSettings.fromProvidersFile(config.agents().providersFile()),
+            backends.store(),
+            key,
+            clock,
+            telemetry);
+    resources.add(0, opened);
+    return opened;
+  }
+
+  private SessionPlacement openPlacement(
+      ServerBackends backends, CallTimers calls, ServerApprovals approvals) {
     SessionPlacement opened =
         SessionPlacement.open(
             config,
@@ -190,6 +213,7 @@ public final class BerthServer implements AutoCloseable {
                             .pluginsDir()
                             .map(PluginMarketplace::load)
                             .orElse(PluginMarketplace.none())),
+            approvals::launch,
             calls.agent());
     opened.closeable().ifPresent(c -> resources.add(0, c));
     return opened;
@@ -250,7 +274,11 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private UseCases useCases(
-      SqlSessionStore store, SessionIntents intents, Lifecycle lifecycle, Admission admission) {
+      SqlSessionStore store,
+      SessionIntents intents,
+      Lifecycle lifecycle,
+      Admission admission,
+      ServerApprovals approvals) {
     return UseCases.wire(
         new UseCases.Ports(
             store,
@@ -266,7 +294,8 @@ public final class BerthServer implements AutoCloseable {
             .withSuspendEnabled(config.lifecycle().suspendEnabled()),
         new SecureRandom(),
         placement.requireIsolation(),
-        placement.agents());
+        placement.agents(),
+        approvals.useCases());
   }
 
   private IdleReaper idleReaper(
@@ -280,7 +309,8 @@ public final class BerthServer implements AutoCloseable {
             store,
             intents,
             loop,
-            new dev.berth.core.idle.WorkloadProbe(dataPlane),
+            new dev.berth.core.idle.WorkloadProbe(
+                dataPlane, sessions.approvals().read()::pendingUntil),
             sessions.idlePolicy(),
             sessions.accesses(),
             clock,

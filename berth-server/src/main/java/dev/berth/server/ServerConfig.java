@@ -268,18 +268,33 @@ public record ServerConfig(
    * @param providersFile {@code --providers FILE}
    * @param pluginsDir {@code --plugins-dir DIR}, the plugin marketplace (see {@link
    *     PluginMarketplace})
+   * @param approvals {@code --approval} and its companions: which tool calls wait for a decision
    */
   public record Agents(
-      java.util.Map<String, Path> clis, Optional<Path> providersFile, Optional<Path> pluginsDir) {
+      java.util.Map<String, Path> clis,
+      Optional<Path> providersFile,
+      Optional<Path> pluginsDir,
+      ApprovalSettings approvals) {
     public Agents {
       clis = java.util.Map.copyOf(clis);
       Objects.requireNonNull(providersFile, "providersFile");
       Objects.requireNonNull(pluginsDir, "pluginsDir");
+      Objects.requireNonNull(approvals, "approvals");
+    }
+
+    /** The approvals' defaults. */
+    public Agents(
+        java.util.Map<String, Path> clis, Optional<Path> providersFile, Optional<Path> pluginsDir) {
+      this(clis, providersFile, pluginsDir, ApprovalSettings.defaults());
     }
 
     /** Nothing given: the CLIs on PATH and the BERTH_PROVIDER_* variables only. */
     public static Agents none() {
       return new Agents(java.util.Map.of(), Optional.empty(), Optional.empty());
+    }
+
+    public Agents withApprovals(ApprovalSettings settings) {
+      return new Agents(clis, providersFile, pluginsDir, settings);
     }
   }
 

@@ -70,6 +70,33 @@ final class ServerHttp {
     return app;
   }
 
+  /**
+   * Where a process on this machine (the node's credential proxies) reaches the server: the
+   * loopback address when it listens on every address or on loopback, else the address it listens
+   * on.
+   */
+  static java.net.URI loopbackBase(ServerConfig config, int port) {
+    String host = config.host();
+    String reach;
+    try {
+      java.net.InetAddress address = java.net.InetAddress.getByName(host);
+      if (address.isAnyLocalAddress() || address.isLoopbackAddress()) {
+        reach =
+            address instanceof java.net.Inet6Address && address.isLoopbackAddress()
+                ? "[::1]"
+                : "127.0.0.1";
+      } else {
+        reach =
+            address instanceof java.net.Inet6Address
+                ? "[" + address.getHostAddress() + "]"
+                : address.getHostAddress();
+      }
+    } catch (java.net.UnknownHostException e) {
+      reach = host;
+    }
+    return java.net.URI.create("http://" + reach + ":" + port);
+  }
+
   /** Every route {@code app} answers (WebSocket upgrades as GET), with its path templates. */
   static Set<OpenApiSpec.Route> routes(Javalin app) {
     Set<OpenApiSpec.Route> routes =

@@ -2,6 +2,7 @@ package dev.berth.server;
 
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.runtime.Runtime;
+import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
@@ -55,10 +56,11 @@ record SessionPlacement(
       SqlSessionStore store,
       SqlTenantDirectory directory,
       Supplier<AgentCatalog> agents,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       AgentCallTimings timings) {
     return switch (config.backends().runtime()) {
       case RuntimeChoice.Local l ->
-          local(config, installation, store, directory, agents.get(), timings);
+          local(config, installation, store, directory, agents.get(), approvals, timings);
       case RuntimeChoice.Kubernetes k ->
           kubernetes(config, installation, k, networkAccess(store, directory));
     };
@@ -70,6 +72,7 @@ record SessionPlacement(
       SqlSessionStore store,
       SqlTenantDirectory directory,
       AgentCatalog agents,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       AgentCallTimings timings) {
     LocalNode node =
         new LocalNode(
@@ -82,7 +85,10 @@ record SessionPlacement(
             node,
             installation,
             networkAccess(store, directory),
-            spec -> agents.launch(spec.workload(), spec.model(), spec.plugins()),
+            spec ->
+                agents
+                    .launch(spec.workload(), spec.model(), spec.plugins())
+                    .map(agent -> gated(agent, approvals.apply(spec))),
             timings);
     return new SessionPlacement(
         runtime,
@@ -91,6 +97,17 @@ record SessionPlacement(
         isolation::table,
         agents,
         Optional.empty());
+  }
+
+  /** The agent's launch with its {@code "approval"}, when its tool calls are gated. */
+  private static Map<String, Object> gated(
+      Map<String, Object> agent, Optional<Map<String, Object>> approval) {
+    if (approval.isEmpty()) {
+      return agent;
+    }
+    Map<String, Object> launch = new java.util.LinkedHashMap<>(agent);
+    launch.put("approval", approval.get());
+    return launch;
   }
 
   /**

@@ -26,7 +26,8 @@ public record WorkloadActivity(
   }
 
   /** No tool call waits for approval. */
-  public WorkloadActivity(boolean shellBusy, boolean executionRunning, Optional<Instant> busySince) {
+  public WorkloadActivity(
+      boolean shellBusy, boolean executionRunning, Optional<Instant> busySince) {
     this(shellBusy, executionRunning, busySince, Optional.empty());
   }
 

@@ -1,13 +1,13 @@
 package dev.berth.core.idle;
 
-import dev.berth.core.session.SessionId;
-import java.time.Instant;
-import java.util.function.Function;
 import dev.berth.core.agent.DataPlane;
 import dev.berth.core.agent.RuntimeReport;
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Session;
+import dev.berth.core.session.SessionId;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** Asks a session's agent whether work is in progress, for the idle policy. */
 public final class WorkloadProbe {

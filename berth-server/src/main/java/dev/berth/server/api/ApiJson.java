@@ -27,7 +27,8 @@ final class ApiJson {
       Session s,
       Instant now,
       Duration idleAfter,
-      Optional<dev.berth.core.archive.RestoreProgress.Progress> restore) {
+      Optional<dev.berth.core.archive.RestoreProgress.Progress> restore,
+      int pendingApprovals) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("id", s.id().value());
     body.put("name", s.name());
@@ -78,6 +79,7 @@ final class ApiJson {
     s.failure()
         .ifPresent(
             f -> body.put("failure", Map.of("reason", f.reason().name(), "message", f.message())));
+    body.put("pendingApprovals", pendingApprovals);
     return body;
   }
 

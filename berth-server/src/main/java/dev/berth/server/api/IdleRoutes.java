@@ -84,7 +84,8 @@ final class IdleRoutes {
                     session,
                     sessions.clock().instant(),
                     sessions.settings().idleAfter(),
-                    sessions.restores().of(session.id()))));
+                    sessions.restores().of(session.id()),
+                    sessions.approvals().read().countPending(session.id()))));
   }
 
   private static String holdReason(IdleDecision.Held held) {

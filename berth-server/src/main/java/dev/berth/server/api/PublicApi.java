@@ -43,6 +43,8 @@ public final class PublicApi {
   private final IdleRoutes idleRoutes;
   private final AuditRoutes auditRoutes;
   private final RuntimeRoutes runtimeRoutes;
+  private final ApprovalRoutes approvalRoutes;
+  private final GatewayRoutes gatewayRoutes;
   private final WebUi webUi = WebUi.fromClasspath();
   private final AttachProxy attach;
   private final OpenApiSpec spec = OpenApiSpec.load();
@@ -84,6 +86,8 @@ public final class PublicApi {
     this.idleRoutes = new IdleRoutes(sessions, bodies, json);
     this.auditRoutes = new AuditRoutes(store, store, admission, json);
     this.runtimeRoutes = new RuntimeRoutes(sessions, json);
+    this.approvalRoutes = new ApprovalRoutes(sessions, sessions.approvals(), bodies, json);
+    this.gatewayRoutes = new GatewayRoutes(sessions.approvals(), store, problems, json);
     this.attach = new AttachProxy(sessions, this::caller, telemetry.registry());
   }
 
@@ -121,6 +125,9 @@ public final class PublicApi {
     idleRoutes.register(routes);
     auditRoutes.register(routes);
     runtimeRoutes.register(routes);
+    approvalRoutes.register(routes);
+    // Not under /api/v1: the proxies present a gateway key, not a bearer token.
+    gatewayRoutes.register(routes);
     routes.ws(SessionRoutes.SESSION + "/attach", attach::configure);
     webUi.register(config);
     routes.exception(Exception.class, (e, ctx) -> problems.write(ctx, e));

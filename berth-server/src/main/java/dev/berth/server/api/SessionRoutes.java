@@ -318,7 +318,8 @@ final class SessionRoutes {
         s,
         sessions.clock().instant(),
         sessions.settings().idleAfter(),
-        sessions.restores().of(s.id()));
+        sessions.restores().of(s.id()),
+        sessions.approvals().read().countPending(s.id()));
   }
 
   private void send(Context ctx, Object body) {

@@ -48,7 +48,8 @@ public record UseCases(
     RestoreProgress restores,
     WorkloadCatalog catalog,
     Clock clock,
-    AccessSettings settings) {
+    AccessSettings settings,
+    ApprovalUseCases approvals) {
 
   /** The ports the use cases run over. */
   public record Ports(
@@ -69,7 +70,8 @@ public record UseCases(
       AccessSettings settings,
       RandomGenerator random,
       Runnable newSessionRequirement,
-      WorkloadCatalog catalog) {
+      WorkloadCatalog catalog,
+      ApprovalUseCases approvals) {
     SessionStore store = ports.store();
     Clock clock = ports.clock();
     IdlePolicy idlePolicy = new IdlePolicy(settings.idle());
@@ -108,7 +110,7 @@ public record UseCases(
         new ExplainIdle(
             store,
             idlePolicy,
-            new WorkloadProbe(ports.dataPlane()),
+            new WorkloadProbe(ports.dataPlane(), approvals.read()::pendingUntil),
             clock,
             settings.suspendEnabled()),
         idlePolicy,
@@ -116,6 +118,7 @@ public record UseCases(
         ports.restores(),
         catalog,
         clock,
-        settings);
+        settings,
+        approvals);
   }
 }
