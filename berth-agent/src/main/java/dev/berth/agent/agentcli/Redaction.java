@@ -38,6 +38,9 @@ record Redaction(List<String> secrets) {
           new TranscriptEvent.Retry(
               t.attempt(), t.maxAttempts(), t.delayMs(), t.status(), text(t.message()));
       case TranscriptEvent.Raw t -> new TranscriptEvent.Raw(text(t.json()));
+      case TranscriptEvent.Approval t ->
+          new TranscriptEvent.Approval(
+              t.approvalId(), text(t.tool()), t.state(), t.reason().map(this::text));
       case TranscriptEvent.ToolResult t -> t;
       case TranscriptEvent.Usage t -> t;
       case TranscriptEvent.TurnFinished t -> t;

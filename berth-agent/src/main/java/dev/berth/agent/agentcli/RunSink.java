@@ -20,6 +20,7 @@ final class RunSink implements ProjectionSink {
   private final StreamRedactor errors;
   private final StreamRedactor transcriptAnswers;
   private final StderrLines stderr;
+  private final ApprovalMarkers approvals = new ApprovalMarkers();
 
   RunSink(
       String execution,
@@ -67,6 +68,8 @@ final class RunSink implements ProjectionSink {
     if (!held.isEmpty()) {
       transcript.append(execution, new TranscriptEvent.AssistantText(held));
     }
+    approvals.take(held).forEach(approval -> transcript.append(execution, approval));
+    approvals.finish().forEach(approval -> transcript.append(execution, approval));
   }
 
   @Override
@@ -78,6 +81,7 @@ final class RunSink implements ProjectionSink {
         if (!safe.isEmpty()) {
           transcript.append(execution, new TranscriptEvent.AssistantText(safe));
         }
+        approvals.take(safe).forEach(approval -> transcript.append(execution, approval));
       }
       case TranscriptEvent.Usage reported -> transcript.append(execution, usage.perTurn(reported));
       default -> transcript.append(execution, redaction.event(event));

@@ -176,6 +176,27 @@ public sealed interface TranscriptEvent {
     }
   }
 
+  /**
+   * A tool call the session's approval gate held: {@code state} is {@code pending} when it began to
+   * wait, then one of {@code approved}, {@code rejected}, {@code expired}, {@code timed_out},
+   * {@code cancelled}, {@code error}, with the reason given. Read from the marker lines the
+   * credential proxy writes into the answer ({@link ApprovalMarkers}).
+   */
+  record Approval(String approvalId, String tool, String state, Optional<String> reason)
+      implements TranscriptEvent {
+    public Approval {
+      Objects.requireNonNull(approvalId, "approvalId");
+      Objects.requireNonNull(tool, "tool");
+      Objects.requireNonNull(state, "state");
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public String type() {
+      return "approval";
+    }
+  }
+
   /** An event of the CLI's stream this version does not interpret: its JSON line as it came. */
   record Raw(String json) implements TranscriptEvent {
     @Override

@@ -361,6 +361,12 @@ public final class TranscriptLog {
         t.exitStatus().ifPresent(v -> entry.put("exitStatus", v));
       }
       case TranscriptEvent.Raw t -> entry.set("event", parseOrText(t.json()));
+      case TranscriptEvent.Approval t -> {
+        entry.put("approvalId", t.approvalId());
+        entry.put("tool", t.tool());
+        entry.put("state", t.state());
+        t.reason().ifPresent(r -> entry.put("reason", r));
+      }
     }
   }
 

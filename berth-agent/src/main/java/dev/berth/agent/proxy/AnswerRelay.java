@@ -2,6 +2,8 @@ package dev.berth.agent.proxy;
 
 import dev.berth.agent.agentcli.StreamRedactor;
 import dev.berth.agent.agentcli.Utf8Text;
+import dev.berth.agent.proxy.gate.AnswerGate;
+import dev.berth.agent.proxy.gate.Gatekeeper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -41,9 +43,16 @@ final class AnswerRelay {
           "set-cookie");
 
   private final ProviderProfile profile;
+  private final Optional<Gatekeeper> gate;
 
   AnswerRelay(ProviderProfile profile) {
+    this(profile, Optional.empty());
+  }
+
+  /** With a gate, a successful answer's tool calls pass it first (before any redaction). */
+  AnswerRelay(ProviderProfile profile, Optional<Gatekeeper> gate) {
     this.profile = profile;
+    this.gate = gate;
   }
 
   void relay(HttpResponse<InputStream> answer, Response response) throws IOException {
@@ -77,7 +86,11 @@ final class AnswerRelay {
               .firstValue("Content-Type")
               .map(t -> t.toLowerCase(Locale.ROOT).startsWith("text/event-stream"))
               .orElse(false);
-      stream(in, response, events);
+      AnswerGate held =
+          answer.statusCode() / 100 == 2
+              ? gate.map(g -> g.forAnswer(profile.api(), events)).orElseGet(AnswerGate::none)
+              : AnswerGate.none();
+      stream(in, response, events, held);
     }
   }
 
@@ -86,9 +99,11 @@ final class AnswerRelay {
    * become a secret, and an event stream's one unfinished event), until 64 MiB raw: nothing of it
    * is buffered whole, so that an agent session cannot make the host hold more than a chunk (or an
    * event) per exchange. An event stream is flushed after every chunk; a body past the cap is cut
-   * short.
+   * short. The gate sees the upstream's text first: it decides on the tool calls as the model wrote
+   * them, and what it lets through (and its own markers) is redacted like the rest.
    */
-  private void stream(InputStream in, Response response, boolean events) throws IOException {
+  private void stream(InputStream in, Response response, boolean events, AnswerGate gate)
+      throws IOException {
     Utf8Text text = new Utf8Text();
     StreamRedactor raw = new StreamRedactor(profile.secrets());
     EventStreamText blocks =
@@ -96,27 +111,35 @@ final class AnswerRelay {
     byte[] buffer = new byte[16 << 10];
     long count = 0;
     try (OutputStream out = Content.Sink.asOutputStream(response)) {
+      AnswerGate.Downstream down =
+          piece -> {
+            String safe = raw.redact(blocks == null ? piece : blocks.accept(piece));
+            if (!safe.isEmpty()) {
+              out.write(safe.getBytes(StandardCharsets.UTF_8));
+              if (events) {
+                out.flush();
+              }
+            }
+          };
       int n;
-      while ((n = in.read(buffer)) >= 0) {
+      while (!gate.ended() && (n = in.read(buffer)) >= 0) {
         count += n;
         if (count > CredentialProxy.BODY_CAP) {
           LOG.info("{}: an upstream answer passed 64 MiB; the rest is dropped", profile.name());
           break;
         }
-        String decoded = text.decode(buffer, 0, n);
-        String safe = raw.redact(blocks == null ? decoded : blocks.accept(decoded));
-        if (!safe.isEmpty()) {
-          out.write(safe.getBytes(StandardCharsets.UTF_8));
-          if (events) {
-            out.flush();
-          }
-        }
+        gate.accept(text.decode(buffer, 0, n), down);
       }
       String rest = text.finish();
-      if (blocks != null) {
-        rest = blocks.accept(rest) + blocks.finish();
+      if (!gate.ended()) {
+        gate.accept(rest, down);
+        gate.finish(down);
       }
+      rest = blocks == null ? "" : blocks.finish();
       out.write(raw.redact(rest).concat(raw.finish()).getBytes(StandardCharsets.UTF_8));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("the answer was stopped while a tool call waited");
     }
   }
 

@@ -1,5 +1,9 @@
 package dev.berth.agent.proxy;
 
+import dev.berth.agent.proxy.gate.GateSettings;
+import dev.berth.agent.proxy.gate.Gatekeeper;
+import dev.berth.core.approval.ApprovalPolicy;
+import dev.berth.core.session.SessionId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -100,14 +105,43 @@ public final class CredentialProxy implements AutoCloseable {
       new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
   private final Server server;
 
-  private CredentialProxy(ProviderProfile profile, HttpClient upstream, Server server) {
+  private final Optional<Gatekeeper> gate;
+
+  private CredentialProxy(
+      ProviderProfile profile, HttpClient upstream, Server server, Optional<Gatekeeper> gate) {
     this.profile = profile;
     this.upstream = upstream;
     this.server = server;
+    this.gate = gate;
   }
 
   /** Starts a proxy for {@code profile}, listening at {@code listen}. */
   public static CredentialProxy start(ProviderProfile profile, Listen listen) {
+    return open(profile, listen, Optional.empty());
+  }
+
+  /**
+   * Starts a proxy for session {@code session}'s {@code profile} that holds the tool calls the
+   * gate's policy names until its gateway decides ({@link Gatekeeper}); without a gate, or with
+   * policy {@code off}, it is the plain proxy.
+   */
+  public static CredentialProxy start(
+      ProviderProfile profile, Listen listen, Optional<GateSettings> gate, SessionId session) {
+    Objects.requireNonNull(session, "session");
+    return open(
+        profile,
+        listen,
+        gate.filter(g -> g.policy() != ApprovalPolicy.OFF)
+            .map(g -> Gatekeeper.of(g, session.value(), profile.secrets())));
+  }
+
+  /** Starts a proxy whose answers pass {@code gate} (tests give one of their own). */
+  public static CredentialProxy start(ProviderProfile profile, Listen listen, Gatekeeper gate) {
+    return open(profile, listen, Optional.of(gate));
+  }
+
+  private static CredentialProxy open(
+      ProviderProfile profile, Listen listen, Optional<Gatekeeper> gate) {
     Objects.requireNonNull(profile, "profile");
     HttpClient client =
         HttpClient.newBuilder()
@@ -119,7 +153,7 @@ public final class CredentialProxy implements AutoCloseable {
     VirtualThreadPool threads = new VirtualThreadPool();
     threads.setName("berth-credential-proxy-" + profile.name());
     Server server = new Server(threads);
-    CredentialProxy proxy = new CredentialProxy(profile, client, server);
+    CredentialProxy proxy = new CredentialProxy(profile, client, server, gate);
     server.setHandler(proxy.new Forwarder());
     switch (listen) {
       case Listen.Unix unix -> {
@@ -236,7 +270,7 @@ public final class CredentialProxy implements AutoCloseable {
         answer(response, 502, "text/plain; charset=utf-8", UPSTREAM_UNAVAILABLE + "\n");
         return;
       }
-      new AnswerRelay(profile).relay(answer, response);
+      new AnswerRelay(profile, gate).relay(answer, response);
     } finally {
       inFlight.release();
     }

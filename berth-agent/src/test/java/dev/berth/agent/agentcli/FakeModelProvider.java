@@ -28,8 +28,8 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
- *   <li>text starting {@code run: }: a {@code Bash} tool call (Anthropic) of the command after it,
- *       as a model steered by a hostile prompt would make;
+ *   <li>text starting {@code run: }: a tool call of the command after it, as a model steered by a
+ *       hostile prompt would make: {@code Bash} (Anthropic), {@code exec_command} (Responses);
  *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
  *       {@code exec_command} (Responses: Codex's shell tool, offered to a model it is given);
  *   <li>text with {@code echo the token}: an answer that contains the secret of {@link #echoes}, as
@@ -313,8 +313,12 @@ public final class FakeModelProvider implements AutoCloseable {
       }
     }
     boolean toolResult = last.path("type").asString("").equals("function_call_output");
+    if (!toolResult && text.startsWith("run: ")) {
+      responsesToolCall(exchange, text.substring("run: ".length()));
+      return;
+    }
     if (!toolResult && text.contains("touch")) {
-      responsesToolCall(exchange);
+      responsesToolCall(exchange, "touch marker.txt");
       return;
     }
     String answer =
@@ -352,9 +356,10 @@ public final class FakeModelProvider implements AutoCloseable {
             + "\"output_tokens\":6,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}}}");
   }
 
-  /** Codex's shell tool, asked to make the marker in its working directory. */
-  private void responsesToolCall(HttpExchange exchange) throws IOException {
-    String arguments = JSON.writeValueAsString("{\"cmd\":\"touch marker.txt\"}");
+  /** Codex's shell tool, asked to run {@code command} in its working directory. */
+  private void responsesToolCall(HttpExchange exchange, String command) throws IOException {
+    String arguments =
+        JSON.writeValueAsString(JSON.writeValueAsString(java.util.Map.of("cmd", command)));
     String call =
         "{\"type\":\"function_call\",\"id\":\"fc_fake\",\"call_id\":\"call_fake\","
             + "\"name\":\"exec_command\",\"arguments\":";

@@ -1,0 +1,38 @@
+package dev.berth.agent.proxy.gate;
+
+/**
+ * The lines the proxy writes into an answer around a held call, as text of their own: {@code
+ * [berth: awaiting approval — <tool> · <id>]} before it holds, then {@code [berth: approved —
+ * <tool> · <id>]} or, for a refused call, {@code [berth: tool call rejected — <tool> · <id>:
+ * <reason>]} (also {@code expired}, {@code timed out}, {@code cancelled}, {@code gateway error}).
+ * The agent's transcript reads them back into entries of kind {@code approval}.
+ */
+public final class Markers {
+
+  private Markers() {}
+
+  public static String awaiting(String tool, String id) {
+    return "[berth: awaiting approval — " + tool + " · " + id + "]\n";
+  }
+
+  public static String result(String tool, String id, Decision decision) {
+    if (decision.lets()) {
+      return "[berth: approved — " + tool + " · " + id + "]\n";
+    }
+    String reason = decision.reason().map(r -> ": " + oneLine(r)).orElse("");
+    return "[berth: tool call "
+        + decision.verdict().words()
+        + " — "
+        + tool
+        + " · "
+        + id
+        + reason
+        + "]\n";
+  }
+
+  /** A reason on one line, without the bracket that would end the marker early. */
+  private static String oneLine(String text) {
+    String line = text.replaceAll("[\\r\\n]+", " ").replace(']', ')').strip();
+    return line.length() <= 500 ? line : line.substring(0, 500) + "…";
+  }
+}
