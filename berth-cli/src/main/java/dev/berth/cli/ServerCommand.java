@@ -198,6 +198,8 @@ final class ServerCommand implements Callable<Integer> {
               + " (docs/agents.md).")
   private @Nullable Path providers;
 
+  @CommandLine.Mixin private ApprovalOptions approvals = new ApprovalOptions();
+
   @Option(
       names = "--plugins-dir",
       paramLabel = "DIR",
@@ -397,8 +399,13 @@ final class ServerCommand implements Callable<Integer> {
       }
       clis.put(entry.substring(0, eq), Path.of(entry.substring(eq + 1)));
     }
-    return new ServerConfig.Agents(
-        clis, Optional.ofNullable(providers), Optional.ofNullable(pluginsDir));
+    try {
+      return new ServerConfig.Agents(
+              clis, Optional.ofNullable(providers), Optional.ofNullable(pluginsDir))
+          .withApprovals(approvals.settings());
+    } catch (IllegalArgumentException | dev.berth.core.error.InvalidValueException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 
   @Override

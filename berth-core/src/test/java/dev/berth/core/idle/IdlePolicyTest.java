@@ -71,6 +71,26 @@ class IdlePolicyTest {
   }
 
   @Test
+  void aToolCallWaitingForApprovalHoldsTheSessionUntilTheApprovalExpires() {
+    WorkloadActivity waiting =
+        WorkloadActivity.quiet().withApprovalPending(Optional.of(at(60).plusSeconds(300)));
+
+    assertThat(policy.decide(ready, waiting, at(61)))
+        .isEqualTo(
+            new IdleDecision.Held(IdleDecision.Hold.APPROVAL_PENDING, at(60).plusSeconds(300)));
+    assertThat(policy.decide(ready, waiting, at(60).plusSeconds(300)))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
+  @Test
+  void aWaitingApprovalHoldsEvenAQuietRuntimeButNotAnActiveSessionsTimeline() {
+    WorkloadActivity waiting = WorkloadActivity.quiet().withApprovalPending(Optional.of(at(120)));
+
+    assertThat(policy.decide(ready, waiting, at(5))).isInstanceOf(IdleDecision.Active.class);
+    assertThat(policy.decide(ready, waiting, at(30))).isInstanceOf(IdleDecision.Idle.class);
+  }
+
+  @Test
   void anAccessMovesEveryBoundary() {
     Session touched = ready.touched(at(59));
 

@@ -243,7 +243,8 @@ class OpenApiSpecTest {
             "CreateToken",
             "PutTenant",
             "KeepAlive",
-            "PluginRefresh");
+            "PluginRefresh",
+            "ApprovalDecision");
   }
 
   @Test
