@@ -1231,7 +1231,7 @@ export interface components {
             state: components["schemas"]["ApprovalStateValue"];
             /** @description Why it was rejected, expired or cancelled, when known. */
             reason?: string;
-            /** @description Who decided: `admin`, `tenant <name>`, `gateway` (the external gateway) or `berth` (expired or cancelled by the control plane). */
+            /** @description Who decided: `admin`, `tenant:<name>`, `gateway` (the external gateway) or `berth` (expired or cancelled by the control plane). */
             decidedBy?: string;
             /** Format: date-time */
             createdAt: string;
@@ -1328,7 +1328,7 @@ export interface components {
             at: string;
             execution: string;
             /** @enum {string} */
-            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "warning" | "retry" | "raw" | "turn-finished";
+            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "warning" | "retry" | "approval" | "raw" | "turn-finished";
         } & {
             [key: string]: unknown;
         };

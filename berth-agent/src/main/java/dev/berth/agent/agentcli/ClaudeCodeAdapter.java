@@ -21,7 +21,10 @@ import java.util.random.RandomGenerator;
  * and the next run starts a conversation of a new id (the CLI may have recorded the failed one).
  *
  * <p>Managed settings in the CLI's home allow the file and shell tools; the CLI runs them inside
- * the session's sandbox like anything the session runs. {@code --dangerously-skip-permissions} is
+ * the session's sandbox like anything the session runs. They allow {@code WebFetch} and {@code
+ * WebSearch} too: print mode cannot ask anyone, so a tool not allowed is refused outright, and the
+ * session's approval gate (in its credential proxy, which holds such a call until a person decides)
+ * would ask about a call the CLI then refuses anyway. {@code --dangerously-skip-permissions} is
  * never passed.
  */
 public record ClaudeCodeAdapter(String type) implements AgentAdapter {
@@ -30,7 +33,8 @@ public record ClaudeCodeAdapter(String type) implements AgentAdapter {
   static final String SETTINGS = ".claude/settings.json";
 
   static final String MANAGED_SETTINGS =
-      "{\"permissions\":{\"allow\":[\"Read\",\"Write\",\"Edit\",\"Glob\",\"Grep\",\"Bash\"]}}\n";
+      "{\"permissions\":{\"allow\":[\"Read\",\"Write\",\"Edit\",\"Glob\",\"Grep\",\"Bash\","
+          + "\"WebFetch\",\"WebSearch\"]}}\n";
 
   /** Claude Code itself. */
   public static ClaudeCodeAdapter claudeCode() {

@@ -30,9 +30,9 @@ public final class Markers {
         + "]\n";
   }
 
-  /** A reason on one line, without the bracket that would end the marker early. */
+  /** A reason on one line, without brackets that would end (or look like) a marker. */
   private static String oneLine(String text) {
-    String line = text.replaceAll("[\\r\\n]+", " ").replace(']', ')').strip();
+    String line = text.replaceAll("[\\r\\n]+", " ").replace('[', '(').replace(']', ')').strip();
     return line.length() <= 500 ? line : line.substring(0, 500) + "…";
   }
 }

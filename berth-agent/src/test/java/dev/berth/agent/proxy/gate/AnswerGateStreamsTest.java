@@ -201,7 +201,8 @@ class AnswerGateStreamsTest {
         .containsExactlyElementsOf(ANTHROPIC.subList(0, 4));
     assertThat(texts(events.subList(4, 10)))
         .containsExactly(
-            "[berth: awaiting approval — Bash · " + id + "]\n",
+            // The text before it did not end its line: the marker starts one of its own.
+            "\n[berth: awaiting approval — Bash · " + id + "]\n",
             "[berth: approved — Bash · " + id + "]\n");
     assertThat(events.subList(4, 10))
         .extracting(e -> data(e).path("index").asInt())
@@ -234,7 +235,7 @@ class AnswerGateStreamsTest {
     assertThat(texts(events))
         .containsExactly(
             "Let me run it.",
-            "[berth: awaiting approval — Bash · " + id + "]\n",
+            "\n[berth: awaiting approval — Bash · " + id + "]\n",
             "[berth: tool call rejected — Bash · " + id + ": not on a Friday]\n");
     assertThat(events.get(events.size() - 2).data().path("delta").path("stop_reason").asString())
         .isEqualTo("end_turn");
