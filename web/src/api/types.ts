@@ -22,16 +22,8 @@ export type Execution = Schemas["Execution"];
 export type Approval = Schemas["Approval"];
 export type ApprovalList = Schemas["ApprovalList"];
 export type ApprovalDecision = Schemas["ApprovalDecision"];
-/**
- * The document leaves an entry's own fields open (`additionalProperties`); these are the ones read.
- * `approval` (the credential proxy's marker lines, turned into entries by the agent) is added to the
- * document's kinds until the document names it.
- */
-export type TranscriptEntry = {
-  seq: Schemas["TranscriptEntry"]["seq"];
-  at: Schemas["TranscriptEntry"]["at"];
-  execution: Schemas["TranscriptEntry"]["execution"];
-  type: Schemas["TranscriptEntry"]["type"] | "approval";
+/** The document leaves an entry's own fields open (`additionalProperties`); these are the ones read. */
+export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   prompt?: string;
   text?: string;
   summary?: string;
