@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { approvalLine, argumentsPreview, countdown, pendingBadge, pendingFirstToExpire, shortApprovalId, stateView } from "./approvals";
+import {
+  approvalLine,
+  argumentsPreview,
+  countdown,
+  pendingBadge,
+  pendingFirstToExpire,
+  shortApprovalId,
+  stateView,
+  withoutMarkers,
+} from "./approvals";
 import { instant } from "./format";
 
 const SID = "0123456789abcdef0123456789abcdef";
@@ -81,5 +90,25 @@ describe("the arguments preview", () => {
     expect(argumentsPreview('{"command":"touch mar')).toBe('{"command":"touch mar');
     expect(argumentsPreview("<img src=x onerror=alert(1)>")).toBe("<img src=x onerror=alert(1)>");
     expect(argumentsPreview(undefined)).toBe("(no arguments)");
+  });
+});
+
+describe("an answer's text without the marker lines", () => {
+  const ID = `${SID}:00112233445566778899aabbccddeeff`;
+
+  it("drops each marker line, whose approval entry the turn shows instead", () => {
+    expect(withoutMarkers(`[berth: awaiting approval — Bash · ${ID}]\n`)).toBe("");
+    expect(withoutMarkers(`Let me run it.\n[berth: approved — Bash · ${ID}]\nDone.`)).toBe("Let me run it.\nDone.");
+    expect(withoutMarkers(`[berth: tool call rejected — WebFetch · ${ID}: not today]`)).toBe("");
+    expect(withoutMarkers(`[berth: tool call gateway error — mcp__gh__issue · ${ID}: down]\n`)).toBe("");
+  });
+
+  it("keeps text that only looks like one: inside a line, another id, another word", () => {
+    const kept = [
+      `see [berth: approved — Bash · ${ID}] here\n`,
+      "[berth: approved — Bash · not-an-id]\n",
+      `[berth: allowed — Bash · ${ID}]\n`,
+    ];
+    for (const text of kept) expect(withoutMarkers(text)).toBe(text);
   });
 });

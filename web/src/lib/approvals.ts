@@ -99,3 +99,16 @@ export function argumentsPreview(text: string | undefined): string {
     return text;
   }
 }
+
+/**
+ * The proxy's marker lines as the agent's transcript spells them (its ApprovalMarkers): each also
+ * makes an `approval` entry, which the turn shows as its own line, so the answer's text leaves them
+ * out rather than show each twice (the raw output keeps them).
+ */
+const MARKER_LINE =
+  /^\[berth: (?:awaiting approval|approved|tool call (?:rejected|expired|timed out|cancelled|gateway error)) — .+? · [^\s\]]+:[0-9a-f]{32}(?:: [^\]]*)?\][ \t]*(?:\r?\n|$)/gm;
+
+/** An answer's text without the approval gate's marker lines. */
+export function withoutMarkers(text: string): string {
+  return text.replace(MARKER_LINE, "");
+}

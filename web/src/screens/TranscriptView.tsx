@@ -15,7 +15,7 @@ import { usePolling } from "../lib/polling";
 import { Size } from "../components/Human";
 import { conversationCost, usd } from "../lib/cost";
 import { useFollowEnd } from "../lib/follow";
-import { approvalLine, stateView } from "../lib/approvals";
+import { approvalLine, stateView, withoutMarkers } from "../lib/approvals";
 
 interface Turn {
   execution: string;
@@ -131,7 +131,9 @@ function TurnView({ turn }: { turn: Turn }) {
   const parts: React.ReactNode[] = [];
   let text = "";
   const flush = (key: string) => {
-    if (text) parts.push(<p key={key} className="turn-answer">{text}</p>);
+    // The approval gate's marker lines are shown once, as their approval entries' lines.
+    const shown = withoutMarkers(text);
+    if (shown.trim()) parts.push(<p key={key} className="turn-answer">{shown}</p>);
     text = "";
   };
   const results = new Map(
