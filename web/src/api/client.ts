@@ -3,6 +3,9 @@
 // authenticates with the HttpOnly cookie set by GET /login?token=, so no token is ever handled here.
 
 import type {
+  Approval,
+  ApprovalDecision,
+  ApprovalList,
   Config,
   Execution,
   TranscriptPage,
@@ -195,6 +198,17 @@ export const api = {
   /** Drops a waiting prompt or kills a running one (an execution of any kind). */
   cancel: (id: string, execution: string) =>
     call<Execution>("POST", `/sessions/${enc(id)}/executions/${enc(execution)}/cancel`, { body: {} }),
+
+  /**
+   * An agent session's approvals, newest first: the tool calls its credential proxy holds (or
+   * held) for a decision. Passive: never an access, never restores.
+   */
+  approvals: (id: string, signal?: AbortSignal) =>
+    call<ApprovalList>("GET", `/sessions/${enc(id)}/approvals`, { signal }).then((r) => r.items),
+
+  /** Approves or rejects a pending approval; 409 once it was decided or expired, 404 unknown. */
+  decideApproval: (id: string, approvalId: string, body: ApprovalDecision) =>
+    call<Approval>("POST", `/sessions/${enc(id)}/approvals/${enc(approvalId)}`, { body }),
 
   /** Whether the signed-in principal is the admin (`GET /whoami`). */
   async isAdmin(signal?: AbortSignal): Promise<boolean> {

@@ -654,6 +654,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The tool calls of an agent session that asked for a decision, newest first.
+         * @description An approval past its `expiresAt` reads as `expired` (it is stored so on the way). A session whose policy is `off` has none.
+         */
+        get: operations["listApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}/approvals/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+                /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+                approvalId: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject a pending tool call.
+         * @description The decision is final and audited with the caller as its decider. An approval that is no longer pending is `409 APPROVAL_DECIDED`; one whose time ran out is `409 APPROVAL_EXPIRED`; an unknown one (or one of another session) is `404 APPROVAL_NOT_FOUND`.
+         */
+        post: operations["decideApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/api/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session's credential proxy asks for a decision on a held tool call.
+         * @description The approval gateway protocol, served for the sessions' proxies (not under `/api/v1`, no bearer token). `x-api-key` is the session runtime's gateway key; the id's prefix (before `:`) names the session, and a key of another session or runtime is `403`. Idempotent: the same id with the same digest answers `200` with the stored status; another digest is `409`.
+         */
+        post: operations["requestApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gateway/api/requests/{approvalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+                approvalId: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        /** The status of a tool call's approval, for the proxy that holds the call. */
+        get: operations["getApprovalStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/operations/{opid}": {
         parameters: {
             query?: never;
@@ -879,7 +967,7 @@ export interface components {
              * @description The stable machine reason; `INTERNAL` is an unexpected server error (500). A refusal of the session's agent (its node) is passed on with the agent's own status and reason, from `NOT_AN_AGENT` on in this list (docs/agent-protocol.md).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "IDENTITY_UNAVAILABLE" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "IDENTITY_UNAVAILABLE" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "APPROVAL_NOT_FOUND" | "APPROVAL_DECIDED" | "APPROVAL_EXPIRED" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */
@@ -1034,6 +1122,11 @@ export interface components {
             failure?: components["schemas"]["Failure"];
             /** @description The id of the operation serving the current intent. */
             operation?: string;
+            /**
+             * Format: int32
+             * @description How many of the session's tool calls wait for a decision (`GET /sessions/{id}/approvals?state=pending`); 0 when none.
+             */
+            pendingApprovals?: number;
         };
         /** @description Present only when the session is a `snapshot`. */
         Checkpoint: {
@@ -1121,6 +1214,55 @@ export interface components {
             reason: "SCHEDULING" | "IMAGE_POLICY" | "IMAGE_PULL" | "IMAGE_INVALID" | "STORAGE" | "RUNTIME_HEALTH" | "RUNTIME_CONFIG_INVALID" | "OUT_OF_MEMORY" | "AGENT_CRASHLOOP" | "EVICTED" | "RUNTIME_UNKNOWN_REASON" | "CREDENTIAL_REFERENCE" | "UNSUPPORTED_CAPABILITY" | "ARCHIVE_CORRUPT" | "ARCHIVE_UNSAFE" | "ARCHIVE_MISSING" | "RUNTIME_LOST" | "DEADLINE_EXCEEDED" | "STALE_INTENT";
             message: string;
         };
+        ApprovalIdValue: string;
+        /** @enum {string} */
+        ApprovalStateValue: "pending" | "approved" | "rejected" | "expired" | "cancelled";
+        Approval: {
+            id: components["schemas"]["ApprovalIdValue"];
+            sessionId: components["schemas"]["SessionIdValue"];
+            /** @description The tool the model called, e.g. `WebFetch` or `mcp__github__create_issue`. */
+            tool: string;
+            /** @description The digest of the call's complete arguments, as the proxy holds them. */
+            argumentsDigest: string;
+            /** @description The call's arguments as JSON text, cut to 4 KiB, secrets redacted. */
+            arguments: string;
+            /** @description Who the call acts for (the session's tenant). */
+            requester: string;
+            state: components["schemas"]["ApprovalStateValue"];
+            /** @description Why it was rejected, expired or cancelled, when known. */
+            reason?: string;
+            /** @description Who decided: `admin`, `tenant:<name>`, `gateway` (the external gateway) or `berth` (expired or cancelled by the control plane). */
+            decidedBy?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            decidedAt?: string;
+        };
+        ApprovalList: {
+            items: components["schemas"]["Approval"][];
+        };
+        ApprovalDecision: {
+            /** @enum {string} */
+            decision: "approve" | "reject";
+            /** @description Why; shown to the model in the rejection marker. */
+            reason?: string;
+        };
+        GatewayRequest: {
+            id: components["schemas"]["ApprovalIdValue"];
+            tool: string;
+            argumentsDigest: string;
+            /** @description The call's input as JSON, or a string cut to 4 KiB. */
+            arguments: unknown;
+            userId?: string;
+        };
+        GatewayStatus: {
+            id: components["schemas"]["ApprovalIdValue"];
+            /** @enum {string} */
+            status: "PENDING" | "APPROVED" | "REJECTED" | "EXPIRED" | "CANCELLED";
+            reason?: string;
+        };
         SessionList: {
             sessions: components["schemas"]["Session"][];
             /** @description Present when there are more sessions; pass it as `pageToken`. */
@@ -1186,7 +1328,7 @@ export interface components {
             at: string;
             execution: string;
             /** @enum {string} */
-            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "warning" | "retry" | "raw" | "turn-finished";
+            type: "turn-started" | "assistant-text" | "thinking" | "tool-call" | "tool-result" | "usage" | "permission-denied" | "error" | "warning" | "retry" | "approval" | "raw" | "turn-finished";
         } & {
             [key: string]: unknown;
         };
@@ -1388,7 +1530,7 @@ export interface components {
             /** @description The decision in words, e.g. `a running execution holds it until …`. */
             reason: string;
             /** @enum {string} */
-            hold?: "KEEP_ALIVE" | "EXECUTION_RUNNING" | "SHELL_BUSY";
+            hold?: "KEEP_ALIVE" | "EXECUTION_RUNNING" | "SHELL_BUSY" | "APPROVAL_PENDING";
             /** Format: date-time */
             idleAt?: string;
             /** Format: date-time */
@@ -1639,6 +1781,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `APPROVAL_NOT_FOUND`: no such approval of this session (or no such session). */
+        ApprovalNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Not Found",
+                 *       "status": 404,
+                 *       "reason": "APPROVAL_NOT_FOUND",
+                 *       "detail": "approval not found",
+                 *       "error": "approval not found"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `APPROVAL_DECIDED` (it was approved, rejected or cancelled already) or `APPROVAL_EXPIRED` (its time ran out before the decision). */
+        ApprovalNotPending: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `PRECONDITION_FAILED`: `If-Match` names an intent version the session has moved past. */
         PreconditionFailed: {
             headers: {
@@ -1769,6 +1939,8 @@ export interface components {
     parameters: {
         /** @description The session id. */
         SessionId: components["schemas"]["SessionIdValue"];
+        /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+        ApprovalId: components["schemas"]["ApprovalIdValue"];
         /** @description The execution id. */
         ExecutionId: string;
         /** @description The operation id. */
@@ -2806,6 +2978,134 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description Only the approvals in this state (e.g. `pending`). */
+                state?: components["schemas"]["ApprovalStateValue"];
+            };
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session's approvals. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalList"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+                /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+                approvalId: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApprovalDecision"];
+            };
+        };
+        responses: {
+            /** @description The approval, decided. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["ApprovalNotFound"];
+            409: components["responses"]["ApprovalNotPending"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    requestApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The protocol's body, not the API's strict body contract: `arguments` is any JSON (nulls included) and fields added later are ignored. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GatewayRequest"];
+            };
+        };
+        responses: {
+            /** @description The id existed with the same digest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayStatus"];
+                };
+            };
+            /** @description The approval, created pending. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayStatus"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    getApprovalStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+                approvalId: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status (an expired one reads `EXPIRED`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayStatus"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApprovalNotFound"];
         };
     };
     getOperation: {

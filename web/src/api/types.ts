@@ -19,6 +19,9 @@ export type IdleView = Schemas["IdleExplanation"];
 export type OperationStep = Schemas["OperationStep"];
 export type Operation = Schemas["Operation"];
 export type Execution = Schemas["Execution"];
+export type Approval = Schemas["Approval"];
+export type ApprovalList = Schemas["ApprovalList"];
+export type ApprovalDecision = Schemas["ApprovalDecision"];
 /** The document leaves an entry's own fields open (`additionalProperties`); these are the ones read. */
 export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   prompt?: string;
@@ -43,6 +46,10 @@ export type TranscriptEntry = Schemas["TranscriptEntry"] & {
   maxAttempts?: number;
   delayMs?: number;
   status?: number;
+  /** An `approval` entry (a marker line of the credential proxy): which held call, and its state. */
+  approvalId?: string;
+  state?: string;
+  reason?: string;
 };
 export type TranscriptPage = { entries: TranscriptEntry[]; nextCursor: number };
 

@@ -1,6 +1,6 @@
 // The agent workspace (`/agent/:id`): for an agent session its transcript turn by turn
 // (TranscriptView, which follows the newest turn) with the conversation's cost in the header, and
-// the live output followed over SSE with the contract's client obligations (api/output.ts) — for
+// the tool calls waiting for an approval (ApprovalCards), the live output followed over SSE with the contract's client obligations (api/output.ts) — for
 // an agent behind a closed "raw output" disclosure, since the transcript already shows the
 // answers; for a shell as the main pane — a prompt box whose submissions go one at a time, and the session's executions —
 // its prompts — each cancellable while it waits or runs. Any session type can be opened here; a
@@ -18,6 +18,7 @@ import { time } from "../lib/format";
 import { usePolling } from "../lib/polling";
 import { useRouter } from "../lib/router";
 import { errorText, outputPorts } from "../lib/sessionPorts";
+import { ApprovalCards } from "./ApprovalCards";
 import { LoadState, WorkspaceHeader } from "./Common";
 import { SessionPanel } from "./SessionPanel";
 import { TranscriptView } from "./TranscriptView";
@@ -177,6 +178,7 @@ export function AgentWorkspace({ id }: { id: string }) {
           </button>
         </div>
         {isAgent && <TranscriptView key={id} id={id} enabled={hasRuntime} onTotalCost={onTotalCost} />}
+        {isAgent && <ApprovalCards key={`approvals-${id}`} id={id} />}
         {isAgent ? (
           // The transcript shows the answers already: the byte stream they came from (the CLI's
           // own rendering, stderr, the platform's markers) is there for whoever wants it, closed.

@@ -9,6 +9,7 @@ import { Menu } from "../components/Menu";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { HumanText, Size, When } from "../components/Human";
+import { pendingBadge } from "../lib/approvals";
 import { clock, duration, shortId } from "../lib/format";
 import { stateDetail, stateSentence } from "../lib/describe";
 import { useMounted, useNow } from "../lib/hooks";
@@ -253,6 +254,7 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; sh
           ]}
         />
       </div>
+      <ApprovalsBadge count={s.pendingApprovals} />
       <div className="card-body">
         <CardBody session={s} idle={props.idle} now={now} />
       </div>
@@ -262,6 +264,23 @@ function SessionCard(props: { session: Session; idle?: IdleView; now: number; sh
         <span className="tag">{s.workloadType === "shell" ? "$ shell" : `◇ ${s.workloadType}`}</span>
       </div>
     </li>
+  );
+}
+
+/** "1 approval waiting": the session's agent holds a tool call until someone decides. */
+function ApprovalsBadge({ count }: { count?: number }) {
+  const text = pendingBadge(count);
+  if (!text) return null;
+  return (
+    <p className="card-approvals">
+      <span
+        className="tag tag-approvals"
+        data-testid="card-approvals"
+        title="a tool call waits for a decision: open the session to approve or reject it"
+      >
+        {text}
+      </span>
+    </p>
   );
 }
 

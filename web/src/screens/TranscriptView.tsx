@@ -1,6 +1,6 @@
 // An agent session's transcript (GET /sessions/{id}/transcript), turn by turn: the prompt, the
 // answer as its pieces arrive, each tool call collapsible with its result, errors, permission
-// denials and the turn's usage (its tokens and its own cost; the conversation's running total goes
+// denials, the approval gate's marker lines and the turn's usage (its tokens and its own cost; the conversation's running total goes
 // to `onTotalCost`, for the workspace's header). The view opens at the newest turn and follows new
 // entries while the reader is at the end; scrolling up stops that, and "Newest" goes back. Entries come over the transcript's event stream from the last
 // cursor, as they are written; when the stream ends (the runtime went, the connection broke) it is
@@ -15,6 +15,7 @@ import { usePolling } from "../lib/polling";
 import { Size } from "../components/Human";
 import { conversationCost, usd } from "../lib/cost";
 import { useFollowEnd } from "../lib/follow";
+import { approvalLine, stateView, withoutMarkers } from "../lib/approvals";
 
 interface Turn {
   execution: string;
@@ -130,7 +131,9 @@ function TurnView({ turn }: { turn: Turn }) {
   const parts: React.ReactNode[] = [];
   let text = "";
   const flush = (key: string) => {
-    if (text) parts.push(<p key={key} className="turn-answer">{text}</p>);
+    // The approval gate's marker lines are shown once, as their approval entries' lines.
+    const shown = withoutMarkers(text);
+    if (shown.trim()) parts.push(<p key={key} className="turn-answer">{shown}</p>);
     text = "";
   };
   const results = new Map(
@@ -212,6 +215,22 @@ function TurnView({ turn }: { turn: Turn }) {
           </p>,
         );
         return;
+      case "approval": {
+        // The credential proxy's marker line: the held call, then its outcome, in the turn's flow.
+        flush(`t${i}`);
+        const view = stateView(e.state);
+        parts.push(
+          <p
+            key={key}
+            className={`turn-approval turn-approval-${view.tone} small`}
+            data-testid="turn-approval"
+            data-state={e.state}
+          >
+            {approvalLine(e)}
+          </p>,
+        );
+        return;
+      }
       case "usage":
         flush(`t${i}`);
         parts.push(

@@ -1,5 +1,6 @@
 package dev.berth.client;
 
+import dev.berth.core.approval.ApprovalId;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.SessionId;
@@ -342,6 +343,46 @@ public final class BerthClient implements AutoCloseable {
       entries.add(TranscriptEntry.of(entry));
     }
     return List.copyOf(entries);
+  }
+
+  /**
+   * {@code GET /sessions/{id}/approvals}: the session's approvals, newest first; only the pending
+   * ones with {@code pendingOnly}. Passive: never an access.
+   */
+  public List<Approval> approvals(SessionId id, boolean pendingOnly) {
+    List<Approval> approvals = new ArrayList<>();
+    JsonNode page =
+        get(
+            "/sessions/" + id + "/approvals" + (pendingOnly ? "?state=pending" : ""),
+            "the approvals of " + id);
+    for (JsonNode item : page.path("items")) {
+      approvals.add(Json.read(item, Approval.class, "approval"));
+    }
+    return List.copyOf(approvals);
+  }
+
+  /**
+   * {@code POST /sessions/{id}/approvals/{approvalId}}: approves or rejects a pending tool call;
+   * the proxy holding it releases or drops it within a second or so.
+   *
+   * @param reason why, recorded with the decision (and shown to the agent on a rejection)
+   * @throws BerthApiException 409 {@code APPROVAL_DECIDED} when it was decided already, 409 {@code
+   *     APPROVAL_EXPIRED} when it expired first, 404 {@code APPROVAL_NOT_FOUND}
+   */
+  public Approval decideApproval(
+      SessionId id, ApprovalId approvalId, Approval.Decision decision, Optional<String> reason) {
+    Map<String, Object> request = new LinkedHashMap<>();
+    request.put("decision", decision.wireName());
+    reason.ifPresent(r -> request.put("reason", r));
+    HttpApi.Answer answer =
+        api.call(
+            "POST",
+            "/sessions/" + id + "/approvals/" + approvalId,
+            Optional.of(request),
+            NO_HEADERS,
+            timeout,
+            "deciding approval " + approvalId + " of session " + id);
+    return Json.read(body(answer, "the decided approval"), Approval.class, "approval");
   }
 
   /** {@code POST /sessions/{id}/switch}: makes the session active (restores a snapshot). */

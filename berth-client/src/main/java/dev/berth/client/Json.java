@@ -1,5 +1,6 @@
 package dev.berth.client;
 
+import dev.berth.core.approval.ApprovalId;
 import dev.berth.core.execution.ExecutionId;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.session.SessionId;
@@ -79,6 +80,7 @@ final class Json {
         ExecutionId.class, new FromString<>(ExecutionId.class, ExecutionId::new));
     module.addDeserializer(
         OperationId.class, new FromString<>(OperationId.class, OperationId::new));
+    module.addDeserializer(ApprovalId.class, new FromString<>(ApprovalId.class, ApprovalId::new));
     module.addSerializer(SessionId.class, ToStringSerializer.instance);
     module.addSerializer(ExecutionId.class, ToStringSerializer.instance);
     module.addSerializer(OperationId.class, ToStringSerializer.instance);
