@@ -91,6 +91,11 @@ describe("the arguments preview", () => {
     expect(argumentsPreview("<img src=x onerror=alert(1)>")).toBe("<img src=x onerror=alert(1)>");
     expect(argumentsPreview(undefined)).toBe("(no arguments)");
   });
+
+  it("writes bidirectional overrides and zero-width characters as escapes, so nothing hides", () => {
+    expect(argumentsPreview('{"command":"ls \u202e; rm -rf ~"}')).toBe('{\n  "command": "ls \\u{202e}; rm -rf ~"\n}');
+    expect(argumentsPreview("a\u200bb\tc\nd")).toBe("a\\u{200b}b\tc\nd");
+  });
 });
 
 describe("an answer's text without the marker lines", () => {

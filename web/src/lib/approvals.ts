@@ -93,11 +93,23 @@ export function approvalLine(entry: { tool?: string; state?: string; approvalId?
  */
 export function argumentsPreview(text: string | undefined): string {
   if (!text) return "(no arguments)";
+  let shown: string;
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    shown = JSON.stringify(JSON.parse(text), null, 2);
   } catch {
-    return text;
+    shown = text;
   }
+  return visible(shown);
+}
+
+/**
+ * Control and format characters (bidirectional overrides, zero-width ones) written as escapes: an
+ * approver must see what would run, not what such characters make it look like.
+ */
+export function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}]/gu, (c) =>
+    c === "\n" || c === "\t" ? c : `\\u{${c.codePointAt(0)!.toString(16).padStart(4, "0")}}`,
+  );
 }
 
 /**

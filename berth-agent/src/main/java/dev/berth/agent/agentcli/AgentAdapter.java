@@ -60,4 +60,13 @@ public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter {
    * succeeded makes the next one resume; a failed or timed-out first run does not count.
    */
   Conversation after(Conversation started, StreamProjector projector, boolean succeeded);
+
+  /**
+   * This adapter for a session whose approval gate is on: a CLI that refuses tools nobody allowed
+   * (Claude Code in print mode) is let offer the ones the gate exists to hold. Ungated, those stay
+   * refused as before.
+   */
+  default AgentAdapter gated() {
+    return this;
+  }
 }

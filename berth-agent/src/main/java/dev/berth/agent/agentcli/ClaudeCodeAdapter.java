@@ -21,29 +21,41 @@ import java.util.random.RandomGenerator;
  * and the next run starts a conversation of a new id (the CLI may have recorded the failed one).
  *
  * <p>Managed settings in the CLI's home allow the file and shell tools; the CLI runs them inside
- * the session's sandbox like anything the session runs. They allow {@code WebFetch} and {@code
- * WebSearch} too: print mode cannot ask anyone, so a tool not allowed is refused outright, and the
- * session's approval gate (in its credential proxy, which holds such a call until a person decides)
- * would ask about a call the CLI then refuses anyway. {@code --dangerously-skip-permissions} is
- * never passed.
+ * the session's sandbox like anything the session runs. A session whose approval gate is on ({@link
+ * #gated}) also allows {@code WebFetch} and {@code WebSearch}: print mode cannot ask anyone, so a
+ * tool not allowed is refused outright, and the gate (in the credential proxy, which holds such a
+ * call until a person decides) would ask about a call the CLI then refuses anyway. Without a gate
+ * they stay refused: nobody would decide on them. {@code --dangerously-skip-permissions} is never
+ * passed.
+ *
+ * @param webTools whether the web tools are allowed: the session's approval gate is on
  */
-public record ClaudeCodeAdapter(String type) implements AgentAdapter {
+public record ClaudeCodeAdapter(String type, boolean webTools) implements AgentAdapter {
 
   /** The settings file Berth manages in the CLI's home. */
   static final String SETTINGS = ".claude/settings.json";
 
   static final String MANAGED_SETTINGS =
+      "{\"permissions\":{\"allow\":[\"Read\",\"Write\",\"Edit\",\"Glob\",\"Grep\",\"Bash\"]}}\n";
+
+  /** The managed settings of a gated session: the web tools too, for the gate to decide on. */
+  static final String GATED_SETTINGS =
       "{\"permissions\":{\"allow\":[\"Read\",\"Write\",\"Edit\",\"Glob\",\"Grep\",\"Bash\","
           + "\"WebFetch\",\"WebSearch\"]}}\n";
 
   /** Claude Code itself. */
   public static ClaudeCodeAdapter claudeCode() {
-    return new ClaudeCodeAdapter("claude-code");
+    return new ClaudeCodeAdapter("claude-code", false);
   }
 
   /** The MiniMax Code workload: Claude Code's flags against a MiniMax endpoint. */
   public static ClaudeCodeAdapter minimaxCode() {
-    return new ClaudeCodeAdapter("minimax-code");
+    return new ClaudeCodeAdapter("minimax-code", false);
+  }
+
+  @Override
+  public AgentAdapter gated() {
+    return new ClaudeCodeAdapter(type, true);
   }
 
   @Override
@@ -109,7 +121,7 @@ public record ClaudeCodeAdapter(String type) implements AgentAdapter {
     // Managed: replaced before every run (never written through a link the workload may have put
     // there), so a prompt that edited it gains nothing next time.
     Files.deleteIfExists(settings);
-    Files.writeString(settings, MANAGED_SETTINGS);
+    Files.writeString(settings, webTools ? GATED_SETTINGS : MANAGED_SETTINGS);
     return List.of(paths.workspace(), settings.getParent(), settings);
   }
 

@@ -92,9 +92,11 @@ final class AgentWorkload {
       String workload,
       Clock clock,
       NodeMeters meters) {
-    AgentAdapter adapter =
+    AgentAdapter known =
         AgentLaunch.adapter(workload)
             .orElseThrow(() -> new IllegalArgumentException("no adapter for " + workload));
+    boolean gated = launch.approval() != null && launch.approval().settings().isPresent();
+    AgentAdapter adapter = gated ? known.gated() : known;
     if (proxyPlace instanceof ProxyPlace.Own) {
       requireConfinement(sandbox, meters);
     }

@@ -155,6 +155,19 @@ class AdaptersTest {
   }
 
   @Test
+  void onlyAGatedSessionsClaudeCodeIsLetOfferTheWebToolsTheGateDecidesOn(@TempDir Path state)
+      throws Exception {
+    AgentPaths paths = AgentPaths.under(state);
+    Path settings = paths.home().resolve(ClaudeCodeAdapter.SETTINGS);
+
+    ClaudeCodeAdapter.claudeCode().prepare(paths);
+    assertThat(Files.readString(settings)).doesNotContain("WebFetch").doesNotContain("WebSearch");
+
+    ClaudeCodeAdapter.claudeCode().gated().prepare(paths);
+    assertThat(Files.readString(settings)).contains("\"WebFetch\"", "\"WebSearch\"", "\"Bash\"");
+  }
+
+  @Test
   void aDamagedConversationFileLosesTheResumeNotTheSession(@TempDir Path state) throws Exception {
     Files.writeString(state.resolve(Conversation.FILE), "{not json");
 

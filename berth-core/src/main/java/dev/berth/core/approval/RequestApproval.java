@@ -96,8 +96,11 @@ public final class RequestApproval {
               + "; a call with other arguments needs a new request id");
     }
     boolean created = stored.equals(asked);
-    if (created && session.intent().desired() != DesiredState.RUNNING) {
-      cancels.cancelPending(session.id(), "the session is " + leaving(session));
+    // Read again after the write: a suspend or delete that recorded its intent between the first
+    // read and the write found nothing to cancel, and this approval would hold its drain.
+    Session current = sessions.get(session.id()).orElse(session);
+    if (created && (current.deleted() || current.intent().desired() != DesiredState.RUNNING)) {
+      cancels.cancelPending(session.id(), "the session is " + leaving(current));
     } else if (created) {
       relay.relay(stored);
     }
@@ -105,6 +108,8 @@ public final class RequestApproval {
   }
 
   private static String leaving(Session session) {
-    return session.intent().desired() == DesiredState.TERMINATED ? "being deleted" : "suspending";
+    return session.deleted() || session.intent().desired() == DesiredState.TERMINATED
+        ? "being deleted"
+        : "suspending";
   }
 }

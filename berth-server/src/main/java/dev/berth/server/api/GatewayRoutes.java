@@ -39,6 +39,9 @@ final class GatewayRoutes {
   private final ApiProblems problems;
   private final JsonMapper json;
 
+  /** The largest request a proxy sends: a tool's name, a digest and a 4 KiB preview, escaped. */
+  static final int MAX_BODY_BYTES = 64 * 1024;
+
   GatewayRoutes(
       ApprovalUseCases approvals, SessionStore store, ApiProblems problems, JsonMapper json) {
     this.approvals = approvals;
@@ -58,9 +61,14 @@ final class GatewayRoutes {
       unauthenticated(ctx);
       return;
     }
+    // Checked before the key is: keep what an unauthenticated caller can make the server read
+    // small (a request's preview is at most 4 KiB).
+    if (ctx.contentLength() > MAX_BODY_BYTES) {
+      throw new PayloadTooLargeException(MAX_BODY_BYTES);
+    }
     byte[] raw = ctx.bodyAsBytes();
-    if (raw.length > StrictJson.MAX_BODY_BYTES) {
-      throw new PayloadTooLargeException(StrictJson.MAX_BODY_BYTES);
+    if (raw.length > MAX_BODY_BYTES) {
+      throw new PayloadTooLargeException(MAX_BODY_BYTES);
     }
     JsonNode body = parse(raw);
     ApprovalId id = new ApprovalId(text(body, "id"));

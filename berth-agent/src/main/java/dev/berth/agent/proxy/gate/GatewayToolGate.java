@@ -35,7 +35,12 @@ public final class GatewayToolGate implements ToolGate {
   /** How often a pending request is asked about: a person decides in seconds at best. */
   static final Duration POLL = Duration.ofSeconds(1);
 
-  /** How long a failing gateway is tried before the call is refused. */
+  /**
+   * How long a gateway that fails the request itself is tried before the call is refused. Once the
+   * gateway holds the request, a failing poll is tried until the call's own timeout instead: the
+   * approval is stored there and may still be decided (a control plane restarting takes longer than
+   * this window, and its pending approvals must not be left for a call already refused).
+   */
   static final Duration RETRY_WINDOW = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayToolGate.class);
@@ -109,7 +114,7 @@ public final class GatewayToolGate implements ToolGate {
         request("/api/requests/" + URLEncoder.encode(requestId, StandardCharsets.UTF_8))
             .GET()
             .build();
-    failing = new Failing();
+    failing = new Failing(settings.timeout());
     while (true) {
       Answer answer = send(ask);
       if (answer.ok()) {
@@ -136,7 +141,16 @@ public final class GatewayToolGate implements ToolGate {
 
   /** A run of failed attempts: when it has lasted too long, the decision it makes. */
   private final class Failing {
+    private final Duration window;
     private @Nullable Instant since;
+
+    Failing() {
+      this(RETRY_WINDOW);
+    }
+
+    Failing(Duration window) {
+      this.window = window;
+    }
 
     @Nullable Decision next(Answer answer, Instant deadline) throws InterruptedException {
       Instant now = clock.instant();
@@ -146,7 +160,7 @@ public final class GatewayToolGate implements ToolGate {
       if (!now.isBefore(deadline)) {
         return timedOut();
       }
-      if (Duration.between(since, now).compareTo(RETRY_WINDOW) >= 0) {
+      if (Duration.between(since, now).compareTo(window) >= 0) {
         LOG.info("approval gateway {} kept failing: {}", settings.gateway(), answer.problem());
         return Decision.of(Decision.Verdict.ERROR, answer.problem());
       }

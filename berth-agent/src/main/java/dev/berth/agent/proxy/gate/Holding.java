@@ -34,7 +34,8 @@ final class Holding {
                     decision.complete(gate.decide(id, call));
                   } catch (InterruptedException e) {
                     decision.completeExceptionally(e);
-                  } catch (RuntimeException e) {
+                  } catch (RuntimeException | Error e) {
+                    // Always a decision: without one the answer would wait on keepalives forever.
                     decision.complete(
                         Decision.of(
                             Decision.Verdict.ERROR, "the gate failed: " + e.getClass().getName()));

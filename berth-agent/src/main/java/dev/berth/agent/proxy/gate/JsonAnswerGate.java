@@ -12,10 +12,16 @@ import tools.jackson.databind.node.ObjectNode;
  * calls a tool) is decided in turn, with the markers written as text blocks (message items) before
  * it. Approved: the call stays. Refused: the call and what follows are dropped and the answer ends
  * there ({@code stop_reason: end_turn}; {@code status: completed}). A body that is not a JSON
- * object, or holds no held call, goes on exactly as it came. No keepalive: a JSON body has none to
- * send.
+ * object is withheld (an error body instead: unread, it could carry a call past the gate); one that
+ * holds no held call goes on exactly as it came. No keepalive: a JSON body has none to send.
  */
 final class JsonAnswerGate implements AnswerGate {
+
+  /** What replaces a success the gate cannot read: an error both CLIs show as such. */
+  static final String WITHHELD =
+      "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"berth: the"
+          + " approval gate withheld an answer it could not read (a success that is neither an"
+          + " event stream nor a JSON object)\"}}";
 
   private final Gatekeeper keeper;
   private final ProviderProfile.Api api;
@@ -36,6 +42,12 @@ final class JsonAnswerGate implements AnswerGate {
     String text = body.toString();
     ObjectNode answer = SseEvents.object(text);
     String field = api == ProviderProfile.Api.ANTHROPIC ? "content" : "output";
+    if (answer == null && !text.isBlank()) {
+      // Not a JSON object, yet a success: perhaps an event stream labelled otherwise. Unread, it
+      // could carry a tool call past the gate, so it is withheld (the gate fails closed).
+      out.send(WITHHELD);
+      return;
+    }
     if (answer == null || !(answer.path(field) instanceof ArrayNode items)) {
       out.send(text);
       return;

@@ -63,15 +63,27 @@ public record ToolCall(String tool, String argumentsDigest, JsonNode arguments) 
     return redactor.redact(text) + redactor.finish();
   }
 
-  /** At most {@link #PREVIEW} bytes of {@code text}, never cutting a character in two. */
+  /**
+   * At most {@link #PREVIEW} bytes of {@code text}, never cutting a character in two; a cut one
+   * ends with a line that says so, so that nobody approves arguments believing they saw them all.
+   */
   private static String cut(String text) {
+    int total = text.getBytes(StandardCharsets.UTF_8).length;
+    if (total <= PREVIEW) {
+      return text;
+    }
+    String note =
+        "\n… [berth: preview cut; the arguments are "
+            + total
+            + " bytes and the decision covers all of them]";
+    int room = PREVIEW - note.getBytes(StandardCharsets.UTF_8).length;
     int bytes = 0;
     int i = 0;
     while (i < text.length()) {
       int cp = text.codePointAt(i);
       int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
-      if (bytes + size > PREVIEW) {
-        return text.substring(0, i);
+      if (bytes + size > room) {
+        return text.substring(0, i) + note;
       }
       bytes += size;
       i += Character.charCount(cp);
