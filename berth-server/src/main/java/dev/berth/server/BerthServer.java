@@ -1,11 +1,8 @@
 package dev.berth.server;
 
 import dev.berth.core.archive.ArchiveStore;
-import dev.berth.core.archive.RestoreProgress;
 import dev.berth.core.lifecycle.Failpoints;
-import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
-import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.lifecycle.SessionIntents;
 import dev.berth.core.tenant.Admission;
 import dev.berth.server.api.OpenApiSpec;
@@ -15,7 +12,6 @@ import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
 import dev.berth.server.health.BuildVersion;
 import dev.berth.server.health.Readiness;
-import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
 import dev.berth.server.session.IdleReaper;
@@ -27,7 +23,6 @@ import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlTenantDirectory;
 import dev.berth.server.telemetry.CallTimers;
 import dev.berth.server.telemetry.MeteredArchiveStore;
-import dev.berth.server.telemetry.OperationLog;
 import dev.berth.server.telemetry.Telemetry;
 import io.javalin.Javalin;
 import java.io.IOException;
@@ -141,7 +136,17 @@ public final class BerthServer implements AutoCloseable {
     ServerApprovals approvals = openApprovals(backends, telemetry);
     placement = openPlacement(backends, calls, approvals);
     ArchiveStore archives = openArchives(telemetry);
-    Lifecycle lifecycle = lifecycle(backends, archives, calls, telemetry);
+    SessionLifecycle lifecycle =
+        SessionLifecycle.wire(
+            config.lifecycle(),
+            backends,
+            placement,
+            archives,
+            calls,
+            telemetry,
+            clock,
+            failpoints,
+            resources);
     SessionMeters.register(telemetry, backends.store());
     loop = reconcileLoop(lifecycle.reconciler(), backends.store(), lifecycle.signals());
     Admission admission = new Admission(backends.directory(), backends.admissionLock());
@@ -214,43 +219,6 @@ public final class BerthServer implements AutoCloseable {
     return new MeteredArchiveStore(opened, telemetry);
   }
 
-  /** What the reconciler and the use cases share of the sessions' lifecycle. */
-  private record Lifecycle(
-      LifecycleSettings settings,
-      RestoreProgress restores,
-      AgentWireDataPlane dataPlane,
-      Reconciler reconciler,
-      SessionSignals signals) {}
-
-  private Lifecycle lifecycle(
-      ServerBackends backends, ArchiveStore archives, CallTimers calls, Telemetry telemetry) {
-    SqlSessionStore store = backends.store();
-    LifecycleSettings settings =
-        LifecycleSettings.defaults(backends.holder(), backends.installation())
-            .withRecoveryWindow(config.lifecycle().recoveryWindow())
-            .withOperationTimeout(config.lifecycle().operationTimeout());
-    RestoreProgress restores = new RestoreProgress(clock);
-    AgentWireDataPlane dataPlane =
-        new AgentWireDataPlane(placement.endpoints(), archives, restores, calls.agent());
-    // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
-    // another replica sharing the store would take the session over mid-operation.
-    LeaseRenewer renewer = new LeaseRenewer(store.leases());
-    resources.add(0, renewer);
-    Reconciler reconciler =
-        new Reconciler(
-            store,
-            placement.runtime(),
-            dataPlane,
-            archives,
-            clock,
-            settings,
-            new RecoveryMode(),
-            failpoints,
-            renewer,
-            new OperationLog(telemetry));
-    return new Lifecycle(settings, restores, dataPlane, reconciler, new SessionSignals(store));
-  }
-
   private ReconcileLoop reconcileLoop(
       Reconciler reconciler, SqlSessionStore store, SessionSignals signals) {
     ReconcileLoop created =
@@ -263,7 +231,7 @@ public final class BerthServer implements AutoCloseable {
   private UseCases useCases(
       SqlSessionStore store,
       SessionIntents intents,
-      Lifecycle lifecycle,
+      SessionLifecycle lifecycle,
       Admission admission,
       ServerApprovals approvals) {
     return UseCases.wire(
