@@ -23,6 +23,11 @@ final class JsonAnswerGate implements AnswerGate {
           + " approval gate withheld an answer it could not read (a success that is neither an"
           + " event stream nor a JSON object)\"}}";
 
+  /** What replaces a JSON answer too large to hold and read. */
+  static final String TOO_LARGE =
+      "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"berth: the"
+          + " approval gate withheld a JSON answer over 4 Mi characters, too large to read\"}}";
+
   private final Gatekeeper keeper;
   private final ProviderProfile.Api api;
   private final StringBuilder body = new StringBuilder();
@@ -32,13 +37,30 @@ final class JsonAnswerGate implements AnswerGate {
     this.api = api;
   }
 
+  /**
+   * The most of a JSON answer held (in characters): the proxy runs in a 64 MiB heap with up to 8
+   * exchanges at once, and a model's JSON answer is far smaller than this.
+   */
+  static final int MAX_HELD_CHARS = 4 << 20;
+
+  private boolean overflowed;
+
   @Override
   public void accept(String text, Downstream out) {
+    if (overflowed || body.length() + text.length() > MAX_HELD_CHARS) {
+      overflowed = true;
+      body.setLength(0);
+      return;
+    }
     body.append(text);
   }
 
   @Override
   public void finish(Downstream out) throws IOException, InterruptedException {
+    if (overflowed) {
+      out.send(TOO_LARGE);
+      return;
+    }
     String text = body.toString();
     ObjectNode answer = SseEvents.object(text);
     String field = api == ProviderProfile.Api.ANTHROPIC ? "content" : "output";

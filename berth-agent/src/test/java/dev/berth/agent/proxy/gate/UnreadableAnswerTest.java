@@ -67,4 +67,15 @@ class UnreadableAnswerTest {
     assertThat(through(ProviderProfile.Api.ANTHROPIC, models)).isEqualTo(models);
     assertThat(gate.asked).hasValue(0);
   }
+
+  @Test
+  void aJsonAnswerTooLargeToHoldIsWithheldWithAnError() throws Exception {
+    String huge =
+        "{\"content\":[{\"type\":\"text\",\"text\":\""
+            + "x".repeat(JsonAnswerGate.MAX_HELD_CHARS)
+            + "\"}]}";
+
+    assertThat(through(ProviderProfile.Api.ANTHROPIC, huge)).isEqualTo(JsonAnswerGate.TOO_LARGE);
+    assertThat(gate.asked).hasValue(0);
+  }
 }
