@@ -34,9 +34,10 @@ import java.util.regex.Pattern;
  * <p>A session whose tool calls are gated ({@link PodAgent.Gate}) must reach the control plane's
  * gateway, whatever its own network: its pod gets egress to the control plane's pods on their port.
  * That again is the pod's, not the proxy container's: the agent container's CLI can reach the
- * control plane's whole API on that port too. Every route there but the health check still needs a
- * token, which the CLI does not hold (the gateway's key is the proxy container's alone, and the
- * agent's token is for the control plane's calls to the agent, not the other way).
+ * control plane's whole API on that port too. Every session, admin and gateway route there still
+ * needs a token or a gateway key, which the CLI does not hold (the gateway's key is the proxy
+ * container's alone, and the agent's token is for the control plane's calls to the agent, not the
+ * other way).
  */
 final class SessionNetworkPolicies {
   /** The label every namespace carries with its own name (Kubernetes 1.21 and later). */
