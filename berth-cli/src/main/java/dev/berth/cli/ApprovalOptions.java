@@ -59,6 +59,16 @@ final class ApprovalOptions {
       description = "The userId sent to the external gateway with each request.")
   private @Nullable String gatewayUser;
 
+  @Option(
+      names = "--approval-callback-url",
+      paramLabel = "URL",
+      description =
+          "With --runtime kubernetes: the control plane's address as session pods reach it, e.g."
+              + " http://berth.berth-system.svc:8080; gated sessions' proxies ask URL/gateway"
+              + " (default: the server's own address, 127.0.0.1 when it listens on every"
+              + " address).")
+  private @Nullable String callbackUrl;
+
   /**
    * @throws IllegalArgumentException naming the option and what it must be
    */
@@ -78,6 +88,22 @@ final class ApprovalOptions {
             : Optional.of(
                 new ApprovalSettings.ExternalGateway(
                     URI.create(gatewayUrl), gatewayKeyFile, Optional.ofNullable(gatewayUser)));
-    return new ApprovalSettings(byType, timeout, gateway);
+    return new ApprovalSettings(
+        byType,
+        timeout,
+        gateway,
+        Optional.ofNullable(callbackUrl).map(ApprovalOptions::callbackUri));
+  }
+
+  private static URI callbackUri(String written) {
+    try {
+      return new URI(written);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalArgumentException(
+          "--approval-callback-url must be the control plane's http or https URL as session pods"
+              + " reach it, such as http://berth.berth-system.svc:8080, was not a URL: "
+              + e.getMessage(),
+          e);
+    }
   }
 }

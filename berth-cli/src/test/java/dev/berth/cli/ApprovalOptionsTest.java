@@ -64,4 +64,17 @@ class ApprovalOptionsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("--approval-gateway-key-file");
   }
+
+  @Test
+  void theCallbackUrlIsWhereSessionPodsReachTheControlPlaneAndMustBeAnHttpUrl() {
+    assertThat(parse().podCallback()).isEmpty();
+    assertThat(parse("--approval-callback-url", "http://berth.berth.svc").podCallback())
+        .contains(URI.create("http://berth.berth.svc"));
+    assertThatThrownBy(() -> parse("--approval-callback-url", "berth.berth.svc:8080"))
+        .hasMessageContaining("--approval-callback-url")
+        .hasMessageContaining("http://berth.berth-system.svc:8080");
+    assertThatThrownBy(() -> parse("--approval-callback-url", "http://berth svc"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--approval-callback-url");
+  }
 }

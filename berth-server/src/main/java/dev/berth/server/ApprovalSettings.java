@@ -20,9 +20,16 @@ import java.util.Optional;
  *     expires (and the proxy refuses the call)
  * @param gateway {@code --approval-gateway-url} and its companions: an external gateway each new
  *     approval is forwarded to
+ * @param podCallback {@code --approval-callback-url}: the control plane's base URL as session pods
+ *     reach it ({@code --runtime kubernetes}; their proxies ask {@code <url>/gateway}); empty for
+ *     the server's own loopback address, which a node on this machine (and a simulated cluster)
+ *     shares
  */
 public record ApprovalSettings(
-    Map<String, ApprovalPolicy> policies, Duration timeout, Optional<ExternalGateway> gateway) {
+    Map<String, ApprovalPolicy> policies,
+    Duration timeout,
+    Optional<ExternalGateway> gateway,
+    Optional<URI> podCallback) {
 
   /** The default of {@code --approval-timeout}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(10);
@@ -57,10 +64,27 @@ public record ApprovalSettings(
     policies = Map.copyOf(policies);
     Objects.requireNonNull(timeout, "timeout");
     Objects.requireNonNull(gateway, "gateway");
+    Objects.requireNonNull(podCallback, "podCallback");
+    podCallback.ifPresent(
+        url -> {
+          String scheme = Objects.requireNonNullElse(url.getScheme(), "");
+          if ((!scheme.equals("http") && !scheme.equals("https")) || url.getHost() == null) {
+            throw new InvalidValueException(
+                "--approval-callback-url must be the control plane's http or https URL as session"
+                    + " pods reach it, such as http://berth.berth-system.svc:8080, was "
+                    + ChoiceText.shape(url.toString()));
+          }
+        });
     if (timeout.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new InvalidValueException(
           "--approval-timeout must be at least 1s, was " + timeout + "; the default is 10m");
     }
+  }
+
+  /** Settings whose pods reach the server at its own loopback address. */
+  public ApprovalSettings(
+      Map<String, ApprovalPolicy> policies, Duration timeout, Optional<ExternalGateway> gateway) {
+    this(policies, timeout, gateway, Optional.empty());
   }
 
   public static ApprovalSettings defaults() {

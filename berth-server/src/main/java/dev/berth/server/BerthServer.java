@@ -206,6 +206,7 @@ public final class BerthServer implements AutoCloseable {
                             .map(PluginMarketplace::load)
                             .orElse(PluginMarketplace.none())),
             approvals::launch,
+            approvals::podGate,
             calls.agent());
     opened.closeable().ifPresent(c -> resources.add(0, c));
     return opened;

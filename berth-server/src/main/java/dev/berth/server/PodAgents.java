@@ -14,7 +14,18 @@ final class PodAgents {
 
   private PodAgents() {}
 
-  /** The pod's agent for {@code spec}; empty for a shell or a type not configured. */
+  /**
+   * The pod's agent for {@code spec} with its approval gate ({@link ServerApprovals#podGate}, the
+   * policy the local runtime's launch gets too); empty for a shell or a type not configured.
+   */
+  static Optional<PodAgent> of(
+      AgentCatalog catalog,
+      RuntimeSpec spec,
+      java.util.function.Function<RuntimeSpec, Optional<PodAgent.Gate>> gates) {
+    return of(catalog, spec).map(agent -> agent.withGate(gates.apply(spec)));
+  }
+
+  /** The pod's agent for {@code spec}, not gated; empty for a shell or a type not configured. */
   static Optional<PodAgent> of(AgentCatalog catalog, RuntimeSpec spec) {
     if (catalog.unavailable(spec.workload()).isPresent()) {
       return Optional.empty();

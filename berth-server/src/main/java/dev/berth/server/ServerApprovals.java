@@ -218,6 +218,31 @@ final class ServerApprovals implements AutoCloseable {
     return Optional.of(approval);
   }
 
+  /**
+   * The gate of a session pod's proxy sidecar: the same policy and key as a local launch's, the
+   * gateway at {@code --approval-callback-url} (else this server's own address), and the port the
+   * session's NetworkPolicy opens to the control plane's pods (this server's own: every replica
+   * listens on the same). Empty when the policy is off.
+   */
+  Optional<dev.berth.kubernetes.runtime.PodAgent.Gate> podGate(RuntimeSpec spec) {
+    ApprovalPolicy policy = policyOf(spec);
+    if (policy == ApprovalPolicy.OFF) {
+      return Optional.empty();
+    }
+    URI server = base;
+    if (server == null) {
+      throw new IllegalStateException("the approval gateway has no address yet");
+    }
+    URI reached = settings.podCallback().orElse(server);
+    return Optional.of(
+        new dev.berth.kubernetes.runtime.PodAgent.Gate(
+            policy.wireName(),
+            reached.toString().replaceAll("/+$", "") + "/gateway",
+            useCases.keys().keyFor(spec.runtime().name()),
+            settings.timeout().toSeconds(),
+            server.getPort()));
+  }
+
   private void sweep() {
     try {
       useCases.expire().sweep();

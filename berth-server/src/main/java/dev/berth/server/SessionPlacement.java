@@ -58,12 +58,13 @@ record SessionPlacement(
       SqlTenantDirectory directory,
       Supplier<AgentCatalog> agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
+      Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates,
       AgentCallTimings timings) {
     return switch (config.backends().runtime()) {
       case RuntimeChoice.Local l ->
           local(config, installation, store, directory, agents.get(), approvals, timings);
       case RuntimeChoice.Kubernetes k ->
-          kubernetes(config, installation, k, networkAccess(store, directory));
+          kubernetes(config, installation, k, networkAccess(store, directory), podGates);
     };
   }
 
@@ -114,15 +115,25 @@ record SessionPlacement(
   /**
    * A pod per session. An agent session's pod runs the CLI of the agent image beside its credential
    * proxy sidecar, which alone is given the provider's token from the operator's Secret ({@link
-   * AgentCatalog#loadForPods}): the control plane names the Secret and never holds the token. The
-   * approval gate is not wired into pods yet: their proxies run with the policy off.
+   * AgentCatalog#loadForPods}): the control plane names the Secret and never holds the token. A
+   * gated session's sidecar gets its approval gate ({@code podGates}): the policy, the control
+   * plane's gateway as the pod reaches it, and its runtime's gateway key in the runtime's Secret.
    */
   private static SessionPlacement kubernetes(
       ServerConfig config,
       String installation,
       RuntimeChoice.Kubernetes choice,
-      Function<SessionId, NetworkAccess> networkAccess) {
+      Function<SessionId, NetworkAccess> networkAccess,
+      Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates) {
     refuseLocalOptions(config);
+    if (config.agents().approvals().podCallback().isEmpty()) {
+      LOG.warn(
+          "--approval-callback-url is not set: the proxies of gated agent sessions are given the"
+              + " address this server reaches itself at (127.0.0.1 when it listens on every"
+              + " address) as their approval gateway, which a session pod may not reach, and then"
+              + " their gated tool calls end \"gateway error\"; set it to the control plane's"
+              + " address as pods reach it, e.g. http://berth.berth-system.svc:8080");
+    }
     AgentCatalog agents =
         AgentCatalog.loadForPods(
                 config.agents().clis(), config.agents().providersFile(), System.getenv())
@@ -144,7 +155,7 @@ record SessionPlacement(
             choice,
             podTemplate(choice, namespace),
             networkAccess,
-            spec -> PodAgents.of(agents, spec));
+            spec -> PodAgents.of(agents, spec, podGates));
     awaitFirstList(runtime, namespace);
     List<String> table = kubernetesTable(choice, namespace);
     return new SessionPlacement(

@@ -193,7 +193,7 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     }
     refused.remove(name);
     unseen.add(name);
-    Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name));
+    Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name), agent);
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
     Optional<NetworkPolicy> policy =
         settings

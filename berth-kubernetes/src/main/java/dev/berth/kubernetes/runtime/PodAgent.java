@@ -15,17 +15,73 @@ import java.util.regex.Pattern;
  * @param model the model every prompt asks for ({@code platform-default} for the CLI's own)
  * @param plugins the session's marketplace plugins, each with its absolute path in the image
  * @param provider where the sidecar forwards, and the Secret holding its token
+ * @param gate the approval gate of the session's tool calls; empty when its policy is off
  */
-public record PodAgent(String cli, String model, List<Plugin> plugins, Provider provider) {
+public record PodAgent(
+    String cli, String model, List<Plugin> plugins, Provider provider, Optional<Gate> gate) {
 
   public PodAgent {
     Objects.requireNonNull(cli, "cli");
     Objects.requireNonNull(model, "model");
     plugins = List.copyOf(plugins);
     Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(gate, "gate");
     if (!cli.startsWith("/")) {
       throw new IllegalArgumentException(
           "an agent CLI in the image must be an absolute path, was \"" + cli + "\"");
+    }
+  }
+
+  /** An agent whose tool calls are not gated. */
+  public PodAgent(String cli, String model, List<Plugin> plugins, Provider provider) {
+    this(cli, model, plugins, provider, Optional.empty());
+  }
+
+  /** This agent with {@code gate}. */
+  public PodAgent withGate(Optional<Gate> gate) {
+    return new PodAgent(cli, model, plugins, provider, gate);
+  }
+
+  /**
+   * The approval gate the proxy sidecar enforces: what {@code berth proxy} reads from its {@code
+   * BERTH_PROXY_APPROVAL_*} and {@code BERTH_PROXY_GATEWAY_*} variables. The key goes into the
+   * runtime's own Secret (beside the agent's token) and reaches the proxy container alone, through
+   * a secretKeyRef: it is never a plain value of the pod spec.
+   *
+   * @param policy {@code external} or {@code all} (a policy {@code off} is no gate)
+   * @param gateway the control plane's gateway as the pod reaches it ({@code <base>/gateway})
+   * @param key the session runtime's gateway key ({@code x-api-key})
+   * @param timeoutSeconds how long the proxy holds a call for a decision
+   * @param controlPlanePort the control plane pods' port the gateway answers on, which the
+   *     session's NetworkPolicy opens to the pod
+   */
+  public record Gate(
+      String policy, String gateway, String key, long timeoutSeconds, int controlPlanePort) {
+    public Gate {
+      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(gateway, "gateway");
+      Objects.requireNonNull(key, "key");
+      if (timeoutSeconds < 1) {
+        throw new IllegalArgumentException(
+            "an approval timeout must be at least 1 second, was " + timeoutSeconds);
+      }
+      if (controlPlanePort < 1 || controlPlanePort > 65535) {
+        throw new IllegalArgumentException(
+            "the control plane's port must be 1..65535, was " + controlPlanePort);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "Gate[policy="
+          + policy
+          + ", gateway="
+          + gateway
+          + ", key=(hidden), timeoutSeconds="
+          + timeoutSeconds
+          + ", controlPlanePort="
+          + controlPlanePort
+          + "]";
     }
   }
 

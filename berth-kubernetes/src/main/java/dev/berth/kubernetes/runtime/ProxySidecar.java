@@ -24,6 +24,11 @@ import java.util.List;
  * the CLI reaches the proxy, and could open a connection to the provider itself, but it holds no
  * token to use there.
  *
+ * <p>When the session's tool calls are gated ({@link PodAgent.Gate}), it is also the only container
+ * given the session's gateway key ({@value #GATEWAY_KEY_VARIABLE}, from the runtime's own Secret,
+ * key {@value RuntimePods#GATEWAY_KEY}): the agent container's CLI could otherwise decide its own
+ * approvals. The policy, the gateway's address and the timeout are plain values.
+ *
  * <p>Its readiness probe runs in the container (a kubelet's HTTP probe would reach the pod's IP,
  * where the proxy does not listen): Node.js, which the image has for the CLIs, asks {@code GET
  * /healthz} on the loopback and is ready only when the proxy answers for this session.
@@ -33,6 +38,7 @@ final class ProxySidecar {
   static final String LISTEN = "127.0.0.1:8091";
   static final String URL = "http://" + LISTEN;
   static final String TOKEN_VARIABLE = "BERTH_PROXY_TOKEN";
+  static final String GATEWAY_KEY_VARIABLE = "BERTH_PROXY_GATEWAY_KEY";
   static final long USER = 65532;
 
   private ProxySidecar() {}
@@ -44,7 +50,7 @@ final class ProxySidecar {
         .withImage(template.image())
         .withCommand(template.command())
         .withArgs("proxy", "--session", session, "--listen", LISTEN)
-        .withEnv(environment(agent.provider()))
+        .withEnv(environment(spec, agent))
         .withNewReadinessProbe()
         .withNewExec()
         .withCommand("node", "-e", probe(session))
@@ -79,6 +85,30 @@ final class ProxySidecar {
         .build();
   }
 
+  /**
+   * The provider and the gate as {@code berth proxy} reads them in a pod: {@code BERTH_PROXY_*}.
+   */
+  static List<EnvVar> environment(RuntimeSpec spec, PodAgent agent) {
+    List<EnvVar> env = environment(agent.provider());
+    agent
+        .gate()
+        .ifPresent(
+            gate -> {
+              env.add(plain("BERTH_PROXY_APPROVAL_POLICY", gate.policy()));
+              env.add(plain("BERTH_PROXY_GATEWAY_URL", gate.gateway()));
+              env.add(
+                  plain(
+                      "BERTH_PROXY_APPROVAL_TIMEOUT_SECONDS",
+                      Long.toString(gate.timeoutSeconds())));
+              env.add(
+                  fromSecret(
+                      GATEWAY_KEY_VARIABLE,
+                      RuntimePods.secretName(spec.runtime().name()),
+                      RuntimePods.GATEWAY_KEY));
+            });
+    return env;
+  }
+
   /** The provider as {@code berth proxy} reads it in a pod: {@code BERTH_PROXY_*}. */
   static List<EnvVar> environment(PodAgent.Provider provider) {
     List<EnvVar> env = new ArrayList<>();
@@ -86,17 +116,7 @@ final class ProxySidecar {
     env.add(plain("BERTH_PROXY_API", provider.api()));
     provider.authHeader().ifPresent(h -> env.add(plain("BERTH_PROXY_AUTH_HEADER", h)));
     provider.caFile().ifPresent(ca -> env.add(plain("BERTH_PROXY_CA_FILE", ca)));
-    env.add(
-        new EnvVarBuilder()
-            .withName(TOKEN_VARIABLE)
-            .withNewValueFrom()
-            .withNewSecretKeyRef()
-            .withName(provider.token().name())
-            .withKey(provider.token().key())
-            .withOptional(false)
-            .endSecretKeyRef()
-            .endValueFrom()
-            .build());
+    env.add(fromSecret(TOKEN_VARIABLE, provider.token().name(), provider.token().key()));
     // A small heap for a relay (bin/berth adds BERTH_JAVA_OPTS after its defaults).
     env.add(
         plain(
@@ -112,6 +132,19 @@ final class ProxySidecar {
         + "/healthz').then(r=>r.json()).then(j=>process.exit(j.session==='"
         + session
         + "'?0:1),()=>process.exit(1))";
+  }
+
+  private static EnvVar fromSecret(String name, String secret, String key) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewSecretKeyRef()
+        .withName(secret)
+        .withKey(key)
+        .withOptional(false)
+        .endSecretKeyRef()
+        .endValueFrom()
+        .build();
   }
 
   private static EnvVar plain(String name, String value) {

@@ -40,6 +40,13 @@ final class RuntimePods {
   static final String CONTAINER = "agent";
   static final String TOKEN_VARIABLE = "BERTH_AGENT_TOKEN";
   static final String TOKEN_KEY = "token";
+
+  /**
+   * The key of the runtime's Secret holding its gateway key, when its tool calls are gated: read by
+   * the proxy container alone ({@link ProxySidecar}), never by the agent container.
+   */
+  static final String GATEWAY_KEY = "gateway-key";
+
   static final String ANNOTATION_PREFIX = "berth.dev/";
   private static final long USER = 1000;
 
@@ -101,11 +108,22 @@ final class RuntimePods {
   }
 
   static Secret secret(RuntimeSpec spec, PodTemplate template, String token) {
-    return new SecretBuilder()
-        .withMetadata(metadata(spec, template, secretName(spec.runtime().name())))
-        .withType("Opaque")
-        .addToStringData(TOKEN_KEY, token)
-        .build();
+    return secret(spec, template, token, Optional.empty());
+  }
+
+  /**
+   * The runtime's Secret: the agent's token, and the session's gateway key when {@code agent} is
+   * gated (its proxy container alone refers to it).
+   */
+  static Secret secret(
+      RuntimeSpec spec, PodTemplate template, String token, Optional<PodAgent> agent) {
+    SecretBuilder secret =
+        new SecretBuilder()
+            .withMetadata(metadata(spec, template, secretName(spec.runtime().name())))
+            .withType("Opaque")
+            .addToStringData(TOKEN_KEY, token);
+    agent.flatMap(PodAgent::gate).ifPresent(g -> secret.addToStringData(GATEWAY_KEY, g.key()));
+    return secret.build();
   }
 
   /**

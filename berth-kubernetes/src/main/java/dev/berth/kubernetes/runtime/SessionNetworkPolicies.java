@@ -30,6 +30,14 @@ import java.util.regex.Pattern;
  * NetworkPolicy selects pods, not containers, and the containers of a pod share its network: the
  * agent container's CLI could open that connection too. It holds no token to use there (the proxy
  * container alone has it), which is what keeps the provider's account the proxy's.
+ *
+ * <p>A session whose tool calls are gated ({@link PodAgent.Gate}) must reach the control plane's
+ * gateway, whatever its own network: its pod gets egress to the control plane's pods on their port.
+ * That again is the pod's, not the proxy container's: the agent container's CLI can reach the
+ * control plane's whole API on that port too. Every session, admin and gateway route there still
+ * needs a token or a gateway key, which the CLI does not hold (the gateway's key is the proxy
+ * container's alone, and the agent's token is for the control plane's calls to the agent, not the
+ * other way).
  */
 final class SessionNetworkPolicies {
   /** The label every namespace carries with its own name (Kubernetes 1.21 and later). */
@@ -99,20 +107,39 @@ final class SessionNetworkPolicies {
    */
   private static List<NetworkPolicyEgressRule> egress(
       NetworkPolicyTemplate template, NetworkAccess access, Optional<PodAgent> agent) {
-    return switch (access) {
-      case NONE -> agent.map(a -> List.of(provider(template, a), dns())).orElse(List.of());
-      case EGRESS ->
-          List.of(
-              new NetworkPolicyEgressRuleBuilder()
-                  .addNewTo()
-                  .withNewIpBlock()
-                  .withCidr("0.0.0.0/0")
-                  .withExcept(template.egressExcept())
-                  .endIpBlock()
-                  .endTo()
-                  .build(),
-              dns());
-    };
+    List<NetworkPolicyEgressRule> rules =
+        new java.util.ArrayList<>(
+            switch (access) {
+              case NONE -> agent.map(a -> List.of(provider(template, a), dns())).orElse(List.of());
+              case EGRESS ->
+                  List.of(
+                      new NetworkPolicyEgressRuleBuilder()
+                          .addNewTo()
+                          .withNewIpBlock()
+                          .withCidr("0.0.0.0/0")
+                          .withExcept(template.egressExcept())
+                          .endIpBlock()
+                          .endTo()
+                          .build(),
+                      dns());
+            });
+    agent.flatMap(PodAgent::gate).ifPresent(gate -> rules.add(gateway(template, gate)));
+    return List.copyOf(rules);
+  }
+
+  /**
+   * The control plane's pods on their port, where the gated session's proxy asks for approvals (a
+   * session with egress is not given the private ranges the control plane lives in).
+   */
+  private static NetworkPolicyEgressRule gateway(
+      NetworkPolicyTemplate template, PodAgent.Gate gate) {
+    return new NetworkPolicyEgressRuleBuilder()
+        .withTo(controlPlane(template))
+        .addNewPort()
+        .withProtocol("TCP")
+        .withPort(new IntOrString(gate.controlPlanePort()))
+        .endPort()
+        .build();
   }
 
   /**
