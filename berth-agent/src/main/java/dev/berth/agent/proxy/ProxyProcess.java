@@ -51,8 +51,8 @@ public final class ProxyProcess implements AutoCloseable {
   public static final Duration READY_WAIT = Duration.ofSeconds(30);
 
   /**
-   * A small JVM: one proxy's heap is a few MiB, so it starts at 4 MiB (resident memory went from
-   * 97 to 82 MB) and may grow to 64; C1 only and no CDS writes keep startup short.
+   * A small JVM: one proxy's heap is a few MiB, so it starts at 4 MiB (resident memory went from 97
+   * to 82 MB) and may grow to 64; C1 only and no CDS writes keep startup short.
    */
   static final List<String> JVM_OPTIONS =
       List.of(
