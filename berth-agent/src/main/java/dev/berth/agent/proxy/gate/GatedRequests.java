@@ -77,12 +77,10 @@ public final class GatedRequests {
    * clients read its {@code error.message} as well), so the CLI shows the message.
    */
   public static String errorBody(String message) {
-    return MAPPER.writeValueAsString(
-        java.util.Map.of(
-            "type",
-            "error",
-            "error",
-            java.util.Map.of("type", "invalid_request_error", "message", message)));
+    var body = MAPPER.createObjectNode();
+    body.put("type", "error");
+    body.putObject("error").put("type", "invalid_request_error").put("message", message);
+    return MAPPER.writeValueAsString(body);
   }
 
   /** Whether the body of {@code method} on {@code path} is read by {@link #toolRefusal} first. */
