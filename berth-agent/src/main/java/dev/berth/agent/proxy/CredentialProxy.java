@@ -55,6 +55,14 @@ import org.slf4j.LoggerFactory;
  *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
  *       gets 503). This departs from the original, which buffered answers whole: the proxy runs
  *       with a small heap ({@code -Xmx64m}), so a session must not make it hold 64 MiB per answer.
+ *   <li>With an approval gate (policy {@code external} or {@code all}), only the model calls go
+ *       upstream ({@code POST /v1/messages}, {@code /v1/messages/count_tokens}, {@code
+ *       /v1/responses}, {@code /v1/chat/completions}; {@code GET /v1/models}), anything else gets
+ *       404; and a model call's body is held whole (1 MiB in memory, the rest spooled) and read
+ *       with a streaming parser before it is sent: one that declares a tool the provider runs
+ *       itself ({@code web_fetch_*}, {@code mcp_servers}, Responses {@code web_search}, {@code
+ *       mcp}...) gets 400, since such a tool never comes back as a call the gate could hold ({@link
+ *       GatedRequests}).
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
