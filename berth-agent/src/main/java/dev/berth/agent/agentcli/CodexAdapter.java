@@ -63,6 +63,11 @@ public record CodexAdapter() implements AgentAdapter {
                 + "env_key=\""
                 + KEY_VARIABLE
                 + "\",wire_api=\"responses\"}"));
+    if (provider.gated()) {
+      // Codex declares the Responses API's own web_search tool by default; the provider runs it,
+      // so a gated session's proxy refuses any request that declares it (GatedRequests).
+      argv.addAll(List.of("-c", "web_search=\"disabled\""));
+    }
     turn.concreteModel().ifPresent(model -> argv.addAll(List.of("--model", model)));
     if (conversation.hasRun() && conversation.id().isPresent()) {
       argv.addAll(List.of("resume", conversation.id().get()));

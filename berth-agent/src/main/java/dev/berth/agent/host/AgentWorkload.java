@@ -153,7 +153,16 @@ final class AgentWorkload {
       TranscriptLog transcript = TranscriptLog.open(state, clock);
       PromptRunner runner =
           new PromptRunner(
-              setup(adapter, cli, paths, plan, otherSecrets, output, transcript, shared));
+              setup(
+                  adapter,
+                  cli,
+                  paths,
+                  plan,
+                  otherSecrets,
+                  output,
+                  transcript,
+                  shared,
+                  gated(launch)));
       return new Workload.Agent(output, output.nextOffset(), plan, proxy, runner, transcript);
     } catch (RuntimeException e) {
       if (plan != null) {
@@ -210,6 +219,12 @@ final class AgentWorkload {
     };
   }
 
+  /** Whether the session's proxy gates tool calls, so the CLI must declare no provider-run tool. */
+  private static boolean gated(AgentLaunch launch) {
+    AgentLaunch.Approval approval = launch.approval();
+    return approval != null && approval.settings().isPresent();
+  }
+
   private PromptRunner.Setup setup(
       AgentAdapter adapter,
       Installation cli,
@@ -218,7 +233,8 @@ final class AgentWorkload {
       List<String> otherSecrets,
       OutputLog output,
       TranscriptLog transcript,
-      Optional<SharedDirectory> shared) {
+      Optional<SharedDirectory> shared,
+      boolean gated) {
     // Confined, the CLI sees its home at the sandbox's path and the proxy at its own loopback; a
     // sidecar's CLI runs unconfined, with the host's paths, and reaches the pod's loopback.
     boolean own = proxyPlace instanceof ProxyPlace.Own;
@@ -227,7 +243,7 @@ final class AgentWorkload {
           case ProxyPlace.Own o -> "http://127.0.0.1:" + NetworkMode.PROXY_PORT;
           case ProxyPlace.Sidecar sidecar -> sidecar.url().toString();
         };
-    ProviderEndpoint endpoint = new ProviderEndpoint(base, ProviderEndpoint.PLACEHOLDER);
+    ProviderEndpoint endpoint = new ProviderEndpoint(base, ProviderEndpoint.PLACEHOLDER, gated);
     return new PromptRunner.Setup(
         session,
         adapter,

@@ -1,6 +1,7 @@
 package dev.berth.agent.proxy;
 
 import dev.berth.agent.proxy.gate.GateSettings;
+import dev.berth.agent.proxy.gate.GatedRequests;
 import dev.berth.agent.proxy.gate.Gatekeeper;
 import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.session.SessionId;
@@ -10,6 +11,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -53,6 +55,14 @@ import org.slf4j.LoggerFactory;
  *       redacted too. At most {@link #MAX_IN_FLIGHT} exchanges run at once (one more waits, then
  *       gets 503). This departs from the original, which buffered answers whole: the proxy runs
  *       with a small heap ({@code -Xmx64m}), so a session must not make it hold 64 MiB per answer.
+ *   <li>With an approval gate (policy {@code external} or {@code all}), only the model calls go
+ *       upstream ({@code POST /v1/messages}, {@code /v1/messages/count_tokens}, {@code
+ *       /v1/responses}, {@code /v1/chat/completions}; {@code GET /v1/models}), anything else gets
+ *       404; and a model call's body is held whole (1 MiB in memory, the rest spooled) and read
+ *       with a streaming parser before it is sent: one that declares a tool the provider runs
+ *       itself ({@code web_fetch_*}, {@code mcp_servers}, Responses {@code web_search}, {@code
+ *       mcp}...) gets 400, since such a tool never comes back as a call the gate could hold ({@link
+ *       GatedRequests}).
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
  *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
  * </ul>
@@ -273,6 +283,13 @@ public final class CredentialProxy implements AutoCloseable {
       answer(response, 405, "text/plain; charset=utf-8", TUNNEL_REFUSED + "\n");
       return;
     }
+    if (gate.isPresent()) {
+      Optional<String> refusal = GatedRequests.pathRefusal(request.getMethod(), path);
+      if (refusal.isPresent()) {
+        answer(response, 404, "application/json", GatedRequests.errorBody(refusal.get()));
+        return;
+      }
+    }
     if (!inFlight.tryAcquire(BUSY_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
       answer(response, 503, "text/plain; charset=utf-8", BUSY + "\n");
       return;
@@ -281,10 +298,23 @@ public final class CredentialProxy implements AutoCloseable {
         UpstreamRequests.Spool spool = new UpstreamRequests.Spool()) {
       HttpResponse<InputStream> answer;
       try {
-        answer =
-            upstream.send(
-                UpstreamRequests.of(profile, request, path, body, spool),
-                HttpResponse.BodyHandlers.ofInputStream());
+        HttpRequest outgoing;
+        if (gate.isPresent() && GatedRequests.checksBody(request.getMethod(), path)) {
+          UpstreamRequests.Held held = UpstreamRequests.held(body, spool);
+          Optional<String> refusal;
+          try (InputStream read = held.open()) {
+            refusal = GatedRequests.toolRefusal(path, read);
+          }
+          if (refusal.isPresent()) {
+            LOG.info("{}: refused a model request: {}", profile.name(), refusal.get());
+            answer(response, 400, "application/json", GatedRequests.errorBody(refusal.get()));
+            return;
+          }
+          outgoing = UpstreamRequests.of(profile, request, path, held);
+        } else {
+          outgoing = UpstreamRequests.of(profile, request, path, body, spool);
+        }
+        answer = upstream.send(outgoing, HttpResponse.BodyHandlers.ofInputStream());
       } catch (IOException e) {
         if (body.exceeded() || e instanceof UpstreamRequests.TooLarge) {
           answer(response, 413, "text/plain; charset=utf-8", "request body exceeds 64 MiB\n");

@@ -74,14 +74,24 @@ final class UpstreamRequests {
   static HttpRequest of(
       ProviderProfile profile, Request request, String path, InputStream body, Spool spool)
       throws IOException {
+    return of(profile, request, path, body(request, body, spool));
+  }
+
+  /** The upstream request for {@code request}, with a body already {@link #held}. */
+  static HttpRequest of(ProviderProfile profile, Request request, String path, Held body)
+      throws IOException {
+    return of(profile, request, path, body.publisher());
+  }
+
+  private static HttpRequest of(
+      ProviderProfile profile, Request request, String path, HttpRequest.BodyPublisher body) {
     String query = request.getHttpURI().getQuery();
     String base = profile.upstream().toString();
     if (base.endsWith("/")) {
       base = base.substring(0, base.length() - 1);
     }
     URI target = URI.create(base + path + (query == null ? "" : "?" + query));
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(target).method(request.getMethod(), body(request, body, spool));
+    HttpRequest.Builder builder = HttpRequest.newBuilder(target).method(request.getMethod(), body);
     for (HttpField field : request.getHeaders()) {
       if (profile.api().allows(field.getName())) {
         builder.header(field.getName(), field.getValue());
@@ -115,17 +125,54 @@ final class UpstreamRequests {
     if (declared == 0) {
       return HttpRequest.BodyPublishers.noBody();
     }
-    byte[] head = body.readNBytes(IN_MEMORY + 1);
-    if (head.length <= IN_MEMORY) {
+    return held(body, spool).publisher();
+  }
+
+  /**
+   * A request body read whole before it goes anywhere: its first {@link #IN_MEMORY} bytes in
+   * memory, the rest in {@link Spool}'s file. It can be read again ({@link #open}), which the gate
+   * does to check it before it is sent.
+   */
+  static final class Held {
+    private final byte[] head;
+    private final @Nullable Path file;
+
+    private Held(byte[] head, @Nullable Path file) {
+      this.head = head;
+      this.file = file;
+    }
+
+    InputStream open() throws IOException {
+      InputStream memory = new java.io.ByteArrayInputStream(head);
+      Path rest = file;
+      return rest == null ? memory : Files.newInputStream(rest);
+    }
+
+    HttpRequest.BodyPublisher publisher() throws IOException {
+      Path rest = file;
+      if (rest != null) {
+        return HttpRequest.BodyPublishers.ofFile(rest);
+      }
       return head.length == 0
           ? HttpRequest.BodyPublishers.noBody()
           : HttpRequest.BodyPublishers.ofByteArray(head);
+    }
+  }
+
+  /**
+   * Reads {@code body} whole (it fails past the cap, as the caller's stream does): in memory up to
+   * {@link #IN_MEMORY}, then the whole body in {@code spool}'s file.
+   */
+  static Held held(InputStream body, Spool spool) throws IOException {
+    byte[] head = body.readNBytes(IN_MEMORY + 1);
+    if (head.length <= IN_MEMORY) {
+      return new Held(head, null);
     }
     Path file = spool.create();
     try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE)) {
       out.write(head);
       body.transferTo(out);
     }
-    return HttpRequest.BodyPublishers.ofFile(file);
+    return new Held(new byte[0], file);
   }
 }

@@ -231,7 +231,8 @@ class PromptRunnerWithApprovalGateTest {
                 paths,
                 paths,
                 plan,
-                new ProviderEndpoint(proxy.loopbackUrl().toString(), ProviderEndpoint.PLACEHOLDER),
+                new ProviderEndpoint(
+                    proxy.loopbackUrl().toString(), ProviderEndpoint.PLACEHOLDER, true),
                 List.of(TOKEN),
                 output,
                 output.nextOffset(),
