@@ -57,7 +57,8 @@ public final class AgentCatalog implements WorkloadCatalog {
           "api",
           "authHeader",
           "shared",
-          "approval");
+          "approval",
+          "egressCidrs");
   private static final java.util.regex.Pattern HEADER_NAME =
       java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 
@@ -74,7 +75,17 @@ public final class AgentCatalog implements WorkloadCatalog {
    * Where a type's credential proxy forwards, the token it alone holds, and the header the token
    * goes in ({@code authorization} as {@code Bearer}, or another name such as {@code x-api-key}).
    */
-  record Provider(URI url, Credential token, Optional<Path> caFile, String api, String authHeader) {
+  record Provider(
+      URI url,
+      Credential token,
+      Optional<Path> caFile,
+      String api,
+      String authHeader,
+      List<String> egressCidrs) {
+    Provider(URI url, Credential token, Optional<Path> caFile, String api, String authHeader) {
+      this(url, token, caFile, api, authHeader, List.of());
+    }
+
     Provider(URI url, String token, Optional<Path> caFile, String api, String authHeader) {
       this(url, new Credential.Held(token), caFile, api, authHeader);
     }
@@ -356,7 +367,8 @@ public final class AgentCatalog implements WorkloadCatalog {
       Optional<String> authHeader,
       String defaultModel,
       List<String> models,
-      boolean shared) {
+      boolean shared,
+      List<String> egressCidrs) {
 
     static Settings of(String type, JsonNode entry, Map<String, String> env) {
       for (String key : entry.propertyNames()) {
@@ -397,7 +409,9 @@ public final class AgentCatalog implements WorkloadCatalog {
               .map(v -> variableFlag(prefix + "SHARED", v))
               .or(() -> Optional.ofNullable(entry.get("shared")).map(v -> fileFlag(type, v)))
               .orElse(false);
-      return new Settings(url, token, tokenSecret, ca, api, authHeader, model, models, shared);
+      List<String> egressCidrs = readEgressCidrs(type, entry, env.get(prefix + "EGRESS_CIDRS"));
+      return new Settings(
+          url, token, tokenSecret, ca, api, authHeader, model, models, shared, egressCidrs);
     }
 
     Optional<Provider> provider(String type, Placement placement) {
@@ -452,7 +466,13 @@ public final class AgentCatalog implements WorkloadCatalog {
             }
           });
       return Optional.of(
-          new Provider(parsed, credential.get(), caFile.map(Path::toAbsolutePath), api, header));
+          new Provider(
+              parsed,
+              credential.get(),
+              caFile.map(Path::toAbsolutePath),
+              api,
+              header,
+              egressCidrs));
     }
 
     /**
@@ -495,6 +515,34 @@ public final class AgentCatalog implements WorkloadCatalog {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("provider of " + type + ": " + e.getMessage(), e);
       }
+    }
+  }
+
+  /**
+   * A pod's provider address ranges, which its NetworkPolicy names instead of what the URL's host
+   * resolves to: the variable's comma-separated list, else the file's array.
+   */
+  private static List<String> readEgressCidrs(
+      String type, JsonNode entry, @Nullable String variable) {
+    List<String> cidrs = new ArrayList<>();
+    if (variable != null && !variable.isBlank()) {
+      for (String cidr : variable.split(",")) {
+        cidrs.add(cidr.strip());
+      }
+    } else if (entry.get("egressCidrs") != null) {
+      JsonNode node = entry.get("egressCidrs");
+      if (!node.isArray()) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": egressCidrs must be a JSON array of CIDRs, was " + node);
+      }
+      for (JsonNode cidr : node) {
+        cidrs.add(cidr.isString() ? cidr.asString() : cidr.toString());
+      }
+    }
+    try {
+      return dev.berth.kubernetes.runtime.EgressCidrs.check(cidrs);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("provider of " + type + ": " + e.getMessage(), e);
     }
   }
 
