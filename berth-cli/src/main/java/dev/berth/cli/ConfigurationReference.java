@@ -93,10 +93,11 @@ public final class ConfigurationReference {
         | `BERTH_AGENT_TOKEN_KEY` | With `--runtime kubernetes`: the key the per-session agent \
         tokens are derived from, the same on every replica (docs/kubernetes.md). |
         | `BERTH_PROVIDER_<TYPE>_URL`, `_TOKEN`, `_TOKEN_FILE`, `_TOKEN_SECRET`, `_CA_FILE`, `_API`, \
-        `_AUTH_HEADER`, `_MODEL`, `_MODELS` \
+        `_AUTH_HEADER`, `_MODEL`, `_MODELS`, `_EGRESS_CIDRS` \
         | An agent type's model provider, as `--providers` sets it (docs/agents.md); \
         `_TOKEN_SECRET` (NAME/KEY of a Secret) instead of a token with `--runtime kubernetes` \
-        (docs/kubernetes.md). |
+        (docs/kubernetes.md), and `_EGRESS_CIDRS` (comma-separated) the provider's address \
+        ranges a session pod without network may reach, instead of what its host resolves to. |
         | `PGPASSWORD` | The password of a PostgreSQL `--store`. |
         | `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION` | The credentials of an \
         `s3://` `--archive` (the AWS SDK's default chain). |

@@ -53,7 +53,17 @@ public final class AgentCatalog implements WorkloadCatalog {
    * Where a type's credential proxy forwards, the token it alone holds, and the header the token
    * goes in ({@code authorization} as {@code Bearer}, or another name such as {@code x-api-key}).
    */
-  record Provider(URI url, Credential token, Optional<Path> caFile, String api, String authHeader) {
+  record Provider(
+      URI url,
+      Credential token,
+      Optional<Path> caFile,
+      String api,
+      String authHeader,
+      List<String> egressCidrs) {
+    Provider(URI url, Credential token, Optional<Path> caFile, String api, String authHeader) {
+      this(url, token, caFile, api, authHeader, List.of());
+    }
+
     Provider(URI url, String token, Optional<Path> caFile, String api, String authHeader) {
       this(url, new Credential.Held(token), caFile, api, authHeader);
     }

@@ -42,7 +42,8 @@ record AgentSettings(
     Optional<String> authHeader,
     String defaultModel,
     List<String> models,
-    boolean shared) {
+    boolean shared,
+    List<String> egressCidrs) {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -58,7 +59,8 @@ record AgentSettings(
           "api",
           "authHeader",
           "shared",
-          "approval");
+          "approval",
+          "egressCidrs");
 
   private static final Pattern HEADER_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9-]{0,63}");
 
@@ -109,7 +111,9 @@ record AgentSettings(
             .map(v -> variableFlag(prefix + "SHARED", v))
             .or(() -> Optional.ofNullable(entry.get("shared")).map(v -> fileFlag(type, v)))
             .orElse(false);
-    return new AgentSettings(url, token, tokenSecret, ca, api, authHeader, model, models, shared);
+    List<String> egressCidrs = readEgressCidrs(type, entry, env.get(prefix + "EGRESS_CIDRS"));
+    return new AgentSettings(
+        url, token, tokenSecret, ca, api, authHeader, model, models, shared, egressCidrs);
   }
 
   @Override
@@ -137,7 +141,35 @@ record AgentSettings(
     checkCaFile(type, placement);
     return Optional.of(
         new AgentCatalog.Provider(
-            parsed, credential.get(), caFile.map(Path::toAbsolutePath), api, header));
+            parsed, credential.get(), caFile.map(Path::toAbsolutePath), api, header, egressCidrs));
+  }
+
+  /**
+   * A pod's provider address ranges, which its NetworkPolicy names instead of what the URL's host
+   * resolves to: the variable's comma-separated list, else the file's array.
+   */
+  private static List<String> readEgressCidrs(
+      String type, JsonNode entry, @Nullable String variable) {
+    List<String> cidrs = new ArrayList<>();
+    if (variable != null && !variable.isBlank()) {
+      for (String cidr : variable.split(",")) {
+        cidrs.add(cidr.strip());
+      }
+    } else if (entry.get("egressCidrs") != null) {
+      JsonNode node = entry.get("egressCidrs");
+      if (!node.isArray()) {
+        throw new IllegalArgumentException(
+            "provider of " + type + ": egressCidrs must be a JSON array of CIDRs, was " + node);
+      }
+      for (JsonNode cidr : node) {
+        cidrs.add(cidr.isString() ? cidr.asString() : cidr.toString());
+      }
+    }
+    try {
+      return dev.berth.kubernetes.runtime.EgressCidrs.check(cidrs);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("provider of " + type + ": " + e.getMessage(), e);
+    }
   }
 
   private static URI checkedUrl(String type, String url) {

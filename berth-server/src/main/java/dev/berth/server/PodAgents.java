@@ -55,7 +55,8 @@ final class PodAgents {
                           provider.api(),
                           Optional.of(provider.authHeader()),
                           provider.caFile().map(Object::toString),
-                          secret.secret())));
+                          secret.secret(),
+                          provider.egressCidrs())));
             });
   }
 }

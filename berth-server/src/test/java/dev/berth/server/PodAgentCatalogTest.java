@@ -76,6 +76,59 @@ class PodAgentCatalogTest {
   }
 
   @Test
+  void aProvidersEgressCidrsComeFromTheFileOrTheVariableWhichWinsAndReachThePod() throws Exception {
+    Path file = dir.resolve("providers.json");
+    Files.writeString(
+        file,
+        "{\"claude-code\":{\"url\":\"https://api.anthropic.com\",\"tokenSecret\":\"a/token\","
+            + "\"egressCidrs\":[\"160.79.104.0/23\",\"2607:6bc0::/48\"]}}");
+
+    AgentCatalog fromFile = AgentCatalog.loadForPods(Map.of(), Optional.of(file), Map.of());
+    assertThat(PodAgents.of(fromFile, spec(CLAUDE)).orElseThrow().provider().egressCidrs())
+        .containsExactly("160.79.104.0/23", "2607:6bc0::/48");
+
+    AgentCatalog fromVariable =
+        AgentCatalog.loadForPods(
+            Map.of(),
+            Optional.of(file),
+            Map.of("BERTH_PROVIDER_CLAUDE_CODE_EGRESS_CIDRS", "10.9.0.0/16, 10.8.0.1/32"));
+    assertThat(PodAgents.of(fromVariable, spec(CLAUDE)).orElseThrow().provider().egressCidrs())
+        .containsExactly("10.9.0.0/16", "10.8.0.1/32");
+
+    AgentCatalog none =
+        AgentCatalog.loadForPods(
+            Map.of(),
+            Optional.empty(),
+            Map.of(
+                "BERTH_PROVIDER_CLAUDE_CODE_URL", "https://api.anthropic.com",
+                "BERTH_PROVIDER_CLAUDE_CODE_TOKEN_SECRET", "a/token"));
+    assertThat(PodAgents.of(none, spec(CLAUDE)).orElseThrow().provider().egressCidrs()).isEmpty();
+  }
+
+  @Test
+  void anEgressCidrThatIsNoCidrStopsTheServerAtStartNamingTheType() throws Exception {
+    Path file = dir.resolve("providers.json");
+    Files.writeString(
+        file,
+        "{\"claude-code\":{\"url\":\"https://api.anthropic.com\",\"tokenSecret\":\"a/token\","
+            + "\"egressCidrs\":\"160.79.104.0/23\"}}");
+    assertThatThrownBy(() -> AgentCatalog.loadForPods(Map.of(), Optional.of(file), Map.of()))
+        .hasMessageContaining("claude-code")
+        .hasMessageContaining("egressCidrs must be a JSON array");
+    assertThatThrownBy(
+            () ->
+                AgentCatalog.loadForPods(
+                    Map.of(),
+                    Optional.empty(),
+                    Map.of(
+                        "BERTH_PROVIDER_CLAUDE_CODE_URL", "https://api.anthropic.com",
+                        "BERTH_PROVIDER_CLAUDE_CODE_TOKEN_SECRET", "a/token",
+                        "BERTH_PROVIDER_CLAUDE_CODE_EGRESS_CIDRS", "api.anthropic.com")))
+        .hasMessageContaining("provider of claude-code")
+        .hasMessageContaining("\"api.anthropic.com\"");
+  }
+
+  @Test
   void aTokenOrTokenFileWithKubernetesIsRefusedSinceTheControlPlaneNeedNotHoldIt()
       throws Exception {
     Path token = dir.resolve("token");

@@ -160,8 +160,11 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
    * <p>An agent session's pod runs its CLI beside a credential proxy sidecar (see {@link
    * RuntimePods}); its provider and the operator's Secret holding the token are checked first, and
    * when either would keep the proxy from starting no object is made: the runtime is observed
-   * Failed with CREDENTIAL_REFERENCE until it is removed. A spec that awaits a restore gives the
-   * agent {@code --await-restore}, so it starts nothing before its archive came.
+   * Failed with CREDENTIAL_REFERENCE until it is removed; so is one whose provider has neither
+   * configured CIDRs nor an address its host resolves to now (RUNTIME_CONFIG_INVALID: its
+   * NetworkPolicy could name no address, and would not open every one instead). A spec that awaits
+   * a restore gives the agent {@code --await-restore}, so it starts nothing before its archive
+   * came.
    */
   @Override
   public void provision(RuntimeSpec spec) {
@@ -191,21 +194,29 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
           new RuntimeObservation.Failed(FailureReason.CREDENTIAL_REFERENCE, credential.get()));
       return;
     }
+    Optional<NetworkPolicy> policy;
+    try {
+      policy =
+          settings
+              .networkPolicy()
+              .map(
+                  t ->
+                      SessionNetworkPolicies.policy(
+                          spec,
+                          template,
+                          t,
+                          settings.networkAccess().apply(spec.labels().session()),
+                          agent,
+                          settings.providerAddresses()));
+    } catch (SessionNetworkPolicies.UnresolvedProvider e) {
+      refused.put(
+          name, new RuntimeObservation.Failed(FailureReason.RUNTIME_CONFIG_INVALID, e.reason()));
+      return;
+    }
     refused.remove(name);
     unseen.add(name);
     Secret secret = RuntimePods.secret(spec, template, tokens.tokenFor(name), agent);
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
-    Optional<NetworkPolicy> policy =
-        settings
-            .networkPolicy()
-            .map(
-                t ->
-                    SessionNetworkPolicies.policy(
-                        spec,
-                        template,
-                        t,
-                        settings.networkAccess().apply(spec.labels().session()),
-                        agent));
     policy.ifPresent(p -> call("create", name, () -> createIfAbsent(policies(), p)));
     Optional<Pod> created =
         call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template, agent)));

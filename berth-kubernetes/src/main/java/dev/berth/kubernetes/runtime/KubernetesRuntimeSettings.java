@@ -20,6 +20,8 @@ import java.util.function.Function;
  *     NetworkPolicy enforces it, so without one every session gets the namespace's network
  * @param agents what an agent session's pod runs (its CLI in the image, its provider and the Secret
  *     holding its token); empty for a workload type this installation does not run on pods
+ * @param providerAddresses what a provider's host name resolves to when a pod's NetworkPolicy is
+ *     made (the system resolver's but in tests)
  */
 public record KubernetesRuntimeSettings(
     String installation,
@@ -28,7 +30,8 @@ public record KubernetesRuntimeSettings(
     PodAddress address,
     Optional<NetworkPolicyTemplate> networkPolicy,
     Function<SessionId, NetworkAccess> networkAccess,
-    Function<RuntimeSpec, Optional<PodAgent>> agents) {
+    Function<RuntimeSpec, Optional<PodAgent>> agents,
+    ProviderAddresses providerAddresses) {
 
   public KubernetesRuntimeSettings {
     Objects.requireNonNull(installation, "installation");
@@ -38,6 +41,7 @@ public record KubernetesRuntimeSettings(
     Objects.requireNonNull(networkPolicy, "networkPolicy");
     Objects.requireNonNull(networkAccess, "networkAccess");
     Objects.requireNonNull(agents, "agents");
+    Objects.requireNonNull(providerAddresses, "providerAddresses");
     if (installation.isBlank()) {
       throw new IllegalArgumentException("the installation id of a Kubernetes runtime is blank");
     }
@@ -53,24 +57,38 @@ public record KubernetesRuntimeSettings(
         PodAddress.podIp(pod.agentPort()),
         Optional.empty(),
         session -> NetworkAccess.EGRESS,
-        spec -> Optional.empty());
+        spec -> Optional.empty(),
+        ProviderAddresses.DNS);
   }
 
   public KubernetesRuntimeSettings withAddress(PodAddress at) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, at, networkPolicy, networkAccess, agents);
+        installation, pod, tokens, at, networkPolicy, networkAccess, agents, providerAddresses);
   }
 
   /** These settings, each pod confined by {@code policy} as {@code access} says. */
   public KubernetesRuntimeSettings withNetworkPolicy(
       NetworkPolicyTemplate policy, Function<SessionId, NetworkAccess> access) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, address, Optional.of(policy), access, agents);
+        installation, pod, tokens, address, Optional.of(policy), access, agents, providerAddresses);
   }
 
   /** These settings, agent sessions' pods running what {@code launches} says for their spec. */
   public KubernetesRuntimeSettings withAgents(Function<RuntimeSpec, Optional<PodAgent>> launches) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, address, networkPolicy, networkAccess, launches);
+        installation,
+        pod,
+        tokens,
+        address,
+        networkPolicy,
+        networkAccess,
+        launches,
+        providerAddresses);
+  }
+
+  /** These settings, a provider's host name resolved by {@code addresses}. */
+  public KubernetesRuntimeSettings withProviderAddresses(ProviderAddresses addresses) {
+    return new KubernetesRuntimeSettings(
+        installation, pod, tokens, address, networkPolicy, networkAccess, agents, addresses);
   }
 }

@@ -101,19 +101,33 @@ public record PodAgent(
    * @param authHeader the header the token goes in; empty for the API family's usual one
    * @param caFile a CA certificate (PEM) in the image the upstream is also checked against
    * @param token the Secret (in the sessions' namespace) and key holding the provider's token
+   * @param egressCidrs the provider's address ranges, as the operator gave them; empty to resolve
+   *     the URL's host when the pod's NetworkPolicy is made
    */
   public record Provider(
       String baseUrl,
       String api,
       Optional<String> authHeader,
       Optional<String> caFile,
-      SecretRef token) {
+      SecretRef token,
+      List<String> egressCidrs) {
     public Provider {
       Objects.requireNonNull(baseUrl, "baseUrl");
       Objects.requireNonNull(api, "api");
       Objects.requireNonNull(authHeader, "authHeader");
       Objects.requireNonNull(caFile, "caFile");
       Objects.requireNonNull(token, "token");
+      egressCidrs = EgressCidrs.check(egressCidrs);
+    }
+
+    /** A provider whose addresses are its host's, resolved when the pod's policy is made. */
+    public Provider(
+        String baseUrl,
+        String api,
+        Optional<String> authHeader,
+        Optional<String> caFile,
+        SecretRef token) {
+      this(baseUrl, api, authHeader, caFile, token, List.of());
     }
   }
 

@@ -12,12 +12,15 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The NetworkPolicy of one runtime, named after it and selecting its pod alone (by session,
@@ -25,11 +28,16 @@ import java.util.regex.Pattern;
  * unconfined, and owned by the pod once that exists, so that it goes with the pod.
  *
  * <p>An agent session's pod must reach its provider, for its proxy sidecar, whatever the session's
- * own network: a session without network gets egress to the provider's port (to its address when
- * the provider URL names one, else to anything outside the excepted ranges on that port) and DNS. A
- * NetworkPolicy selects pods, not containers, and the containers of a pod share its network: the
- * agent container's CLI could open that connection too. It holds no token to use there (the proxy
- * container alone has it), which is what keeps the provider's account the proxy's.
+ * own network: a session without network gets egress to the provider's addresses on the provider's
+ * port, and DNS. A NetworkPolicy names addresses, never hosts, and a session is hostile: a rule to
+ * anything on port 443 would let the agent container's CLI send the workspace to any host, so the
+ * rule names the operator's CIDRs for the provider ({@code egressCidrs}) or else the addresses its
+ * host resolves to when the policy is made (at each provisioning, so at each resume). A provider
+ * whose addresses change mid-session is unreachable until the next resume; one that resolves to
+ * nothing fails the provisioning rather than open more. A NetworkPolicy selects pods, not
+ * containers, and the containers of a pod share its network: the agent container's CLI could open
+ * that connection too. It holds no token to use there (the proxy container alone has it), which is
+ * what keeps the provider's account the proxy's.
  *
  * <p>A session whose tool calls are gated ({@link PodAgent.Gate}) must reach the control plane's
  * gateway, whatever its own network: its pod gets egress to the control plane's pods on their port.
@@ -50,15 +58,20 @@ final class SessionNetworkPolicies {
 
   static NetworkPolicy policy(
       RuntimeSpec spec, PodTemplate pod, NetworkPolicyTemplate template, NetworkAccess access) {
-    return policy(spec, pod, template, access, Optional.empty());
+    return policy(spec, pod, template, access, Optional.empty(), ProviderAddresses.DNS);
   }
 
+  /**
+   * @throws UnresolvedProvider when the agent's provider has no configured CIDRs and its host
+   *     resolves to nothing
+   */
   static NetworkPolicy policy(
       RuntimeSpec spec,
       PodTemplate pod,
       NetworkPolicyTemplate template,
       NetworkAccess access,
-      Optional<PodAgent> agent) {
+      Optional<PodAgent> agent,
+      ProviderAddresses addresses) {
     Map<String, String> labels = spec.labels().asMap();
     LabelSelector self =
         new LabelSelectorBuilder()
@@ -83,7 +96,7 @@ final class SessionNetworkPolicies {
         .withPort(new IntOrString(pod.agentPort()))
         .endPort()
         .endIngress()
-        .withEgress(egress(template, access, agent))
+        .withEgress(egress(spec, template, access, agent, addresses))
         .endSpec()
         .build();
   }
@@ -106,11 +119,16 @@ final class SessionNetworkPolicies {
    * No rule at all denies every egress, DNS included: a session without network resolves nothing.
    */
   private static List<NetworkPolicyEgressRule> egress(
-      NetworkPolicyTemplate template, NetworkAccess access, Optional<PodAgent> agent) {
+      RuntimeSpec spec,
+      NetworkPolicyTemplate template,
+      NetworkAccess access,
+      Optional<PodAgent> agent,
+      ProviderAddresses addresses) {
     List<NetworkPolicyEgressRule> rules =
         new java.util.ArrayList<>(
             switch (access) {
-              case NONE -> agent.map(a -> List.of(provider(template, a), dns())).orElse(List.of());
+              case NONE ->
+                  agent.map(a -> List.of(provider(spec, a, addresses), dns())).orElse(List.of());
               case EGRESS ->
                   List.of(
                       new NetworkPolicyEgressRuleBuilder()
@@ -143,29 +161,79 @@ final class SessionNetworkPolicies {
   }
 
   /**
-   * The provider's port: at its address when the URL gives an IP literal, else anywhere outside the
-   * excepted ranges (a NetworkPolicy cannot name a host).
+   * The provider's port at the provider's addresses alone: the operator's CIDRs, or else each
+   * address its host resolves to now (an IP literal is its own).
    */
-  private static NetworkPolicyEgressRule provider(NetworkPolicyTemplate template, PodAgent agent) {
+  private static NetworkPolicyEgressRule provider(
+      RuntimeSpec spec, PodAgent agent, ProviderAddresses addresses) {
     URI url = URI.create(agent.provider().baseUrl());
     int port = url.getPort() > 0 ? url.getPort() : 443;
-    String host = Objects.requireNonNullElse(url.getHost(), "");
-    boolean literal = IPV4.matcher(host).matches();
-    return new NetworkPolicyEgressRuleBuilder()
-        .addNewTo()
-        .withNewIpBlock()
-        .withCidr(literal ? host + "/32" : "0.0.0.0/0")
-        .withExcept(literal ? List.of() : template.egressExcept())
-        .endIpBlock()
-        .endTo()
-        .addNewPort()
-        .withProtocol("TCP")
-        .withPort(new IntOrString(port))
-        .endPort()
-        .build();
+    List<String> cidrs =
+        agent.provider().egressCidrs().isEmpty()
+            ? resolved(spec, url, addresses)
+            : agent.provider().egressCidrs();
+    NetworkPolicyEgressRuleBuilder rule = new NetworkPolicyEgressRuleBuilder();
+    for (String cidr : cidrs) {
+      rule.addNewTo().withNewIpBlock().withCidr(cidr).endIpBlock().endTo();
+    }
+    return rule.addNewPort().withProtocol("TCP").withPort(new IntOrString(port)).endPort().build();
   }
 
-  private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+  private static List<String> resolved(RuntimeSpec spec, URI url, ProviderAddresses addresses) {
+    String host = Objects.requireNonNullElse(url.getHost(), "");
+    String bare =
+        host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    String why;
+    try {
+      List<String> cidrs =
+          addresses.of(bare).stream()
+              .map(a -> bareAddress(a) + (a instanceof Inet6Address ? "/128" : "/32"))
+              .distinct()
+              .toList();
+      if (!cidrs.isEmpty()) {
+        return cidrs;
+      }
+      why = "it resolves to no address";
+    } catch (UnknownHostException e) {
+      why = "it does not resolve (" + e.getMessage() + ")";
+    }
+    String type = spec.workload().value();
+    throw new UnresolvedProvider(
+        "the provider host "
+            + host
+            + " of workload type "
+            + type
+            + " has no address for the session pod's NetworkPolicy: "
+            + why
+            + "; the pod is not made rather than let out to every address. Give the provider's"
+            + " addresses as egressCidrs in the providers file (or BERTH_PROVIDER_"
+            + type.toUpperCase(Locale.ROOT).replace('-', '_')
+            + "_EGRESS_CIDRS), or make the host resolve from the control plane");
+  }
+
+  /** The address without an IPv6 scope ({@code %eth0}), which an ipBlock does not take. */
+  private static String bareAddress(InetAddress address) {
+    String text = address.getHostAddress();
+    int scope = text.indexOf('%');
+    return scope < 0 ? text : text.substring(0, scope);
+  }
+
+  /** A provider whose addresses are neither configured nor resolvable now. */
+  static final class UnresolvedProvider extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final String reason;
+
+    UnresolvedProvider(String reason) {
+      super(reason);
+      this.reason = reason;
+    }
+
+    /** Why, and the way out, for the runtime's Failed observation. */
+    String reason() {
+      return reason;
+    }
+  }
 
   /**
    * DNS, to the cluster's DNS pods only: a port-53 rule without a destination would open port 53 of

@@ -11,7 +11,10 @@ import dev.berth.core.session.FailureReason;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.NetworkAccess;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -116,6 +119,109 @@ class AgentPodRuntimeTest {
         .isNull();
     assertThat(runtime.remove(spec.runtime())).isInstanceOf(RemovalResult.Confirmed.class);
     assertThat(runtime.observe(spec.runtime())).isInstanceOf(RuntimeObservation.Gone.class);
+  }
+
+  @Test
+  void aProviderHostThatResolvesToNothingFailsTheRuntimeWithConfigInvalidAndNothingIsMade()
+      throws Exception {
+    makeSecret();
+    PodAgent unresolvable =
+        new PodAgent(
+            "/usr/bin/true",
+            "platform-default",
+            List.of(),
+            new PodAgent.Provider(
+                "https://llm.internal.example",
+                "anthropic",
+                Optional.empty(),
+                Optional.empty(),
+                new PodAgent.SecretRef(secretName, "token")));
+    KubernetesRuntime runtime =
+        start(
+            confinedTo(unresolvable)
+                .withProviderAddresses(
+                    host -> {
+                      throw new UnknownHostException(host);
+                    }));
+    RuntimeSpec spec = agentSpec();
+
+    runtime.provision(spec);
+
+    assertThat(runtime.observe(spec.runtime()))
+        .isInstanceOfSatisfying(
+            RuntimeObservation.Failed.class,
+            f -> {
+              assertThat(f.reason()).isEqualTo(FailureReason.RUNTIME_CONFIG_INVALID);
+              assertThat(f.detail())
+                  .contains("llm.internal.example", "BERTH_PROVIDER_CLAUDE_CODE_EGRESS_CIDRS");
+            });
+    var namespace = cluster.client().pods().inNamespace(SimulatedCluster.NAMESPACE);
+    assertThat(namespace.withName(spec.runtime().name()).get()).isNull();
+    assertThat(
+            cluster
+                .client()
+                .network()
+                .networkPolicies()
+                .inNamespace(SimulatedCluster.NAMESPACE)
+                .withName(spec.runtime().name())
+                .get())
+        .isNull();
+    assertThat(runtime.remove(spec.runtime())).isInstanceOf(RemovalResult.Confirmed.class);
+  }
+
+  @Test
+  void aSessionWithoutNetworksPolicyLetsItOutToItsProvidersResolvedAddressesAlone()
+      throws Exception {
+    makeSecret();
+    PodAgent named =
+        new PodAgent(
+            "/usr/bin/true",
+            "platform-default",
+            List.of(),
+            new PodAgent.Provider(
+                "https://api.anthropic.com",
+                "anthropic",
+                Optional.empty(),
+                Optional.empty(),
+                new PodAgent.SecretRef(secretName, "token")));
+    KubernetesRuntime runtime =
+        start(
+            confinedTo(named)
+                .withProviderAddresses(
+                    host ->
+                        List.of(
+                            InetAddress.getByAddress(host, new byte[] {(byte) 160, 79, 104, 10}))));
+    RuntimeSpec spec = agentSpec();
+
+    runtime.provision(spec);
+
+    var policy =
+        cluster
+            .client()
+            .network()
+            .networkPolicies()
+            .inNamespace(SimulatedCluster.NAMESPACE)
+            .withName(spec.runtime().name())
+            .get();
+    assertThat(policy.getSpec().getEgress().getFirst().getTo())
+        .extracting(peer -> peer.getIpBlock().getCidr())
+        .containsExactly("160.79.104.10/32");
+    await()
+        .atMost(PATIENCE)
+        .until(() -> runtime.remove(spec.runtime()) instanceof RemovalResult.Confirmed);
+  }
+
+  private static KubernetesRuntimeSettings confinedTo(PodAgent agent) {
+    return SimulatedCluster.settings(INSTALLATION)
+        .withNetworkPolicy(SimulatedCluster.POLICY, session -> NetworkAccess.NONE)
+        .withAgents(s -> Optional.of(agent));
+  }
+
+  private KubernetesRuntime start(KubernetesRuntimeSettings settings) throws InterruptedException {
+    KubernetesRuntime runtime = KubernetesRuntime.start(cluster.client(), settings);
+    assertThat(runtime.awaitSynced(Duration.ofSeconds(10))).isTrue();
+    cluster.track(runtime);
+    return runtime;
   }
 
   @Test

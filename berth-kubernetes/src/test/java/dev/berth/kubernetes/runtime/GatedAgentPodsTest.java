@@ -63,6 +63,10 @@ class GatedAgentPodsTest {
 
   private final Pod pod = RuntimePods.pod(SPEC, SimulatedCluster.TEMPLATE, Optional.of(GATED));
 
+  /** The provider's host stands for one documentation address: no DNS in a test. */
+  private static final ProviderAddresses ADDRESSES =
+      host -> java.util.List.of(java.net.InetAddress.getByName("203.0.113.7"));
+
   @Test
   void theProxyContainerGetsTheGateAndTheGatewayKeyFromTheRuntimesOwnSecret() {
     Container proxy = container("proxy");
@@ -136,7 +140,12 @@ class GatedAgentPodsTest {
   void aGatedSessionWithoutNetworkReachesTheControlPlanesPortBesidesItsProviderAndDns() {
     NetworkPolicy policy =
         SessionNetworkPolicies.policy(
-            SPEC, SimulatedCluster.TEMPLATE, POLICIES, NetworkAccess.NONE, Optional.of(GATED));
+            SPEC,
+            SimulatedCluster.TEMPLATE,
+            POLICIES,
+            NetworkAccess.NONE,
+            Optional.of(GATED),
+            ADDRESSES);
 
     assertThat(policy.getSpec().getEgress()).hasSize(3);
     assertGatewayRule(policy.getSpec().getEgress().getLast());
@@ -146,10 +155,20 @@ class GatedAgentPodsTest {
   void aGatedSessionWithEgressReachesTheControlPlanesPortThoughItsPrivateRangesAreExcepted() {
     NetworkPolicy gated =
         SessionNetworkPolicies.policy(
-            SPEC, SimulatedCluster.TEMPLATE, POLICIES, NetworkAccess.EGRESS, Optional.of(GATED));
+            SPEC,
+            SimulatedCluster.TEMPLATE,
+            POLICIES,
+            NetworkAccess.EGRESS,
+            Optional.of(GATED),
+            ADDRESSES);
     NetworkPolicy ungated =
         SessionNetworkPolicies.policy(
-            SPEC, SimulatedCluster.TEMPLATE, POLICIES, NetworkAccess.EGRESS, Optional.of(UNGATED));
+            SPEC,
+            SimulatedCluster.TEMPLATE,
+            POLICIES,
+            NetworkAccess.EGRESS,
+            Optional.of(UNGATED),
+            ADDRESSES);
 
     assertThat(ungated.getSpec().getEgress()).hasSize(2);
     assertThat(gated.getSpec().getEgress()).hasSize(3);
