@@ -104,6 +104,15 @@ final class SessionAgentCommand implements Callable<Integer> {
               + " token.")
   private java.net.URI proxy;
 
+  @Option(
+      names = "--approval",
+      paramLabel = "POLICY",
+      description =
+          "The approval policy the proxy sidecar enforces (external or all), so that the CLI"
+              + " declares no provider-run tool the gated sidecar would refuse; the sidecar alone"
+              + " holds the gateway's key.")
+  private @org.jspecify.annotations.Nullable String approval;
+
   @Override
   public Integer call() throws InterruptedException {
     String token = System.getenv(TOKEN_VARIABLE);
@@ -134,7 +143,8 @@ final class SessionAgentCommand implements Callable<Integer> {
                   plugins.entrySet().stream()
                       .map(e -> new AgentLaunch.Plugin(e.getKey(), e.getValue()))
                       .toList(),
-                  proxy));
+                  proxy,
+                  java.util.Optional.ofNullable(approval)));
     }
     SessionAgent agent =
         SessionAgent.start(

@@ -17,7 +17,18 @@ import java.util.Objects;
  * @param proxy the sidecar's base URL, {@code http://127.0.0.1:8091} in a pod
  */
 public record PodWorkload(
-    String type, String cli, String model, List<AgentLaunch.Plugin> plugins, URI proxy) {
+    String type,
+    String cli,
+    String model,
+    List<AgentLaunch.Plugin> plugins,
+    URI proxy,
+    java.util.Optional<String> approval) {
+
+  /** A workload whose sidecar gates nothing. */
+  public PodWorkload(
+      String type, String cli, String model, List<AgentLaunch.Plugin> plugins, URI proxy) {
+    this(type, cli, model, plugins, proxy, java.util.Optional.empty());
+  }
 
   public PodWorkload {
     Objects.requireNonNull(type, "type");
@@ -25,6 +36,8 @@ public record PodWorkload(
     Objects.requireNonNull(model, "model");
     plugins = List.copyOf(plugins);
     Objects.requireNonNull(proxy, "proxy");
+    Objects.requireNonNull(approval, "approval");
+    approval.ifPresent(dev.berth.core.approval.ApprovalPolicy::parse);
   }
 
   /** The sidecar's usual address: the pod's loopback, port 8091. */
@@ -47,6 +60,17 @@ public record PodWorkload(
             type.equals("codex") ? "openai" : "anthropic",
             null,
             null),
-        plugins);
+        plugins,
+        approval.map(PodWorkload::sidecarGate).orElse(null));
+  }
+
+  /**
+   * The sidecar's gate, as the host needs to know of it: that it is on (so that the CLI declares no
+   * provider-run tool, which the gated sidecar would refuse, and offers the tools the gate decides
+   * on). A stand-in like the provider above: the sidecar holds the gateway's key, the host never
+   * dials the gateway.
+   */
+  private static AgentLaunch.Approval sidecarGate(String policy) {
+    return new AgentLaunch.Approval(policy, SIDECAR.toString(), "", 1);
   }
 }

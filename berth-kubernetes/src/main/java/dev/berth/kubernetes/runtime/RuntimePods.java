@@ -239,6 +239,8 @@ final class RuntimePods {
           args.addAll(List.of("--model", a.model()));
           a.plugins().forEach(p -> args.addAll(List.of("--plugin", p.name() + "=" + p.path())));
           args.addAll(List.of("--proxy", ProxySidecar.URL));
+          // The policy only (the key is the sidecar's): the CLI must not declare what it refuses.
+          a.gate().ifPresent(g -> args.addAll(List.of("--approval", g.policy())));
         });
     return args;
   }

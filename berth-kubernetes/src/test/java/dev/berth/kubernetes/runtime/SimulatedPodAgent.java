@@ -85,7 +85,8 @@ public final class SimulatedPodAgent {
                         new AgentLaunch.Plugin(
                             p.substring(0, p.indexOf('=')), p.substring(p.indexOf('=') + 1)))
                 .toList(),
-            java.net.URI.create(options.get("--proxy"))));
+            java.net.URI.create(options.get("--proxy")),
+            java.util.Optional.ofNullable(options.get("--approval"))));
   }
 
   private static Map<String, String> options(List<String> args) {
