@@ -1433,6 +1433,11 @@ export interface components {
             network: "none" | "egress";
             /** @description The Kubernetes service accounts whose tokens act for the tenant, sorted. */
             serviceAccounts: components["schemas"]["ServiceAccountName"][];
+            /**
+             * @description The least approval policy of the tenant's agent sessions' tool calls; it tightens a type's policy, never loosens it.
+             * @enum {string}
+             */
+            approval: "off" | "external" | "all";
             /** @description Sessions whose reservation is `HELD` or `UNCERTAIN`. */
             sessions: number;
         };
@@ -1678,6 +1683,11 @@ export interface components {
             network?: "none" | "egress";
             /** @description The service accounts whose tokens act for the tenant; none by default. The list replaces the one the tenant had. */
             serviceAccounts?: components["schemas"]["ServiceAccountName"][];
+            /**
+             * @description The least approval policy of the tenant's agent sessions' tool calls (`off` by default): it tightens an agent type's policy, never loosens it.
+             * @enum {string}
+             */
+            approval?: "off" | "external" | "all";
         };
         /**
          * @example {
