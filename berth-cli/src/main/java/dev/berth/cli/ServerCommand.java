@@ -193,9 +193,11 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "A JSON file of the agent types' providers: {\"claude-code\": {\"url\": \"https://…\","
               + " \"tokenFile\": \"…\", \"caFile\": \"…\", \"api\": \"…\", \"authHeader\": \"…\","
-              + " \"model\": \"…\", \"models\": […]}}; BERTH_PROVIDER_<TYPE>_URL, _TOKEN,"
-              + " _TOKEN_FILE, _CA_FILE, _API, _AUTH_HEADER, _MODEL and _MODELS set the same"
-              + " (docs/agents.md).")
+              + " \"model\": \"…\", \"models\": […], \"shared\": true, \"approval\": \"…\"}},"
+              + " with --runtime kubernetes \"tokenSecret\": \"NAME/KEY\" and \"egressCidrs\": […]"
+              + " instead of a token; BERTH_PROVIDER_<TYPE>_URL, _TOKEN, _TOKEN_FILE,"
+              + " _TOKEN_SECRET, _CA_FILE, _API, _AUTH_HEADER, _MODEL, _MODELS, _SHARED and"
+              + " _EGRESS_CIDRS set the same (docs/agents.md).")
   private @Nullable Path providers;
 
   @CommandLine.Mixin private ApprovalOptions approvals = new ApprovalOptions();
