@@ -149,7 +149,10 @@ final class GatewayRoutes {
     }
     if (!hold.isIntegralNumber() || !hold.canConvertToLong() || hold.asLong() < 1) {
       throw new InvalidValueException(
-          "invalid input: field \"holdSeconds\" must be a whole number of seconds, at least 1");
+          "invalid input: field \"holdSeconds\" must be a whole number of seconds, at least 1,"
+              + " was "
+              + (hold.toString().length() > 40 ? hold.toString().substring(0, 40) + "…" : hold)
+              + "; leave it out to be held for the server's timeout");
     }
     return Optional.of(Duration.ofSeconds(hold.asLong()));
   }

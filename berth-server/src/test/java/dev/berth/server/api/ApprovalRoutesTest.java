@@ -304,6 +304,21 @@ class ApprovalRoutesTest {
     java.time.Instant expiresAt = java.time.Instant.parse(stored.path("expiresAt").asString());
     assertThat(expiresAt)
         .isBetween(before.plusSeconds(65).minusMillis(1), after.plusSeconds(65).plusMillis(1));
+
+    HttpResponse<String> refused =
+        http.send(
+            HttpRequest.newBuilder(uri("/gateway/api/requests"))
+                .timeout(Duration.ofSeconds(30))
+                .header("content-type", "application/json")
+                .header("x-api-key", keyOf(session))
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        body.replace("\"holdSeconds\":60", "\"holdSeconds\":\"ten\"")
+                            .replace(id, approvalId(session))))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+    assertThat(refused.body()).contains("holdSeconds", "was \\\"ten\\\"");
   }
 
   // ---- helpers ----------------------------------------------------------------------------
