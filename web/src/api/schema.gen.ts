@@ -736,7 +736,11 @@ export interface paths {
         get: operations["getApprovalStatus"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * The proxy that held the call gives it up; a pending approval ends cancelled.
+         * @description The proxy withdraws its request when it stops holding the call (its client went away, or its own deadline passed), so that nobody approves a call that no longer waits. A compare-and-set like every end: a pending approval ends `CANCELLED` (`decidedBy: proxy`); one decided first keeps its decision, and the answer says which (the proxy still holds the call while it asks, so an approval that came first lets the call through). Idempotent.
+         */
+        delete: operations["withdrawApproval"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1231,7 +1235,7 @@ export interface components {
             state: components["schemas"]["ApprovalStateValue"];
             /** @description Why it was rejected, expired or cancelled, when known. */
             reason?: string;
-            /** @description Who decided: `admin`, `tenant:<name>`, `gateway` (the external gateway) or `berth` (expired or cancelled by the control plane). */
+            /** @description Who decided: `admin`, `tenant:<name>`, `gateway` (the external gateway), `berth` (expired or cancelled by the control plane) or `proxy` (withdrawn by the session's proxy, which stopped holding the call). */
             decidedBy?: string;
             /** Format: date-time */
             createdAt: string;
@@ -1256,6 +1260,8 @@ export interface components {
             /** @description The call's input as JSON, or a string cut to 4 KiB. */
             arguments: unknown;
             userId?: string;
+            /** @description How long from now the proxy holds the call (Berth's addition to the protocol). The approval expires 5 s after that, and never later than `--approval-timeout` and the 5 s allow; without it, the server's timeout is the proxy's. */
+            holdSeconds?: number;
         };
         GatewayStatus: {
             id: components["schemas"]["ApprovalIdValue"];
@@ -3105,6 +3111,35 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Its status (an expired one reads `EXPIRED`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayStatus"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ApprovalNotFound"];
+        };
+    };
+    withdrawApproval: {
+        parameters: {
+            query?: {
+                /** @description Why the proxy stopped waiting; kept (cut to 200 characters) in the reason. */
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The approval id, `<session id>:<32 lowercase hex>`. */
+                approvalId: components["parameters"]["ApprovalId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its status now. */
             200: {
                 headers: {
                     [name: string]: unknown;

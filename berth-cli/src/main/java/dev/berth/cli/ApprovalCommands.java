@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
 final class ApprovalCommands {
 
   static final List<String> HEADERS =
-      List.of("ID", "TOOL", "STATE", "AGE", "EXPIRES", "DIGEST", "REASON");
+      List.of("ID", "TOOL", "ARGUMENTS", "STATE", "AGE", "EXPIRES", "DIGEST", "REASON");
 
   /** The characters of an argument digest a table shows: enough to tell calls apart. */
   private static final int DIGEST_SHOWN = 12;
@@ -60,7 +60,8 @@ final class ApprovalCommands {
       ObjectNode document = JsonMapper.builder().build().createObjectNode();
       ArrayNode items = document.putArray("items");
       approvals.forEach(a -> items.add(a.json()));
-      print(format.format, document, wide -> table(approvals, environment().clock().instant()));
+      print(
+          format.format, document, wide -> table(approvals, environment().clock().instant(), wide));
       return 0;
     }
   }
@@ -101,7 +102,7 @@ final class ApprovalCommands {
       print(
           format.format,
           decided.json(),
-          wide -> table(List.of(decided), environment().clock().instant()));
+          wide -> table(List.of(decided), environment().clock().instant(), wide));
       return 0;
     }
   }
@@ -185,14 +186,19 @@ final class ApprovalCommands {
     throw new UsageException(message.toString());
   }
 
-  /** Approvals as a table, one row each; times relative to {@code now}. */
-  static String table(List<Approval> approvals, Instant now) {
+  /**
+   * Approvals as a table, one row each; times relative to {@code now}; the arguments' preview cut
+   * shorter than {@code -o wide} cuts it.
+   */
+  static String table(List<Approval> approvals, Instant now, boolean wide) {
     Table table = new Table(HEADERS);
     for (Approval a : approvals) {
       table.row(
           List.of(
               a.requestId(),
               a.tool(),
+              ArgumentsPreview.of(
+                  a.argumentsText(), wide ? ArgumentsPreview.WIDE : ArgumentsPreview.TABLE),
               a.state(),
               SessionPrinter.age(a.createdAt(), now),
               expires(a, now),

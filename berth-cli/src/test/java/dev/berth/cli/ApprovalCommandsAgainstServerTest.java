@@ -96,10 +96,14 @@ class ApprovalCommandsAgainstServerTest {
     String table = admin(0, "approvals", "gated").out.toString();
     assertThat(table.lines().toList())
         .hasSize(3)
-        .anySatisfy(l -> assertThat(l).startsWith("a1".repeat(16)).contains("Bash", "pending"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("a1".repeat(16))
+                    .contains("Bash", "{\"command\":\"touch marker.txt\"}", "pending"))
         .anySatisfy(l -> assertThat(l).startsWith("b2".repeat(16)).contains("WebFetch", "pending"));
     // (The harness's clock is fixed in the past, so the time left is not checked here.)
-    assertThat(table).startsWith("ID  ").contains("EXPIRES").contains("DIGEST");
+    assertThat(table).startsWith("ID  ").contains("ARGUMENTS", "EXPIRES", "DIGEST");
     JsonNode listed = JSON.readTree(admin(0, "approvals", "gated", "-o", "json").out.toString());
     assertThat(listed.path("items")).hasSize(2);
     assertThat(listed.path("items").get(0).path("arguments").asString()).isNotEmpty();

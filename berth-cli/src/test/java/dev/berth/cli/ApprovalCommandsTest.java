@@ -4,6 +4,7 @@ import static dev.berth.cli.FakeApi.SID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.json.JsonMapper;
@@ -42,6 +43,25 @@ class ApprovalCommandsTest {
         + "\",\"createdAt\":\"2026-01-02T04:02:05Z\",\"expiresAt\":\"2026-01-02T04:12:05Z\""
         + extra
         + "}";
+  }
+
+  /** A stand-in API whose one approval has {@code arguments} (JSON text, as the server sends). */
+  private static FakeApi apiWithArguments(String arguments) {
+    String item =
+        "{\"id\":\""
+            + SID
+            + ":"
+            + FIRST
+            + "\",\"sessionId\":\""
+            + SID
+            + "\",\"tool\":\"Bash\",\"argumentsDigest\":\"sha256:"
+            + "0123456789abcdef".repeat(4)
+            + "\",\"arguments\":"
+            + FakeApi.quote(arguments)
+            + ",\"requester\":\"admin\",\"state\":\"pending\","
+            + "\"createdAt\":\"2026-01-02T04:02:05Z\",\"expiresAt\":\"2026-01-02T04:12:05Z\"}";
+    return new FakeApi(
+        r -> r.get(PATH, ctx -> FakeApi.json(ctx, 200, "{\"items\":[" + item + "]}")));
   }
 
   private static FakeApi api() {
@@ -89,14 +109,19 @@ class ApprovalCommandsTest {
 
       assertThat(cli.run("approvals", SID)).as(cli.err.toString()).isZero();
 
+      String arguments = "{\"command\":\"touch marker.txt\"}";
       assertThat(cli.out.toString())
           .isEqualTo(
-              "ID                                TOOL             STATE     AGE  EXPIRES  DIGEST"
-                  + "        REASON\n"
+              "ID                                TOOL             ARGUMENTS                       "
+                  + "STATE     AGE  EXPIRES  DIGEST        REASON\n"
                   + FIRST
-                  + "  Bash             pending   2m   in 8m    0123456789ab\n"
+                  + "  Bash             "
+                  + arguments
+                  + "  pending   2m   in 8m    0123456789ab\n"
                   + SECOND
-                  + "  Web\\x1b[2JFetch  rejected  2m   -        0123456789ab  not today\n");
+                  + "  Web\\x1b[2JFetch  "
+                  + arguments
+                  + "  rejected  2m   -        0123456789ab  not today\n");
       assertThat(api.seen.get(0).query()).isNull();
     }
   }
@@ -178,6 +203,72 @@ class ApprovalCommandsTest {
 
       assertThat(cli.err.toString())
           .isEqualTo("berth: APPROVAL_DECIDED: approval was rejected already\n");
+    }
+  }
+
+  @Test
+  void theArgumentsShowOnOneLineWithControlAndFormatCharactersEscapedAndALongOneCut() {
+    String arguments =
+        "{\"command\":\"echo \u202eexe.txt\u200b\\n\u001b[2J\",\"note\":\"line\nbreak\tand "
+            + "x".repeat(300)
+            + "\"}";
+    try (FakeApi api = apiWithArguments(arguments)) {
+      CliHarness cli = cli(api);
+      assertThat(cli.run("approvals", SID)).as(cli.err.toString()).isZero();
+      CliHarness wide = cli(api);
+      assertThat(wide.run("approvals", SID, "-o", "wide")).as(wide.err.toString()).isZero();
+
+      String cell = argumentsCell(cli.out.toString());
+      assertThat(cell)
+          .isEqualTo(
+              "{\"command\":\"echo \\u{202e}exe.txt\\u{200b}… ("
+                  + arguments.length()
+                  + " characters)");
+      assertThat(argumentsCell(wide.out.toString()))
+          .startsWith(
+              "{\"command\":\"echo \\u{202e}exe.txt\\u{200b}\\n\\u{001b}[2J\","
+                  + "\"note\":\"line\\nbreak\\tand xxx")
+          .endsWith("x… (" + arguments.length() + " characters)");
+      assertThat(cli.out.toString() + wide.out.toString())
+          .doesNotContain("\u202e", "\u200b", "\u001b", "\t");
+      assertThat(cli.out.toString().lines()).hasSize(2);
+      assertThat(wide.out.toString().lines()).hasSize(2);
+    }
+  }
+
+  /** The ARGUMENTS cell of a one-approval table: from its column to the STATE column. */
+  private static String argumentsCell(String table) {
+    List<String> lines = table.lines().toList();
+    int from = lines.get(0).indexOf("ARGUMENTS");
+    int to = lines.get(0).indexOf("STATE");
+    String row = lines.get(1);
+    // Columns are aligned by code points, and every character before the cell is one.
+    return row.substring(from, row.offsetByCodePoints(0, to)).strip();
+  }
+
+  @Test
+  void wideShowsMoreOfTheArgumentsAndJsonKeepsThemWhole() throws Exception {
+    String arguments = "{\"url\":\"https://example.com/" + "a".repeat(200) + "\"}";
+    try (FakeApi api = apiWithArguments(arguments)) {
+      CliHarness table = cli(api);
+      assertThat(table.run("approvals", SID)).isZero();
+      CliHarness wide = cli(api);
+      assertThat(wide.run("approvals", SID, "-o", "wide")).isZero();
+      CliHarness json = cli(api);
+      assertThat(json.run("approvals", SID, "-o", "json")).isZero();
+
+      assertThat(wide.out.toString().lines().toList().get(1).length())
+          .isGreaterThan(table.out.toString().lines().toList().get(1).length() + 60);
+      assertThat(wide.out.toString()).contains("… (" + arguments.length() + " characters)");
+      assertThat(
+              JsonMapper.builder()
+                  .build()
+                  .readTree(json.out.toString())
+                  .path("items")
+                  .get(0)
+                  .path("arguments")
+                  .asString())
+          .isEqualTo(arguments);
     }
   }
 }

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * The approval gate's control-plane half, wired: the approvals in the store's own database (the SQL
  * stores only; the ConfigMap store of berth-kubernetes is not a {@code --store} choice, so no
  * server runs approvals on it), the use cases, the external gateway when one is configured, the
- * sweep that expires approvals nobody reads, what an agent launch carries to the node, and the
+ * sweep that expires approvals nobody reads (and has the external gateway asked again about the
+ * waiting ones this replica does not poll), what an agent launch carries to the node, and the
  * cancel of a leaving session's pending approvals.
  */
 final class ServerApprovals implements AutoCloseable {
@@ -144,6 +145,8 @@ final class ServerApprovals implements AutoCloseable {
     java.util.concurrent.Future<?> unused =
         sweeper.scheduleWithFixedDelay(
             opened::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);
+    // What an earlier start of this server (or a replica gone since) relayed is polled again.
+    gateway.ifPresent(ExternalGateway::resume);
     return opened;
   }
 
@@ -243,12 +246,17 @@ final class ServerApprovals implements AutoCloseable {
             server.getPort()));
   }
 
+  /**
+   * Expires the overdue approvals, and has the external gateway asked again about the waiting ones
+   * nobody on this replica polls (their replica died, or its gateway client gave up on an error).
+   */
   private void sweep() {
     try {
       useCases.expire().sweep();
     } catch (RuntimeException e) {
       LOG.warn("the approval sweep failed; the next one retries", e);
     }
+    gateway.ifPresent(ExternalGateway::resume);
   }
 
   @Override

@@ -19,8 +19,8 @@ import java.util.Optional;
  *     redacted by the proxy
  * @param requester who the call acts for (the session's tenant, or the user the proxy names)
  * @param expiresAt when a pending approval stops waiting (and reads as expired)
- * @param decidedBy who ended it: a principal ({@code admin}, {@code tenant acme}), {@code gateway}
- *     or {@code berth} (expired or cancelled)
+ * @param decidedBy who ended it: a principal ({@code admin}, {@code tenant acme}), {@code gateway},
+ *     {@code berth} (expired or cancelled) or {@code proxy} (withdrawn: the call stopped waiting)
  */
 public record Approval(
     ApprovalId id,
@@ -42,6 +42,9 @@ public record Approval(
 
   /** Who ends an approval that nobody decided: its expiry, a suspend or a delete. */
   public static final String BERTH = "berth";
+
+  /** Who ends an approval whose call the session's proxy stopped holding (it withdrew it). */
+  public static final String PROXY = "proxy";
 
   public Approval {
     Objects.requireNonNull(id, "id");

@@ -35,4 +35,11 @@ public interface Approvals {
 
   /** Every pending approval whose expiry is at or before {@code now}, for the sweep. */
   List<Approval> pendingExpiredBy(Instant now);
+
+  /**
+   * Every pending approval whose expiry is after {@code now}, oldest first: what an external
+   * gateway is asked about again by a replica that starts, or that outlived the one that relayed
+   * it.
+   */
+  List<Approval> waitingAt(Instant now);
 }

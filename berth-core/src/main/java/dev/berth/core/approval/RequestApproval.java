@@ -21,19 +21,44 @@ import java.util.Optional;
  */
 public final class RequestApproval {
 
-  /** What the proxy asks about. */
+  /**
+   * How long after the proxy's own deadline the approval still waits: time for the proxy's last
+   * poll and its withdraw to land, so that the proxy's deadline, not the server's expiry, ends an
+   * unanswered call, and no decision is recorded once neither the proxy nor the server waits.
+   */
+  public static final Duration GRACE = Duration.ofSeconds(5);
+
+  /**
+   * What the proxy asks about.
+   *
+   * @param hold how long from now the proxy holds the call (its deadline), when it says; the
+   *     approval expires {@link #GRACE} after that, and never later than the server's timeout (plus
+   *     the grace) allows
+   */
   public record Call(
       ApprovalId id,
       String tool,
       String argumentsDigest,
       String argumentsPreview,
-      Optional<String> user) {
+      Optional<String> user,
+      Optional<Duration> hold) {
     public Call {
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(tool, "tool");
       Objects.requireNonNull(argumentsDigest, "argumentsDigest");
       Objects.requireNonNull(argumentsPreview, "argumentsPreview");
       Objects.requireNonNull(user, "user");
+      Objects.requireNonNull(hold, "hold");
+    }
+
+    /** A call whose proxy holds it for the server's timeout. */
+    public Call(
+        ApprovalId id,
+        String tool,
+        String argumentsDigest,
+        String argumentsPreview,
+        Optional<String> user) {
+      this(id, tool, argumentsDigest, argumentsPreview, user, Optional.empty());
     }
   }
 
@@ -83,7 +108,7 @@ public final class RequestApproval {
             call.argumentsPreview(),
             call.user().orElse(session.tenant().value()),
             now,
-            now.plus(timeout));
+            now.plus(held(call)).plus(GRACE));
     Approval stored = approvals.createIfAbsent(asked);
     if (!stored.argumentsDigest().equals(call.argumentsDigest())) {
       throw new AlreadyExistsException(
@@ -105,6 +130,11 @@ public final class RequestApproval {
       relay.relay(stored);
     }
     return new Requested(reads.find(call.id()).orElse(stored), created);
+  }
+
+  /** How long the proxy holds the call: what it says, at most the server's timeout. */
+  private Duration held(Call call) {
+    return call.hold().filter(h -> h.compareTo(timeout) < 0 && !h.isNegative()).orElse(timeout);
   }
 
   private static String leaving(Session session) {

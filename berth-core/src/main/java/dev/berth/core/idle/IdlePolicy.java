@@ -10,9 +10,10 @@ import java.util.Optional;
 
 /**
  * Decides when an unused session gives its compute back (STATE-MODEL.md §4, "Idle policy"): no
- * client access for {@code suspendAfter}, and no keep-alive, running execution or busy shell holds
- * it (busy work holds it at most {@code maxBusy}). Pure: the caller brings the time, the session
- * and what the runtime reports, and re-checks under the session lease before it acts.
+ * client access for {@code suspendAfter}, and no keep-alive, running execution, busy shell or tool
+ * call waiting for approval holds it (busy work, a waiting call included, holds it at most {@code
+ * maxBusy}). Pure: the caller brings the time, the session and what the runtime reports, and
+ * re-checks under the session lease before it acts.
  */
 public final class IdlePolicy {
 
@@ -68,15 +69,17 @@ public final class IdlePolicy {
     if (keepAlive.isPresent()) {
       return Optional.of(new IdleDecision.Held(IdleDecision.Hold.KEEP_ALIVE, keepAlive.get()));
     }
-    // Bounded by the approval's own expiry, not maxBusy: somebody was asked, and a suspend would
-    // cancel the question before they could answer.
-    Optional<Instant> approval = workload.approvalPendingUntil().filter(now::isBefore);
-    if (approval.isPresent()) {
-      return Optional.of(new IdleDecision.Held(IdleDecision.Hold.APPROVAL_PENDING, approval.get()));
-    }
     Instant busyUntil = workload.busySince().orElse(now).plus(settings.maxBusy());
     if (!now.isBefore(busyUntil)) {
       return Optional.empty();
+    }
+    // Somebody was asked, and a suspend would cancel the question before they could answer; but a
+    // waiting call is busy work like any other: maxBusy stays the bound, so a stream of approvals
+    // (or one nobody withdrew) cannot hold a session for ever.
+    Optional<Instant> approval = workload.approvalPendingUntil().filter(now::isBefore);
+    if (approval.isPresent()) {
+      Instant until = approval.get().isBefore(busyUntil) ? approval.get() : busyUntil;
+      return Optional.of(new IdleDecision.Held(IdleDecision.Hold.APPROVAL_PENDING, until));
     }
     if (workload.executionRunning()) {
       return Optional.of(new IdleDecision.Held(IdleDecision.Hold.EXECUTION_RUNNING, busyUntil));

@@ -12,7 +12,8 @@ import java.util.Optional;
  * @param executionRunning an execution runs beside the shell
  * @param busySince since when the runtime has been seen busy without a break, if it is
  * @param approvalPendingUntil when the last of the session's tool calls that wait for a decision
- *     expires, if one waits: a human is asked, and suspending would cancel the question
+ *     expires, if one waits: a human is asked, and suspending would cancel the question (busy work
+ *     all the same: it holds the session at most {@code maxBusy} from {@code busySince})
  */
 public record WorkloadActivity(
     boolean shellBusy,
@@ -29,6 +30,14 @@ public record WorkloadActivity(
   public WorkloadActivity(
       boolean shellBusy, boolean executionRunning, Optional<Instant> busySince) {
     this(shellBusy, executionRunning, busySince, Optional.empty());
+  }
+
+  /**
+   * Whether the runtime is busy at {@code now}: a shell job, an execution, or a tool call waiting
+   * for a decision (the agent's turn is held meanwhile), so that {@code busySince} bounds each.
+   */
+  public boolean busyAt(Instant now) {
+    return shellBusy || executionRunning || approvalPendingUntil.filter(now::isBefore).isPresent();
   }
 
   public static WorkloadActivity quiet() {

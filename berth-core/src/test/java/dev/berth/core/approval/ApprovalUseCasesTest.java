@@ -53,7 +53,9 @@ class ApprovalUseCasesTest {
     assertThat(approval.state()).isEqualTo(ApprovalState.PENDING);
     assertThat(approval.tenant()).isEqualTo(session.tenant());
     assertThat(approval.requester()).isEqualTo(session.tenant().value());
-    assertThat(approval.expiresAt()).isEqualTo(clock.instant().plus(TIMEOUT));
+    assertThat(approval.expiresAt())
+        .as("the proxy's deadline (the timeout) and a grace for its withdraw")
+        .isEqualTo(clock.instant().plus(TIMEOUT).plus(RequestApproval.GRACE));
     assertThat(relayed).containsExactly(approval);
     assertThat(read.countPending(session.id())).isEqualTo(1);
   }
@@ -156,7 +158,7 @@ class ApprovalUseCasesTest {
   @Test
   void anApprovalPastItsExpiryReadsExpiredAndItsDecisionIsRefusedAsExpired() {
     Approval asked = request.request(call("1".repeat(32))).approval();
-    clock.advance(TIMEOUT);
+    clock.advance(TIMEOUT.plus(RequestApproval.GRACE));
 
     assertThat(read.countPending(session.id())).isZero();
     assertThat(read.find(asked.id()).orElseThrow().state()).isEqualTo(ApprovalState.EXPIRED);
@@ -195,7 +197,7 @@ class ApprovalUseCasesTest {
     request.request(call("1".repeat(32)));
     clock.advance(Duration.ofMinutes(5));
     request.request(call("2".repeat(32)));
-    clock.advance(Duration.ofMinutes(5));
+    clock.advance(Duration.ofMinutes(5).plus(RequestApproval.GRACE));
 
     assertThat(new ExpireApprovals(approvals, sessions, clock).sweep()).isEqualTo(1);
     assertThat(approvals.countPending(session.id())).isEqualTo(1);
@@ -222,5 +224,87 @@ class ApprovalUseCasesTest {
         .isEqualTo(ApprovalState.APPROVED);
     assertThat(approvals.list(session.id(), Optional.of(ApprovalState.CANCELLED)))
         .allSatisfy(a -> assertThat(a.reason()).contains("the session is being deleted"));
+  }
+
+  private RequestApproval.Call held(String requestId, Duration hold) {
+    return new RequestApproval.Call(
+        ApprovalId.of(session.id(), requestId),
+        "WebFetch",
+        DIGEST,
+        "{}",
+        Optional.empty(),
+        Optional.of(hold));
+  }
+
+  @Test
+  void anApprovalExpiresAGraceAfterTheProxysDeadlineAndNeverLaterThanTheServersTimeoutAllows() {
+    Approval shortHold = request.request(held("1".repeat(32), Duration.ofSeconds(90))).approval();
+    Approval longHold = request.request(held("2".repeat(32), Duration.ofHours(2))).approval();
+
+    assertThat(shortHold.expiresAt())
+        .isEqualTo(clock.instant().plusSeconds(90).plus(RequestApproval.GRACE));
+    assertThat(longHold.expiresAt())
+        .as("a proxy told an older, longer timeout is held to the server's")
+        .isEqualTo(clock.instant().plus(TIMEOUT).plus(RequestApproval.GRACE));
+  }
+
+  @Test
+  void aWithdrawnApprovalEndsCancelledByTheProxyAuditedAndCannotBeApprovedAfter() {
+    Approval asked = request.request(call("1".repeat(32))).approval();
+    WithdrawApproval withdraw = new WithdrawApproval(approvals, sessions, clock);
+
+    Approval withdrawn = withdraw.withdraw(asked.id(), "no decision within 600 s");
+
+    assertThat(withdrawn.state()).isEqualTo(ApprovalState.CANCELLED);
+    assertThat(withdrawn.decidedBy()).contains(Approval.PROXY);
+    assertThat(withdrawn.reason()).contains("the proxy stopped waiting: no decision within 600 s");
+    assertThat(read.countPending(session.id())).as("it holds the session no more").isZero();
+    assertThat(read.pendingUntil(session.id())).isEmpty();
+    assertThat(sessions.events(session.id(), 0, 100))
+        .anySatisfy(
+            e -> {
+              assertThat(e.type()).isEqualTo("approval.cancelled");
+              assertThat(e.actor()).isEqualTo(Approval.PROXY);
+            });
+    assertThatThrownBy(
+            () ->
+                decide.decide(
+                    session.id(),
+                    asked.id(),
+                    DecideApproval.Decision.APPROVE,
+                    Optional.empty(),
+                    "admin"))
+        .isInstanceOfSatisfying(
+            ApprovalRefusedException.class,
+            e -> assertThat(e.reason()).isEqualTo("APPROVAL_DECIDED"));
+    assertThat(withdraw.withdraw(asked.id(), "again")).as("idempotent").isEqualTo(withdrawn);
+  }
+
+  @Test
+  void withdrawingAnApprovalDecidedFirstAnswersThatDecisionUnchanged() {
+    Approval asked = request.request(call("1".repeat(32))).approval();
+    Approval approved =
+        decide.decide(
+            session.id(), asked.id(), DecideApproval.Decision.APPROVE, Optional.empty(), "admin");
+
+    Approval answer =
+        new WithdrawApproval(approvals, sessions, clock).withdraw(asked.id(), "the client left");
+
+    assertThat(answer).isEqualTo(approved);
+  }
+
+  @Test
+  void withdrawingAnUnknownApprovalIsNotFoundAndALongReasonIsCut() {
+    WithdrawApproval withdraw = new WithdrawApproval(approvals, sessions, clock);
+    assertThatThrownBy(() -> withdraw.withdraw(ApprovalId.of(session.id(), "f".repeat(32)), "x"))
+        .isInstanceOfSatisfying(
+            ApprovalRefusedException.class,
+            e -> assertThat(e.reason()).isEqualTo("APPROVAL_NOT_FOUND"));
+
+    Approval asked = request.request(call("1".repeat(32))).approval();
+    Approval withdrawn = withdraw.withdraw(asked.id(), "y".repeat(5000));
+    assertThat(withdrawn.reason().orElseThrow())
+        .hasSizeLessThan(WithdrawApproval.MAX_REASON + 40)
+        .endsWith("…");
   }
 }

@@ -153,6 +153,21 @@ public abstract class ApprovalsContract {
   }
 
   @Test
+  void theWaitingApprovalsAreThePendingOnesBeforeTheirExpiryOldestFirst() {
+    Approval early = approvals.createIfAbsent(pending(TestSessions.newId()));
+    clock.advance(Duration.ofMinutes(5));
+    Approval late = approvals.createIfAbsent(pending(TestSessions.newId()));
+    Approval decided = approvals.createIfAbsent(pending(TestSessions.newId()));
+    approvals.end(
+        decided.ended(ApprovalState.Event.APPROVE, Optional.empty(), "admin", clock.instant()));
+
+    assertThat(approvals.waitingAt(clock.instant())).containsExactly(early, late);
+    assertThat(approvals.waitingAt(early.expiresAt().minusNanos(1))).containsExactly(early, late);
+    assertThat(approvals.waitingAt(early.expiresAt())).containsExactly(late);
+    assertThat(approvals.waitingAt(late.expiresAt())).isEmpty();
+  }
+
+  @Test
   void twoDecidersRacingEndAnApprovalOnce() throws Exception {
     Approval asked = approvals.createIfAbsent(pending(TestSessions.newId()));
     int racers = 6;

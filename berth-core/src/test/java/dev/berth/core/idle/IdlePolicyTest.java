@@ -83,6 +83,28 @@ class IdlePolicyTest {
   }
 
   @Test
+  void aWaitingApprovalHoldsTheSessionAtMostMaxBusyFromWhenTheWorkBegan() {
+    WorkloadActivity waiting =
+        new WorkloadActivity(false, false, Optional.of(at(30)), Optional.of(at(30 + 5 * 60)));
+
+    assertThat(policy.decide(ready, waiting, at(61)))
+        .as("maxBusy (4 h from at(30)) ends before the approval expires")
+        .isEqualTo(new IdleDecision.Held(IdleDecision.Hold.APPROVAL_PENDING, at(30 + 4 * 60)));
+    assertThat(policy.decide(ready, waiting, at(30 + 4 * 60)))
+        .isInstanceOf(IdleDecision.Suspend.class);
+  }
+
+  @Test
+  void aWaitingApprovalCountsAsBusyWorkUntilItExpires() {
+    WorkloadActivity waiting = WorkloadActivity.quiet().withApprovalPending(Optional.of(at(70)));
+
+    assertThat(waiting.busyAt(at(69))).isTrue();
+    assertThat(waiting.busyAt(at(70))).isFalse();
+    assertThat(WorkloadActivity.quiet().busyAt(at(69))).isFalse();
+    assertThat(new WorkloadActivity(true, false, Optional.empty()).busyAt(at(69))).isTrue();
+  }
+
+  @Test
   void aWaitingApprovalHoldsEvenAQuietRuntimeButNotAnActiveSessionsTimeline() {
     WorkloadActivity waiting = WorkloadActivity.quiet().withApprovalPending(Optional.of(at(120)));
 

@@ -68,4 +68,12 @@ public final class InMemoryApprovals implements Approvals {
         .sorted(Comparator.comparing(Approval::expiresAt))
         .toList();
   }
+
+  @Override
+  public List<Approval> waitingAt(Instant now) {
+    return byId.values().stream()
+        .filter(a -> a.waitsAt(now))
+        .sorted(Comparator.comparing(Approval::createdAt).thenComparing(Approval::id))
+        .toList();
+  }
 }

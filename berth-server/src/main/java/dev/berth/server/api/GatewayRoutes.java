@@ -11,6 +11,7 @@ import dev.berth.core.store.SessionStore;
 import dev.berth.server.session.ApprovalUseCases;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -25,7 +26,8 @@ import tools.jackson.databind.json.JsonMapper;
  * bearer token: a proxy presents its session runtime's gateway key in {@code x-api-key}, checked
  * against the runtime the session has now ({@link dev.berth.core.approval.GatewayKeys}), so a key
  * of another session, or of an incarnation that is gone, is refused. A refused key learns nothing:
- * the answer is the same whether or not the session or the approval exists.
+ * the answer is the same whether or not the session or the approval exists. {@code DELETE} of a
+ * request is the proxy withdrawing it: the call no longer waits.
  */
 final class GatewayRoutes {
 
@@ -53,6 +55,7 @@ final class GatewayRoutes {
   void register(RoutesConfig routes) {
     routes.post(REQUESTS, this::request);
     routes.get(REQUESTS + "/{approvalId}", this::status);
+    routes.delete(REQUESTS + "/{approvalId}", this::withdraw);
   }
 
   private void request(Context ctx) {
@@ -84,7 +87,8 @@ final class GatewayRoutes {
                     preview(body.get("arguments")),
                     Optional.ofNullable(body.get("userId"))
                         .filter(JsonNode::isString)
-                        .map(JsonNode::asString)));
+                        .map(JsonNode::asString),
+                    hold(body)));
     ctx.status(requested.created() ? 201 : 200);
     send(ctx, status(requested.approval()));
   }
@@ -95,12 +99,7 @@ final class GatewayRoutes {
       unauthenticated(ctx);
       return;
     }
-    ApprovalId id;
-    try {
-      id = new ApprovalId(ctx.pathParam("approvalId"));
-    } catch (InvalidValueException e) {
-      throw new ForbiddenException("this x-api-key", "ask about that id", "it is no approval id");
-    }
+    ApprovalId id = pathId(ctx);
     requireKeyOf(id, key.get());
     Approval approval =
         approvals
@@ -112,6 +111,50 @@ final class GatewayRoutes {
                         ApprovalRefusedException.Why.APPROVAL_NOT_FOUND,
                         "approval not found: " + id));
     send(ctx, status(approval));
+  }
+
+  /**
+   * The proxy gives up the call it held (its client went away, or its deadline passed): a pending
+   * approval ends cancelled; the answer is the status it has then, a decision that came first
+   * included, so the proxy (still holding the call) can honour it.
+   */
+  private void withdraw(Context ctx) {
+    Optional<String> key = key(ctx);
+    if (key.isEmpty()) {
+      unauthenticated(ctx);
+      return;
+    }
+    ApprovalId id = pathId(ctx);
+    requireKeyOf(id, key.get());
+    String why = Optional.ofNullable(ctx.queryParam("reason")).orElse("");
+    send(ctx, status(approvals.withdraw().withdraw(id, why)));
+  }
+
+  private static ApprovalId pathId(Context ctx) {
+    try {
+      return new ApprovalId(ctx.pathParam("approvalId"));
+    } catch (InvalidValueException e) {
+      throw new ForbiddenException("this x-api-key", "ask about that id", "it is no approval id");
+    }
+  }
+
+  /**
+   * {@code holdSeconds}, how long the proxy holds the call from now, when it says: the approval
+   * expires a grace after that, so the server never decides a call its proxy stopped waiting for.
+   */
+  private static Optional<Duration> hold(JsonNode body) {
+    JsonNode hold = body.get("holdSeconds");
+    if (hold == null || hold.isNull()) {
+      return Optional.empty();
+    }
+    if (!hold.isIntegralNumber() || !hold.canConvertToLong() || hold.asLong() < 1) {
+      throw new InvalidValueException(
+          "invalid input: field \"holdSeconds\" must be a whole number of seconds, at least 1,"
+              + " was "
+              + (hold.toString().length() > 40 ? hold.toString().substring(0, 40) + "…" : hold)
+              + "; leave it out to be held for the server's timeout");
+    }
+    return Optional.of(Duration.ofSeconds(hold.asLong()));
   }
 
   private Optional<String> key(Context ctx) {

@@ -1,6 +1,7 @@
 package dev.berth.server.gateway;
 
 import dev.berth.core.approval.Approval;
+import dev.berth.core.approval.ApprovalId;
 import dev.berth.core.approval.ApprovalRelay;
 import dev.berth.core.approval.ApprovalState;
 import dev.berth.core.approval.Approvals;
@@ -21,7 +22,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -38,6 +42,13 @@ import tools.jackson.databind.json.JsonMapper;
  * retry window ends the approval REJECTED with the reason {@value #UNAVAILABLE}: the proxy then
  * refuses the call rather than waiting out the timeout. An approval decided through Berth's own API
  * meanwhile (or cancelled, or expired) is no longer polled.
+ *
+ * <p>The polling lives in this replica's memory, so {@link #resume} takes up from the store what a
+ * restart (or a replica that died) left: every approval still waiting is relayed again, which the
+ * protocol makes harmless (the same id with the same digest is answered {@code 200}, not a second
+ * request). A replica polls an approval at most once at a time; two replicas polling the same one
+ * both record the gateway's answer through {@link DecideApproval}, a compare-and-set on the stored
+ * state, so one decision lands and the other is refused as decided already.
  */
 public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
 
@@ -74,15 +85,20 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
   }
 
   private final Settings settings;
+  private final Approvals approvals;
   private final ReadApprovals read;
   private final DecideApproval decide;
   private final InstantSource clock;
   private final HttpClient http;
   private final ScheduledExecutorService timer;
 
+  /** The approvals this replica forwards or polls now: each is asked about by one chain only. */
+  private final Set<ApprovalId> relaying = ConcurrentHashMap.newKeySet();
+
   public ExternalGateway(
       Settings settings, Approvals approvals, SessionStore sessions, InstantSource clock) {
     this.settings = settings;
+    this.approvals = approvals;
     this.read = new ReadApprovals(approvals, sessions, clock);
     this.decide = new DecideApproval(approvals, sessions, clock);
     this.clock = clock;
@@ -98,12 +114,36 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
 
   @Override
   public void relay(Approval approval) {
-    timer.execute(() -> forward(approval, clock.instant()));
+    if (relaying.add(approval.id())) {
+      execute(() -> forward(approval, clock.instant()));
+    }
+  }
+
+  /**
+   * Relays again every approval the store holds waiting that this replica does not poll already: at
+   * start, and with each sweep, so that an approval whose replica restarted or died is decided by
+   * the gateway rather than waiting out its expiry. Runs in the background.
+   */
+  public void resume() {
+    execute(
+        () -> {
+          try {
+            approvals.waitingAt(clock.instant()).forEach(this::relay);
+          } catch (RuntimeException e) {
+            LOG.warn("listing the waiting approvals failed; the next sweep retries", e);
+          }
+        });
+  }
+
+  /** Whether this replica forwards or polls {@code id} now. */
+  boolean relaying(ApprovalId id) {
+    return relaying.contains(id);
   }
 
   /** POSTs the approval, again each poll while errors last no longer than the retry window. */
   private void forward(Approval approval, Instant failingSince) {
     if (!stillPending(approval)) {
+      done(approval);
       return;
     }
     try {
@@ -125,6 +165,7 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
 
   private void poll(Approval approval, Optional<Instant> failingSince) {
     if (!stillPending(approval)) {
+      done(approval);
       return;
     }
     try {
@@ -142,6 +183,7 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
           schedule(() -> poll(approval, Optional.empty()));
         } else {
           record(approval, status, reason);
+          done(approval);
         }
         return;
       }
@@ -158,6 +200,7 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
   private void retryOrGiveUp(Approval approval, Instant failingSince, Runnable again) {
     if (Duration.between(failingSince, clock.instant()).compareTo(settings.retryWindow()) >= 0) {
       end(approval, Decision.REJECT, Optional.of(UNAVAILABLE));
+      done(approval);
     } else {
       schedule(again);
     }
@@ -236,11 +279,26 @@ public final class ExternalGateway implements ApprovalRelay, AutoCloseable {
     return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
   }
 
+  /** The chain of {@code approval} ended: a later {@link #resume} may take it up again. */
+  private void done(Approval approval) {
+    relaying.remove(approval.id());
+  }
+
+  private void execute(Runnable task) {
+    try {
+      timer.execute(task);
+    } catch (RejectedExecutionException closed) {
+      // Closed: the server is stopping, and the next one resumes from the store.
+    }
+  }
+
   private void schedule(Runnable task) {
-    if (!timer.isShutdown()) {
+    try {
       // Each task catches its own failures, so the future holds nothing to check.
       java.util.concurrent.Future<?> unused =
           timer.schedule(task, settings.poll().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closed) {
+      // Closed: the server is stopping, and the next one resumes from the store.
     }
   }
 

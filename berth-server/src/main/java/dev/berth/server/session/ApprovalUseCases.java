@@ -8,6 +8,7 @@ import dev.berth.core.approval.ExpireApprovals;
 import dev.berth.core.approval.GatewayKeys;
 import dev.berth.core.approval.ReadApprovals;
 import dev.berth.core.approval.RequestApproval;
+import dev.berth.core.approval.WithdrawApproval;
 import dev.berth.core.store.SessionStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +25,7 @@ public record ApprovalUseCases(
     RequestApproval request,
     CancelApprovals cancel,
     ExpireApprovals expire,
+    WithdrawApproval withdraw,
     GatewayKeys keys) {
 
   public static ApprovalUseCases wire(
@@ -39,6 +41,7 @@ public record ApprovalUseCases(
         new RequestApproval(approvals, store, relay, clock, timeout),
         new CancelApprovals(approvals, store, clock),
         new ExpireApprovals(approvals, store, clock),
+        new WithdrawApproval(approvals, store, clock),
         keys);
   }
 }

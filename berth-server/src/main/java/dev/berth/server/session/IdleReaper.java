@@ -208,7 +208,8 @@ public final class IdleReaper implements AutoCloseable {
    * quiet, so that busy work holds a session at most {@code maxBusy} from when it began.
    */
   private Session keepBusySince(Session s, WorkloadActivity reported, Instant now) {
-    boolean busy = reported.shellBusy() || reported.executionRunning();
+    // A waiting approval counts: the agent's turn is held, and maxBusy bounds it like other work.
+    boolean busy = reported.busyAt(now);
     Activity a = s.activity();
     if (busy == a.busySince().isPresent()) {
       return s;

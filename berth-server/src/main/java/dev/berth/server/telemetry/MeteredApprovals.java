@@ -61,4 +61,9 @@ public final class MeteredApprovals implements Approvals {
   public List<Approval> pendingExpiredBy(Instant now) {
     return inner.pendingExpiredBy(now);
   }
+
+  @Override
+  public List<Approval> waitingAt(Instant now) {
+    return inner.waitingAt(now);
+  }
 }

@@ -222,6 +222,105 @@ class ApprovalRoutesTest {
             });
   }
 
+  @Test
+  void theProxyWithdrawsACallItGaveUpOnAndNobodyCanApproveItAfter() throws Exception {
+    JsonNode session = session(acme);
+    String id = approvalId(session);
+    gatewayPost(id, DIGEST, keyOf(session));
+
+    HttpResponse<String> withdrawn = gatewayDelete(id, "no decision within 600 s", keyOf(session));
+
+    assertThat(withdrawn.statusCode()).as(withdrawn.body()).isEqualTo(200);
+    assertThat(JSON.readTree(withdrawn.body()).path("status").asString()).isEqualTo("CANCELLED");
+    JsonNode stored = get("/sessions/" + sid(session) + "/approvals", acme).path("items").get(0);
+    assertThat(stored.path("state").asString()).isEqualTo("cancelled");
+    assertThat(stored.path("decidedBy").asString()).isEqualTo("proxy");
+    assertThat(stored.path("reason").asString())
+        .isEqualTo("the proxy stopped waiting: no decision within 600 s");
+    assertThat(get("/sessions/" + sid(session), acme).path("pendingApprovals").asInt()).isZero();
+    HttpResponse<String> late =
+        send(
+            "POST",
+            "/sessions/" + sid(session) + "/approvals/" + id,
+            acme,
+            "{\"decision\":\"approve\"}");
+    assertThat(late.statusCode()).isEqualTo(409);
+    assertThat(JSON.readTree(late.body()).path("reason").asString()).isEqualTo("APPROVAL_DECIDED");
+    assertThat(gatewayDelete(id, "again", keyOf(session)).statusCode())
+        .as("idempotent")
+        .isEqualTo(200);
+  }
+
+  @Test
+  void aWithdrawAfterADecisionAnswersThatDecisionAndAnotherSessionsKeyIsRefused() throws Exception {
+    JsonNode session = session(acme);
+    JsonNode another = session(acme);
+    String id = approvalId(session);
+    gatewayPost(id, DIGEST, keyOf(session));
+    post("/sessions/" + sid(session) + "/approvals/" + id, acme, "{\"decision\":\"approve\"}");
+
+    HttpResponse<String> wrongKey = gatewayDelete(id, "gone", keyOf(another));
+    HttpResponse<String> withdrawn = gatewayDelete(id, "the client went away", keyOf(session));
+    HttpResponse<String> unknown =
+        gatewayDelete(sid(session) + ":" + "e".repeat(32), "gone", keyOf(session));
+
+    assertThat(wrongKey.statusCode()).isEqualTo(403);
+    assertThat(withdrawn.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(withdrawn.body()).path("status").asString()).isEqualTo("APPROVED");
+    assertThat(unknown.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void anApprovalExpiresAGraceAfterTheHoldItsProxySays() throws Exception {
+    JsonNode session = session(acme);
+    String id = approvalId(session);
+    String body =
+        JSON.writeValueAsString(
+            Map.of(
+                "id",
+                id,
+                "tool",
+                "WebFetch",
+                "argumentsDigest",
+                DIGEST,
+                "arguments",
+                Map.of("url", "https://example.com"),
+                "holdSeconds",
+                60));
+    java.time.Instant before = java.time.Instant.now();
+    HttpResponse<String> created =
+        http.send(
+            HttpRequest.newBuilder(uri("/gateway/api/requests"))
+                .timeout(Duration.ofSeconds(30))
+                .header("content-type", "application/json")
+                .header("x-api-key", keyOf(session))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    java.time.Instant after = java.time.Instant.now();
+
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    JsonNode stored = get("/sessions/" + sid(session) + "/approvals", acme).path("items").get(0);
+    java.time.Instant expiresAt = java.time.Instant.parse(stored.path("expiresAt").asString());
+    assertThat(expiresAt)
+        .isBetween(before.plusSeconds(65).minusMillis(1), after.plusSeconds(65).plusMillis(1));
+
+    HttpResponse<String> refused =
+        http.send(
+            HttpRequest.newBuilder(uri("/gateway/api/requests"))
+                .timeout(Duration.ofSeconds(30))
+                .header("content-type", "application/json")
+                .header("x-api-key", keyOf(session))
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        body.replace("\"holdSeconds\":60", "\"holdSeconds\":\"ten\"")
+                            .replace(id, approvalId(session))))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+    assertThat(refused.body()).contains("holdSeconds", "was \\\"ten\\\"");
+  }
+
   // ---- helpers ----------------------------------------------------------------------------
 
   private String tenant(String name) {
@@ -284,6 +383,22 @@ class ApprovalRoutesTest {
         HttpRequest.newBuilder(uri("/gateway/api/requests/" + id))
             .timeout(Duration.ofSeconds(30))
             .header("x-api-key", key)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> gatewayDelete(String id, String reason, String key)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(
+                uri(
+                    "/gateway/api/requests/"
+                        + id
+                        + "?reason="
+                        + java.net.URLEncoder.encode(reason, StandardCharsets.UTF_8)))
+            .timeout(Duration.ofSeconds(30))
+            .header("x-api-key", key)
+            .DELETE()
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }

@@ -198,4 +198,50 @@ class ExternalGatewayTest {
     assertThat(stored.state()).isEqualTo(ApprovalState.REJECTED);
     assertThat(stored.decidedBy()).contains("admin");
   }
+
+  @Test
+  void aWaitingApprovalOfAReplicaThatStoppedIsRelayedAgainByTheNextAndItsDecisionLandsOnce()
+      throws Exception {
+    startFake();
+    URI url = URI.create("http://127.0.0.1:" + fake.getAddress().getPort() + "/gw");
+    Approval asked = ask(requests(url, Duration.ofSeconds(10)), "5".repeat(32));
+    await().atMost(Duration.ofSeconds(10)).until(() -> posted.size() == 1);
+    gateway.close(); // the replica that relayed it stops: nobody polls the approval any more
+    int pollsBefore = keys.size();
+    Thread.sleep(200);
+    assertThat(keys).as("nobody polls after the stop").hasSize(pollsBefore);
+
+    requests(url, Duration.ofSeconds(10)); // a new gateway client over the same store
+    gateway.resume();
+    gateway.resume(); // a sweep right after: the approval is polled once, not twice
+    await().atMost(Duration.ofSeconds(10)).until(() -> posted.size() == 2);
+    statuses.put(asked.id().value(), "{\"status\":\"APPROVED\",\"reason\":\"ok by bob\"}");
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> approvals.find(asked.id()).orElseThrow().state() == ApprovalState.APPROVED);
+    assertThat(posted).extracting(p -> p.path("id").asString()).containsOnly(asked.id().value());
+    assertThat(posted).hasSize(2);
+    assertThat(approvals.find(asked.id()).orElseThrow().decidedBy())
+        .contains(ExternalGateway.DECIDER);
+    assertThat(sessions.events(session.id(), 0, 100))
+        .filteredOn(e -> e.type().equals("approval.approved"))
+        .hasSize(1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> !gateway.relaying(asked.id()));
+  }
+
+  @Test
+  void anApprovalThisReplicaPollsAlreadyIsNotRelayedAgainByASweep() throws Exception {
+    startFake();
+    URI url = URI.create("http://127.0.0.1:" + fake.getAddress().getPort() + "/gw");
+    Approval asked = ask(requests(url, Duration.ofSeconds(10)), "6".repeat(32));
+    await().atMost(Duration.ofSeconds(10)).until(() -> posted.size() == 1);
+
+    gateway.resume();
+    int polls = keys.size();
+    await().atMost(Duration.ofSeconds(10)).until(() -> keys.size() >= polls + 3);
+
+    assertThat(posted).as("still one POST: the sweep found it polled").hasSize(1);
+    assertThat(gateway.relaying(asked.id())).isTrue();
+  }
 }

@@ -28,7 +28,8 @@ import tools.jackson.databind.node.ObjectNode;
  * <gateway>/api/requests/{id}} every {@link #POLL} until the request is decided or the settings'
  * timeout passes. The key goes in {@code x-api-key}. A gateway that keeps failing (no answer, or
  * not 2xx) for longer than {@link #RETRY_WINDOW} is a decision: {@code gateway error}; one that
- * refuses the key or the id at once (401, 403, 404 on the POST, 409) is one at once.
+ * refuses the key or the id at once (401, 403, 404 on the POST, 409) is one at once. A call it
+ * gives up on its own is withdrawn ({@code DELETE <gateway>/api/requests/{id}}).
  */
 public final class GatewayToolGate implements ToolGate {
 
@@ -42,6 +43,9 @@ public final class GatewayToolGate implements ToolGate {
    * this window, and its pending approvals must not be left for a call already refused).
    */
   static final Duration RETRY_WINDOW = Duration.ofSeconds(5);
+
+  /** How long a withdraw may take: the call is refused meanwhile, whatever it answers. */
+  static final Duration WITHDRAW_TIMEOUT = Duration.ofSeconds(5);
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayToolGate.class);
   private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -83,15 +87,54 @@ public final class GatewayToolGate implements ToolGate {
     return session + ":" + HexFormat.of().formatHex(bytes);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>When it gives the call up while the gateway may hold the request (its deadline passed, the
+   * gateway kept failing, or the exchange went away) it withdraws the request ({@code DELETE
+   * <gateway>/api/requests/{id}}), so that nobody approves a call that no longer waits. The
+   * withdraw is the gateway's compare-and-set: an approval that landed first is its answer, and
+   * since the call is still held then, that approval lets it through.
+   */
   @Override
   public Decision decide(String requestId, ToolCall call) throws InterruptedException {
     Instant deadline = clock.instant().plus(settings.timeout());
+    Asked asked;
+    try {
+      asked = ask(requestId, call, deadline);
+    } catch (InterruptedException e) {
+      withdraw(requestId, "the held call's client went away");
+      throw e;
+    }
+    if (!asked.givenUp()) {
+      return asked.decision();
+    }
+    Optional<Decision> landedFirst =
+        withdraw(requestId, asked.decision().reason().orElse(asked.decision().verdict().words()))
+            .filter(d -> d.verdict() != Decision.Verdict.CANCELLED);
+    return landedFirst.orElse(asked.decision());
+  }
+
+  /** A decision, and whether it is this proxy giving the call up rather than the gateway's. */
+  private record Asked(Decision decision, boolean givenUp) {
+    static Asked gateways(Decision decision) {
+      return new Asked(decision, false);
+    }
+
+    static Asked givingUp(Decision decision) {
+      return new Asked(decision, true);
+    }
+  }
+
+  private Asked ask(String requestId, ToolCall call, Instant deadline) throws InterruptedException {
     Failing failing = new Failing();
     ObjectNode body = JSON.createObjectNode();
     body.put("id", requestId);
     body.put("tool", call.tool());
     body.put("argumentsDigest", call.argumentsDigest());
     body.set("arguments", call.arguments());
+    // The gateway expires the request a grace after this deadline, not before nor long after.
+    body.put("holdSeconds", Math.max(1, ceilSeconds(Duration.between(clock.instant(), deadline))));
     HttpRequest create =
         request("/api/requests")
             .header("Content-Type", "application/json")
@@ -103,11 +146,11 @@ public final class GatewayToolGate implements ToolGate {
         break;
       }
       if (answer.final4xx()) {
-        return refusedBy(answer, requestId);
+        return Asked.gateways(refusedBy(answer, requestId));
       }
       Decision gaveUp = failing.next(answer, deadline);
       if (gaveUp != null) {
-        return gaveUp;
+        return Asked.givingUp(gaveUp);
       }
     }
     HttpRequest ask =
@@ -121,22 +164,61 @@ public final class GatewayToolGate implements ToolGate {
         failing = new Failing();
         Optional<Decision> decided = decided(answer.json());
         if (decided.isPresent()) {
-          return decided.get();
+          return Asked.gateways(decided.get());
         }
         if (!clock.instant().isBefore(deadline)) {
-          return timedOut();
+          return Asked.givingUp(timedOut());
         }
         Thread.sleep(until(deadline, poll));
         continue;
       }
       if (answer.final4xx()) {
-        return refusedBy(answer, requestId);
+        return Asked.gateways(refusedBy(answer, requestId));
       }
       Decision gaveUp = failing.next(answer, deadline);
       if (gaveUp != null) {
-        return gaveUp;
+        return Asked.givingUp(gaveUp);
       }
     }
+  }
+
+  /**
+   * Withdraws the request, once and briefly (the call is refused anyway when it cannot): the
+   * gateway's answer, a decision that came first, or empty when it gave none. Runs also on a thread
+   * whose exchange was interrupted, so the interrupt is set aside meanwhile and set again.
+   */
+  private Optional<Decision> withdraw(String requestId, String why) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      HttpRequest delete =
+          request(
+                  "/api/requests/"
+                      + URLEncoder.encode(requestId, StandardCharsets.UTF_8)
+                      + "?reason="
+                      + URLEncoder.encode(why, StandardCharsets.UTF_8))
+              .timeout(WITHDRAW_TIMEOUT)
+              .DELETE()
+              .build();
+      Answer answer = send(delete);
+      if (!answer.ok()) {
+        LOG.info("withdrawing approval request {} failed: {}", requestId, answer.problem());
+        return Optional.empty();
+      }
+      // ERROR is no status the gateway gave (it answered something unreadable): no decision.
+      return decided(answer.json()).filter(d -> d.verdict() != Decision.Verdict.ERROR);
+    } catch (InterruptedException e) {
+      interrupted = true;
+      return Optional.empty();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static long ceilSeconds(Duration duration) {
+    long seconds = duration.getSeconds();
+    return duration.getNano() > 0 ? seconds + 1 : seconds;
   }
 
   /** A run of failed attempts: when it has lasted too long, the decision it makes. */

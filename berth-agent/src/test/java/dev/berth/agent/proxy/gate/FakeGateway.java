@@ -25,8 +25,9 @@ import tools.jackson.databind.node.ObjectNode;
  * request (201; 200 for the same id and digest again; 409 for another digest), {@code GET
  * /gateway/api/requests/{id}} answers its status; both want the key in {@code x-api-key} (401
  * without it). A new request's status is what {@link #decidesNext} scripted ({@code PENDING} until
- * the test calls {@link #decide}, by default). It records every request; {@link #failsWith} makes
- * it answer every request with an error status.
+ * the test calls {@link #decide}, by default); {@code DELETE /gateway/api/requests/{id}} withdraws
+ * a pending one (CANCELLED) and answers its status. It records every request; {@link #failsWith}
+ * makes it answer every request with an error status.
  */
 public final class FakeGateway implements AutoCloseable {
 
@@ -46,6 +47,7 @@ public final class FakeGateway implements AutoCloseable {
   private String nextStatus = "PENDING";
   private String nextReason = "";
   private int failure;
+  private String landsBeforeWithdraw = "";
 
   private FakeGateway(HttpServer server, String key) {
     this.server = server;
@@ -127,6 +129,11 @@ public final class FakeGateway implements AutoCloseable {
           int[] code = new int[1];
           answer = create(body, code);
           status = code[0];
+        } else if (exchange.getRequestMethod().equals("DELETE")
+            && path.startsWith("/gateway/api/requests/")) {
+          Pending pending = withdraw(path.substring("/gateway/api/requests/".length()));
+          status = pending == null ? 404 : 200;
+          answer = pending == null ? "{\"error\":\"not found\"}" : status(pending);
         } else if (exchange.getRequestMethod().equals("GET")
             && path.startsWith("/gateway/api/requests/")) {
           Pending pending = requests.get(path.substring("/gateway/api/requests/".length()));
@@ -142,6 +149,33 @@ public final class FakeGateway implements AutoCloseable {
       exchange.sendResponseHeaders(status, bytes.length);
       exchange.getResponseBody().write(bytes);
     }
+  }
+
+  /**
+   * A decision that lands between the proxy's last poll and its withdraw: the next withdraw of a
+   * pending request finds it decided {@code status} rather than cancelling it.
+   */
+  public synchronized void landsBeforeTheWithdraw(String status) {
+    landsBeforeWithdraw = status;
+  }
+
+  /** The withdraw the Berth gateway does: a pending request ends cancelled; answers it. */
+  private @Nullable Pending withdraw(String id) {
+    Pending pending = requests.get(id);
+    if (pending == null || !pending.status().equals("PENDING")) {
+      return pending;
+    }
+    String status = landsBeforeWithdraw.isEmpty() ? "CANCELLED" : landsBeforeWithdraw;
+    Pending ended =
+        new Pending(
+            id,
+            pending.tool(),
+            pending.digest(),
+            pending.arguments(),
+            status,
+            status.equals("CANCELLED") ? "withdrawn" : "");
+    requests.put(id, ended);
+    return ended;
   }
 
   private String create(String body, int[] code) {

@@ -105,14 +105,131 @@ class GatewayToolGateTest {
   }
 
   @Test
-  void noDecisionWithinTheTimeoutIsATimeout() throws Exception {
+  void noDecisionWithinTheTimeoutIsATimeoutAndTheRequestIsWithdrawn() throws Exception {
     GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofMillis(600));
+    String id = gate.requestId();
     long started = System.nanoTime();
 
-    Decision decision = gate.decide(gate.requestId(), call());
+    Decision decision = gate.decide(id, call());
 
     assertThat(decision.verdict()).isEqualTo(Decision.Verdict.TIMED_OUT);
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    assertThat(gateway.request(id).orElseThrow().status())
+        .as("nobody can approve a call that no longer waits")
+        .isEqualTo("CANCELLED");
+    FakeGateway.Received withdraw = gateway.received().getLast();
+    assertThat(withdraw.method()).isEqualTo("DELETE");
+    assertThat(withdraw.path()).isEqualTo("/gateway/api/requests/" + id);
+    assertThat(withdraw.apiKey()).isEqualTo(KEY);
+  }
+
+  @Test
+  void theRequestSaysHowLongTheProxyHoldsTheCall() throws Exception {
+    gateway.decidesNext("APPROVED", "");
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofSeconds(90));
+
+    gate.decide(gate.requestId(), call());
+
+    FakeGateway.Received create = gateway.received().getFirst();
+    long hold =
+        tools.jackson.databind.json.JsonMapper.builder()
+            .build()
+            .readTree(create.body())
+            .path("holdSeconds")
+            .asLong();
+    assertThat(hold).isBetween(89L, 90L);
+  }
+
+  @Test
+  void anApprovalThatLandsBetweenTheLastPollAndTheWithdrawIsHonouredSinceTheCallIsStillHeld()
+      throws Exception {
+    gateway.landsBeforeTheWithdraw("APPROVED");
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofMillis(400));
+    String id = gate.requestId();
+
+    Decision decision = gate.decide(id, call());
+
+    assertThat(decision.lets()).isTrue();
+    assertThat(gateway.request(id).orElseThrow().status()).isEqualTo("APPROVED");
+  }
+
+  @Test
+  void aRejectionThatLandsBeforeTheWithdrawIsTheDecisionWithItsReason() throws Exception {
+    gateway.landsBeforeTheWithdraw("REJECTED");
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofMillis(400));
+
+    Decision decision = gate.decide(gate.requestId(), call());
+
+    assertThat(decision.verdict()).isEqualTo(Decision.Verdict.REJECTED);
+  }
+
+  @Test
+  void aWaitWhoseExchangeIsInterruptedWithdrawsTheRequest() throws Exception {
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofSeconds(30));
+    String id = gate.requestId();
+    java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread waiting =
+        Thread.ofVirtual()
+            .start(
+                () -> {
+                  try {
+                    gate.decide(id, call());
+                  } catch (Throwable t) {
+                    thrown.set(t);
+                  }
+                });
+    await().until(() -> gateway.received().stream().anyMatch(r -> r.method().equals("GET")));
+
+    waiting.interrupt();
+    waiting.join(Duration.ofSeconds(10));
+
+    assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+    assertThat(gateway.request(id).orElseThrow().status()).isEqualTo("CANCELLED");
+    assertThat(gateway.received())
+        .anySatisfy(
+            r -> {
+              assertThat(r.method()).isEqualTo("DELETE");
+              assertThat(r.path()).isEqualTo("/gateway/api/requests/" + id);
+            });
+  }
+
+  @Test
+  void aClientThatGoesAwayWhileTheCallIsHeldWithdrawsItsRequest() throws Exception {
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofSeconds(30));
+    String id = gate.requestId();
+    // The client goes away once the gateway holds the request: the keepalive after that fails.
+    AnswerGate.Downstream gone =
+        text -> {
+          if (gateway.request(id).isPresent()) {
+            throw new java.io.IOException("Broken pipe");
+          }
+        };
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> Holding.await(gate, id, call(), Duration.ofMillis(100), "event: ping\n\n", gone))
+        .isInstanceOf(java.io.IOException.class);
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> gateway.request(id).map(FakeGateway.Pending::status).orElse(""),
+            "CANCELLED"::equals);
+  }
+
+  @Test
+  void aGatewayThatRefusesTheIdIsNotAskedToWithdrawIt() throws Exception {
+    GatewayToolGate gate = gate(gateway.url(), KEY, Duration.ofSeconds(30));
+    String id = gate.requestId();
+    gateway.decidesNext("APPROVED", "");
+    gate.decide(id, call());
+
+    Decision conflict =
+        gate.decide(id, ToolCall.of("Bash", "{\"command\":\"rm -rf /\"}", List.of()));
+
+    assertThat(conflict.verdict()).isEqualTo(Decision.Verdict.ERROR);
+    assertThat(gateway.received()).noneMatch(r -> r.method().equals("DELETE"));
+    assertThat(gateway.request(id).orElseThrow().status()).isEqualTo("APPROVED");
   }
 
   @Test

@@ -152,6 +152,18 @@ public final class SqlApprovals implements Approvals {
                 nanos(now)));
   }
 
+  @Override
+  public List<Approval> waitingAt(Instant now) {
+    return db.read(
+        "list waiting approvals",
+        c ->
+            SqlDatabase.queryList(
+                c,
+                SELECT + " WHERE state = 'PENDING' AND expires_at > ? ORDER BY created_at, id",
+                SqlApprovals::row,
+                nanos(now)));
+  }
+
   private static Approval row(ResultSet r) throws SQLException {
     long decidedAt = r.getLong("decided_at");
     Optional<Instant> decided = r.wasNull() ? Optional.empty() : Optional.of(instant(decidedAt));
