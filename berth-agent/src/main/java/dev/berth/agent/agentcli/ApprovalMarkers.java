@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * call and {@code [berth: approved — <tool> · <id>]} or {@code [berth: tool call <rejected|expired|
  * timed out|cancelled|gateway error> — <tool> · <id>: <reason>]} once it is decided, as text of the
  * answer, so every CLI prints them. The text comes in pieces; a line is read once it ends. Not
- * thread-safe: one per run.
+ * thread-safe: one per run. What it reads is only what a line says: the model can write the same
+ * text, so a line becomes an entry only once the proxy confirms it ({@link ApprovalLedger}).
  */
 final class ApprovalMarkers {
 

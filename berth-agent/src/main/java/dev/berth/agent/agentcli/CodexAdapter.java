@@ -54,6 +54,17 @@ public record CodexAdapter() implements AgentAdapter {
             // written before every run, and any hook runs in the session's sandbox as the
             // session's user, with no more than the model's shell tool has.
             "--dangerously-bypass-hook-trust",
+            // The flag trusts every hook Codex loads, so Codex must load Berth's alone. It loads
+            // hooks from $CODEX_HOME/hooks.json (Berth's, replaced before every run), from the
+            // [hooks] tables of $CODEX_HOME/config.toml, from enabled plugins, and from the
+            // .codex/ layers (hooks.json, config.toml) of a project the user config trusts
+            // ([projects."<dir>"] trust_level). The workload writes the home: a command it was
+            // allowed once (an install script of a hostile repository) could plant hooks or a
+            // project's trust there, and they would run on every later turn, past the approval
+            // gate. Without the user config (every setting Berth needs is a -c below) no project is
+            // trusted, so no project layer loads, and no hook, plugin or MCP server of the home's
+            // config.toml either; tried with Codex 0.169 (CodexSubAgentsTest).
+            "--ignore-user-config",
             "-c",
             "model_provider=berth",
             "-c",

@@ -43,6 +43,7 @@ final class PromptRun {
   private final Redaction redaction;
   private final RandomGenerator random;
   private final PromptEntry entry;
+  private final ApprovalLedger approvals;
 
   PromptRun(
       PromptRunner.Setup setup,
@@ -50,7 +51,9 @@ final class PromptRun {
       SessionOutput output,
       Redaction redaction,
       RandomGenerator random,
-      PromptEntry entry) {
+      PromptEntry entry,
+      ApprovalLedger approvals) {
+    this.approvals = approvals;
     this.setup = setup;
     this.queue = queue;
     this.output = output;
@@ -96,7 +99,12 @@ final class PromptRun {
     UsageLedger usage = new UsageLedger(started, projector);
     RunSink sink =
         new RunSink(
-            entry.id(), setup.transcript(), redaction, output.run(entry.outputBytes), usage);
+            entry.id(),
+            setup.transcript(),
+            redaction,
+            output.run(entry.outputBytes),
+            usage,
+            approvals);
     Optional<Process> launched =
         queue.begin(entry, () -> launch(adapter, started), output.written());
     if (launched.isEmpty()) {

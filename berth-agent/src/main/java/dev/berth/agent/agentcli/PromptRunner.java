@@ -68,6 +68,8 @@ public final class PromptRunner implements AutoCloseable {
    *
    * @param environment variables every run gets beside the adapter's: what the session's sandbox
    *     offers the CLI (its shared directory, {@code BERTH_SHARED_DIR})
+   * @param markers who confirms the approval markers of the answers: the session's credential proxy
+   *     when it gates tool calls, {@link MarkerConfirmation#NONE} otherwise
    */
   public record Setup(
       SessionId session,
@@ -83,10 +85,46 @@ public final class PromptRunner implements AutoCloseable {
       TranscriptLog transcript,
       Clock clock,
       Limits limits,
-      Map<String, String> environment) {
+      Map<String, String> environment,
+      MarkerConfirmation markers) {
 
     public Setup {
       environment = Map.copyOf(environment);
+      Objects.requireNonNull(markers, "markers");
+    }
+
+    /** A setup whose proxy writes no approval marker (it gates nothing). */
+    public Setup(
+        SessionId session,
+        AgentAdapter adapter,
+        Path cli,
+        AgentPaths hostPaths,
+        AgentPaths workloadPaths,
+        LaunchPlan plan,
+        ProviderEndpoint provider,
+        List<String> secrets,
+        OutputSink output,
+        long outputAlreadyWritten,
+        TranscriptLog transcript,
+        Clock clock,
+        Limits limits,
+        Map<String, String> environment) {
+      this(
+          session,
+          adapter,
+          cli,
+          hostPaths,
+          workloadPaths,
+          plan,
+          provider,
+          secrets,
+          output,
+          outputAlreadyWritten,
+          transcript,
+          clock,
+          limits,
+          environment,
+          MarkerConfirmation.NONE);
     }
 
     /** A setup whose runs get the adapter's environment only. */
@@ -126,6 +164,7 @@ public final class PromptRunner implements AutoCloseable {
   private final PromptQueue queue;
   private final SessionOutput output;
   private final Redaction redaction;
+  private final ApprovalLedger approvals;
   private final RandomGenerator random = RandomGenerator.getDefault();
   private final Thread worker;
 
@@ -134,6 +173,7 @@ public final class PromptRunner implements AutoCloseable {
     this.output = new SessionOutput(setup.output(), setup.outputAlreadyWritten(), setup.limits());
     this.redaction = new Redaction(setup.secrets());
     this.queue = new PromptQueue(setup, output, redaction);
+    this.approvals = new ApprovalLedger(setup.markers(), setup.transcript());
     this.worker =
         Thread.ofVirtual().name("berth-prompts-" + setup.session().value()).start(this::work);
   }
@@ -217,7 +257,7 @@ public final class PromptRunner implements AutoCloseable {
       if (next.isEmpty()) {
         return;
       }
-      new PromptRun(setup, queue, output, redaction, random, next.get()).runOrFail();
+      new PromptRun(setup, queue, output, redaction, random, next.get(), approvals).runOrFail();
     }
   }
 

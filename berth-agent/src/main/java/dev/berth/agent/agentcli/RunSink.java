@@ -3,9 +3,10 @@ package dev.berth.agent.agentcli;
 /**
  * One run's way into the byte log and the transcript: the answer and the standard error each
  * through their own redactor (either may be cut inside a secret) into the run's share of the log;
- * events redacted into the transcript, a usage completed by the run's {@link UsageLedger}, and the
- * standard error's lines classified ({@link StderrLines}). The answer's reader and the standard
- * error's take turns.
+ * events redacted into the transcript, a usage completed by the run's {@link UsageLedger}, the
+ * approval markers the session's proxy confirms as entries of their own ({@link ApprovalLedger}),
+ * and the standard error's lines classified ({@link StderrLines}). The answer's reader and the
+ * standard error's take turns.
  */
 final class RunSink implements ProjectionSink {
 
@@ -21,14 +22,17 @@ final class RunSink implements ProjectionSink {
   private final StreamRedactor transcriptAnswers;
   private final StderrLines stderr;
   private final ApprovalMarkers approvals = new ApprovalMarkers();
+  private final ApprovalLedger ledger;
 
   RunSink(
       String execution,
       TranscriptLog transcript,
       Redaction redaction,
       SessionOutput.Run output,
-      UsageLedger usage) {
+      UsageLedger usage,
+      ApprovalLedger ledger) {
     this.execution = execution;
+    this.ledger = ledger;
     this.transcript = transcript;
     this.redaction = redaction;
     this.output = output;
@@ -68,8 +72,16 @@ final class RunSink implements ProjectionSink {
     if (!held.isEmpty()) {
       transcript.append(execution, new TranscriptEvent.AssistantText(held));
     }
-    approvals.take(held).forEach(approval -> transcript.append(execution, approval));
-    approvals.finish().forEach(approval -> transcript.append(execution, approval));
+    approvals.take(held).forEach(this::approval);
+    approvals.finish().forEach(this::approval);
+  }
+
+  /**
+   * A marker line of the answer: an entry only when the session's proxy wrote it (the model can
+   * write the same text), with what the proxy recorded, redacted as the rest.
+   */
+  private void approval(TranscriptEvent.Approval read) {
+    ledger.admit(read).ifPresent(entry -> transcript.append(execution, redaction.event(entry)));
   }
 
   @Override
@@ -81,7 +93,7 @@ final class RunSink implements ProjectionSink {
         if (!safe.isEmpty()) {
           transcript.append(execution, new TranscriptEvent.AssistantText(safe));
         }
-        approvals.take(safe).forEach(approval -> transcript.append(execution, approval));
+        approvals.take(safe).forEach(this::approval);
       }
       case TranscriptEvent.Usage reported -> transcript.append(execution, usage.perTurn(reported));
       default -> transcript.append(execution, redaction.event(event));

@@ -180,7 +180,8 @@ public sealed interface TranscriptEvent {
    * A tool call the session's approval gate held: {@code state} is {@code pending} when it began to
    * wait, then one of {@code approved}, {@code rejected}, {@code expired}, {@code timed_out},
    * {@code cancelled}, {@code error}, with the reason given. Read from the marker lines the
-   * credential proxy writes into the answer ({@link ApprovalMarkers}).
+   * credential proxy writes into the answer ({@link ApprovalMarkers}), once the proxy confirms it
+   * wrote them ({@link ApprovalLedger}).
    */
   record Approval(String approvalId, String tool, String state, Optional<String> reason)
       implements TranscriptEvent {

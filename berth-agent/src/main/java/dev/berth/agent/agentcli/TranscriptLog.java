@@ -299,6 +299,37 @@ public final class TranscriptLog {
     return entries;
   }
 
+  /**
+   * Every entry of type {@code type} so far, in order: one pass over the file that parses only the
+   * lines that name the type (a node reads a session's approvals so, once).
+   */
+  public List<JsonNode> ofType(String type) {
+    long count = size();
+    String named = "\"type\":" + JSON.writeValueAsString(type);
+    List<JsonNode> entries = new ArrayList<>();
+    try (var lines = lines(file, 0)) {
+      String line;
+      long read = 0;
+      while (read < count && (line = lines.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        read++;
+        if (line.contains(named)) {
+          JsonNode entry = JSON.readTree(line);
+          if (entry.path("type").asString("").equals(type)) {
+            entries.add(entry);
+          }
+        }
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      return List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the transcript " + file, e);
+    }
+    return entries;
+  }
+
   /** The file's lines from the byte {@code offset} on (the start of a line). */
   private static java.io.BufferedReader lines(Path file, long offset) throws IOException {
     FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);

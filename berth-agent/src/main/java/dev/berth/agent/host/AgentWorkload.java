@@ -2,6 +2,7 @@ package dev.berth.agent.host;
 
 import dev.berth.agent.agentcli.AgentAdapter;
 import dev.berth.agent.agentcli.AgentPaths;
+import dev.berth.agent.agentcli.MarkerConfirmation;
 import dev.berth.agent.agentcli.PromptRunner;
 import dev.berth.agent.agentcli.ProviderEndpoint;
 import dev.berth.agent.agentcli.TranscriptLog;
@@ -12,6 +13,7 @@ import dev.berth.agent.isolation.SandboxBind;
 import dev.berth.agent.isolation.WritablePaths;
 import dev.berth.agent.output.OutputLog;
 import dev.berth.agent.proxy.ProxyLaunch;
+import dev.berth.agent.proxy.ProxyMarkerConfirmation;
 import dev.berth.agent.proxy.ProxyProcess;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
@@ -258,7 +260,19 @@ final class AgentWorkload {
         transcript,
         clock,
         PromptRunner.Limits.defaults(),
-        shared.map(SharedDirectory::environment).orElse(Map.of()));
+        shared.map(SharedDirectory::environment).orElse(Map.of()),
+        gated ? markers() : MarkerConfirmation.NONE);
+  }
+
+  /**
+   * Who confirms the approval markers in the answers (the model can write their text too): the
+   * proxy that wrote them, on its socket, or the pod's sidecar on the pod's loopback.
+   */
+  private MarkerConfirmation markers() {
+    return switch (proxyPlace) {
+      case ProxyPlace.Own own -> ProxyMarkerConfirmation.onSocket(own.socket());
+      case ProxyPlace.Sidecar sidecar -> ProxyMarkerConfirmation.at(sidecar.url());
+    };
   }
 
   /**

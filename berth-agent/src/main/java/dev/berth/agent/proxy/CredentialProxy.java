@@ -64,7 +64,10 @@ import org.slf4j.LoggerFactory;
  *       mcp}...) gets 400, since such a tool never comes back as a call the gate could hold ({@link
  *       GatedRequests}).
  *   <li>An upstream that cannot be reached answers 502 {@code credential proxy upstream
- *       unavailable}. {@code GET /healthz} answers without contacting the upstream.
+ *       unavailable}. {@code GET /healthz} answers without contacting the upstream, and so does
+ *       {@code GET /berth/approval-markers/<id>}: the approval markers the gate wrote under that id
+ *       ({@link dev.berth.agent.proxy.gate.MarkerRecord}), which the node confirms a marker line
+ *       against before its transcript records it.
  * </ul>
  *
  * <p>It listens where the session's network reaches it and nothing else does: a Unix socket outside
@@ -94,6 +97,12 @@ public final class CredentialProxy implements AutoCloseable {
       "credential proxy does not support tunnels or protocol upgrades";
   static final String UPSTREAM_UNAVAILABLE = "credential proxy upstream unavailable";
   static final String BUSY = "credential proxy busy: too many requests in flight";
+
+  /**
+   * Where the proxy answers which approval markers it wrote ({@link MarkerRecord}): {@code GET
+   * /berth/approval-markers/<approval id>}.
+   */
+  public static final String MARKERS = "/berth/approval-markers/";
 
   /**
    * Exchanges in flight per session; one more waits up to {@link #BUSY_WAIT}, then gets 503. A CLI
@@ -275,8 +284,7 @@ public final class CredentialProxy implements AutoCloseable {
 
   private void route(Request request, Response response) throws IOException, InterruptedException {
     String path = Request.getPathInContext(request);
-    if (request.getMethod().equals("GET") && path.equals("/healthz")) {
-      answer(response, 200, "application/json", health());
+    if (answeredHere(request.getMethod(), path, response)) {
       return;
     }
     if (request.getMethod().equals("CONNECT") || request.getHeaders().get("Upgrade") != null) {
@@ -331,6 +339,42 @@ public final class CredentialProxy implements AutoCloseable {
       new AnswerRelay(profile, gate).relay(answer, response);
     } finally {
       inFlight.release();
+    }
+  }
+
+  /** Whether the request is one of the proxy's own (its health, its markers), now answered. */
+  private boolean answeredHere(String method, String path, Response response) throws IOException {
+    if (method.equals("GET") && path.equals("/healthz")) {
+      answer(response, 200, "application/json", health());
+      return true;
+    }
+    if (path.startsWith(MARKERS)) {
+      markers(method, path.substring(MARKERS.length()), response);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * {@code GET /berth/approval-markers/<id>}: the markers this proxy wrote under approval {@code
+   * id} ({@link MarkerRecord}), 404 when none (or no gate). Never forwarded: the path is the
+   * proxy's own, like {@code /healthz}.
+   */
+  private void markers(String method, String id, Response response) throws IOException {
+    if (!method.equals("GET")) {
+      answer(response, 405, "text/plain; charset=utf-8", "only GET reads approval markers\n");
+      return;
+    }
+    Optional<String> found =
+        id.length() > 200 ? Optional.empty() : gate.flatMap(keeper -> keeper.markers().json(id));
+    if (found.isPresent()) {
+      answer(response, 200, "application/json", found.get());
+    } else {
+      answer(
+          response,
+          404,
+          "application/json",
+          "{\"error\":\"this proxy wrote no approval marker with that id\"}");
     }
   }
 

@@ -141,6 +141,76 @@ class CodexSubAgentsTest {
     assertThat(transcript()).doesNotContain("dangerously-bypass-hook-trust");
   }
 
+  /**
+   * Berth runs Codex with {@code --dangerously-bypass-hook-trust}, which trusts every hook Codex
+   * loads. A hostile repository in the workspace brings hooks in its {@code .codex/} layer
+   * (hooks.json and config.toml), and an earlier command it was let run planted more in the home's
+   * {@code config.toml}: [hooks] tables and a trust entry for the workspace, which would make Codex
+   * load the project layer. None of them may run; Berth's own hooks still do (the sub-agent's
+   * result is reported only through its Stop hook).
+   */
+  @Test
+  void onlyBerthsOwnHooksRunNeitherAHostileWorkspacesNorOnesPlantedInTheHome() throws Exception {
+    Path workspace = AgentPaths.under(root.resolve("state")).workspace();
+    Path home = workspace.getParent();
+    Files.createDirectories(workspace.resolve(".git"));
+    Path project = Files.createDirectories(workspace.resolve(".codex"));
+    Files.writeString(project.resolve("hooks.json"), hooksJson("hostile-project-json"));
+    Files.writeString(project.resolve("config.toml"), hooksToml("hostile-project-toml"));
+    Path codexHome = Files.createDirectories(home.resolve(CodexAdapter.CODEX_HOME));
+    Files.writeString(
+        codexHome.resolve("config.toml"),
+        "[projects.\"/home/berth/workspace\"]\ntrust_level = \"trusted\"\n\n"
+            + hooksToml("hostile-user-toml"));
+
+    ExecutionView submitted = runner.submit(Turn.of("please start a sub-agent to count sheep"));
+    await().atMost(RUN).until(() -> runner.get(submitted.id()).orElseThrow().state().isFinished());
+
+    assertThat(runner.get(submitted.id()).orElseThrow().state())
+        .as(log())
+        .isEqualTo(ExecutionState.SUCCEEDED);
+    assertThat(log())
+        .as("Berth's Stop hook held the turn for the sub-agent")
+        .endsWith("The sub-agent reported: " + FakeModelProvider.SUB_AGENT_RESULT + ".\n");
+    assertThat(home.resolve(CodexAdapter.CODEX_HOME).resolve("berth-subagents/started"))
+        .as("Berth's hook ran")
+        .isDirectory();
+    assertThat(home.resolve("hostile-project-json")).as(log()).doesNotExist();
+    assertThat(home.resolve("hostile-project-toml")).as(log()).doesNotExist();
+    assertThat(home.resolve("hostile-user-toml")).as(log()).doesNotExist();
+  }
+
+  /** A hooks.json whose hooks, at every event Berth's use, touch {@code name} in the home. */
+  private static String hooksJson(String name) {
+    StringBuilder events = new StringBuilder();
+    for (String event : List.of("SessionStart", "PostToolUse", "SubagentStop", "Stop")) {
+      events
+          .append(events.isEmpty() ? "" : ",")
+          .append("\"")
+          .append(event)
+          .append("\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"touch")
+          .append(" /home/berth/")
+          .append(name)
+          .append("\"}]}]");
+    }
+    return "{\"hooks\": {" + events + "}}\n";
+  }
+
+  /** The same as [hooks] tables of a config.toml. */
+  private static String hooksToml(String name) {
+    StringBuilder toml = new StringBuilder();
+    for (String event : List.of("SessionStart", "PostToolUse", "SubagentStop", "Stop")) {
+      toml.append("[[hooks.")
+          .append(event)
+          .append("]]\n[[hooks.")
+          .append(event)
+          .append(".hooks]]\ntype = \"command\"\ncommand = \"touch /home/berth/")
+          .append(name)
+          .append("\"\n\n");
+    }
+    return toml.toString();
+  }
+
   @Test
   void aTurnWithoutSubAgentsEndsAsItsAgentAnswers() {
     ExecutionView submitted = runner.submit(Turn.of("say hello"));

@@ -29,6 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <ul>
  *   <li>a tool result: "Done." (the CLI ran the tool and reports back);
+ *   <li>text starting {@code say: }: the text after it, verbatim, as the model's answer;
  *   <li>text starting {@code run: }: a tool call of the command after it, as a model steered by a
  *       hostile prompt would make: {@code Bash} (Anthropic), {@code exec_command} (Responses);
  *   <li>text with {@code touch}: a tool call {@code touch marker.txt}: {@code Bash} (Anthropic),
@@ -202,6 +203,9 @@ public final class FakeModelProvider implements AutoCloseable {
     if (hasToolResult(last)) {
       textBlock(events, List.of("Done."));
       finish(events, "end_turn");
+    } else if (text.startsWith("say: ")) {
+      textBlock(events, List.of(text.substring("say: ".length())));
+      finish(events, "end_turn");
     } else if (text.startsWith("run: ")) {
       // One tool call per command, named after it: Claude Code may merge a turn's next prompt into
       // the message that carries the last tool result, so "the last message is a result" is not
@@ -355,9 +359,11 @@ public final class FakeModelProvider implements AutoCloseable {
                     + "."
                 : toolResult
                     ? "Done."
-                    : text.contains("echo the token")
-                        ? "the token is " + echoed + " indeed"
-                        : "Hello from the fake provider.";
+                    : text.startsWith("say: ")
+                        ? text.substring("say: ".length())
+                        : text.contains("echo the token")
+                            ? "the token is " + echoed + " indeed"
+                            : "Hello from the fake provider.";
     Events events = Events.open(exchange, encoded);
     events.send(
         "response.created",

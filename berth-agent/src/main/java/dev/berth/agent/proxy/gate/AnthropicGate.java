@@ -122,10 +122,10 @@ final class AnthropicGate implements AnswerGate {
   private void decide(Held call, Downstream out) throws IOException, InterruptedException {
     String input = call.input.isEmpty() ? call.startInput : call.input.toString();
     String id = keeper.gate().requestId();
-    out.send(textBlock(call.index + offset, line(Markers.awaiting(call.tool, id))));
+    out.send(textBlock(call.index + offset, line(keeper.awaiting(call.tool, id))));
     offset++;
     Decision decision = keeper.hold(id, call.tool, input.isEmpty() ? "{}" : input, PING, out);
-    out.send(textBlock(call.index + offset, Markers.result(call.tool, id, decision)));
+    out.send(textBlock(call.index + offset, keeper.result(call.tool, id, decision)));
     offset++;
     if (decision.lets()) {
       for (SseEvents.Piece.Event event : call.events) {
@@ -143,7 +143,7 @@ final class AnthropicGate implements AnswerGate {
         Decision.of(
             Decision.Verdict.ERROR,
             "its arguments exceed " + (SseEvents.MAX_EVENT >> 20) + " MiB in one event");
-    out.send(textBlock(call.index + offset, line(Markers.result(call.tool, id, decision))));
+    out.send(textBlock(call.index + offset, line(keeper.result(call.tool, id, decision))));
     end(out);
   }
 

@@ -23,6 +23,7 @@ public final class Gatekeeper {
   private final ToolGate gate;
   private final List<String> secrets;
   private final Duration keepalive;
+  private final MarkerRecord markers = new MarkerRecord();
 
   public Gatekeeper(GatePolicy policy, ToolGate gate, List<String> secrets, Duration keepalive) {
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -52,6 +53,23 @@ public final class Gatekeeper {
       case ANTHROPIC -> new AnthropicGate(this);
       case OPENAI -> new ResponsesGate(this);
     };
+  }
+
+  /** The markers this gate's answers carried, for the node to confirm them. */
+  public MarkerRecord markers() {
+    return markers;
+  }
+
+  /** The marker before {@code id}'s call is held, recorded before any answer carries it. */
+  String awaiting(String tool, String id) {
+    markers.wrote(id, tool, new MarkerRecord.Marker("pending", java.util.Optional.empty()));
+    return Markers.awaiting(tool, id);
+  }
+
+  /** The marker of {@code id}'s {@code decision}, recorded before any answer carries it. */
+  String result(String tool, String id, Decision decision) {
+    markers.wrote(id, tool, Markers.recorded(decision));
+    return Markers.result(tool, id, decision);
   }
 
   GatePolicy policy() {

@@ -84,9 +84,9 @@ final class JsonAnswerGate implements AnswerGate {
       }
       changed = true;
       String id = keeper.gate().requestId();
-      gated.add(text(id, Markers.awaiting(tool, id), "a"));
+      gated.add(text(id, keeper.awaiting(tool, id), "a"));
       Decision decision = keeper.decide(id, tool, arguments(item));
-      gated.add(text(id, Markers.result(tool, id, decision), "r"));
+      gated.add(text(id, keeper.result(tool, id, decision), "r"));
       if (!decision.lets()) {
         if (api == ProviderProfile.Api.ANTHROPIC) {
           answer.put("stop_reason", "end_turn");

@@ -5,7 +5,8 @@ package dev.berth.agent.proxy.gate;
  * [berth: awaiting approval — <tool> · <id>]} before it holds, then {@code [berth: approved —
  * <tool> · <id>]} or, for a refused call, {@code [berth: tool call rejected — <tool> · <id>:
  * <reason>]} (also {@code expired}, {@code timed out}, {@code cancelled}, {@code gateway error}).
- * The agent's transcript reads them back into entries of kind {@code approval}.
+ * The agent's transcript reads them back into entries of kind {@code approval}, once this proxy's
+ * {@link MarkerRecord} confirms it wrote them (the model can print the same text).
  */
 public final class Markers {
 
@@ -28,6 +29,25 @@ public final class Markers {
         + id
         + reason
         + "]\n";
+  }
+
+  /** The state the transcript gives {@code decision}: {@code approved}, {@code timed_out}... */
+  public static String state(Decision decision) {
+    return switch (decision.verdict()) {
+      case APPROVED -> "approved";
+      case REJECTED -> "rejected";
+      case EXPIRED -> "expired";
+      case TIMED_OUT -> "timed_out";
+      case CANCELLED -> "cancelled";
+      case ERROR -> "error";
+    };
+  }
+
+  /** What {@link #result} writes of {@code decision} as it is: its reason, on one line. */
+  static MarkerRecord.Marker recorded(Decision decision) {
+    return new MarkerRecord.Marker(
+        state(decision),
+        decision.lets() ? java.util.Optional.empty() : decision.reason().map(Markers::oneLine));
   }
 
   /** A reason on one line, without brackets that would end (or look like) a marker. */

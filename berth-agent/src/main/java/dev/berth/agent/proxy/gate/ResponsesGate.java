@@ -69,7 +69,7 @@ final class ResponsesGate implements AnswerGate {
                 Decision.of(
                     Decision.Verdict.ERROR,
                     "its arguments exceed " + (SseEvents.MAX_EVENT >> 20) + " MiB in one event");
-            out.send(message(call.index(), id, Markers.result(call.tool(), id, tooLarge), "r"));
+            out.send(message(call.index(), id, keeper.result(call.tool(), id, tooLarge), "r"));
             end(out);
           }
         }
@@ -121,9 +121,9 @@ final class ResponsesGate implements AnswerGate {
   private void decide(Held call, JsonNode item, Downstream out)
       throws IOException, InterruptedException {
     String id = keeper.gate().requestId();
-    out.send(message(call.index(), id, Markers.awaiting(call.tool(), id), "a"));
+    out.send(message(call.index(), id, keeper.awaiting(call.tool(), id), "a"));
     Decision decision = keeper.hold(id, call.tool(), arguments(item), KEEPALIVE, out);
-    out.send(message(call.index(), id, Markers.result(call.tool(), id, decision), "r"));
+    out.send(message(call.index(), id, keeper.result(call.tool(), id, decision), "r"));
     if (decision.lets()) {
       for (SseEvents.Piece.Event event : call.events()) {
         if (event.type().equals("response.output_item.done") && event.data() != null) {
