@@ -317,6 +317,25 @@ final class Deployment implements AutoCloseable {
   }
 
   /**
+   * Removes {@code runtime} behind the control plane's back, its host left running: the pod deleted
+   * (local: the node told to remove it, with the node's own token).
+   */
+  void removeRuntime(String session, String runtime) {
+    switch (pair.runtime()) {
+      case LOCAL -> {
+        Api.Answer removed =
+            callAgent(agent(session, runtime), "DELETE", "?runtime=" + runtime, Map.of());
+        if (removed.status() != 204) {
+          throw new IllegalStateException("the node answered " + removed + " to the removal");
+        }
+      }
+      case KUBERNETES -> {
+        var unused = api().client().pods().inNamespace(NAMESPACE).withName(runtime).delete();
+      }
+    }
+  }
+
+  /**
    * The runtimes that exist for {@code session} as the data plane sees them (the node's list, or
    * the session's pods): not what the control plane believes.
    */

@@ -51,17 +51,14 @@ final class FiveCases {
     }
   }
 
-  static final Duration CONVERGE = Duration.ofSeconds(150);
-  private static final String SHELL_EXITED = "the shell exited with status 137";
-
+  private final CaseKit kit;
   private final Deployment deployment;
   private final Api admin;
-  private final Consumer<Row> table;
 
   FiveCases(Deployment deployment, Consumer<Row> table) {
+    this.kit = new CaseKit(deployment, table);
     this.deployment = deployment;
     this.admin = deployment.admin();
-    this.table = table;
   }
 
   void run(Case c) {
@@ -69,10 +66,12 @@ final class FiveCases {
       case DUPLICATE_TERMINATION -> duplicateTermination();
       case STALE_RESUME -> staleResume();
       case RUNTIME_DISAPPEARANCE -> {
-        shellTreeKilled();
-        hostKilled();
+        HostFaults faults = new HostFaults(kit);
+        faults.shellTreeKilled();
+        faults.runtimeVanished();
+        faults.hostKilled();
       }
-      case CONNECTOR_DISCONNECT -> connectorDisconnect();
+      case CONNECTOR_DISCONNECT -> new HostFaults(kit).connectorDisconnect();
     }
   }
 
@@ -84,11 +83,11 @@ final class FiveCases {
    * reservation released once and only after the removal, the last archive retained.
    */
   private void duplicateTermination() {
-    List<Api> clients = tenant("dup", 2, 2);
+    List<Api> clients = kit.tenant("dup", 2, 2);
     String id = clients.get(0).create("duplicate");
-    snapshotAndResume(clients.get(0), id);
+    CaseKit.snapshotAndResume(clients.get(0), id);
     Look before = Look.at(admin, id);
-    String runtime = runtimeName(before);
+    String runtime = CaseKit.runtimeName(before);
 
     CyclicBarrier together = new CyclicBarrier(2);
     List<CompletableFuture<Api.Answer>> deletes = new ArrayList<>();
@@ -102,12 +101,12 @@ final class FiveCases {
     }
     List<Integer> statuses = deletes.stream().map(f -> f.join().status()).toList();
     await()
-        .atMost(CONVERGE)
+        .atMost(CaseKit.CONVERGE)
         .until(() -> admin.deleted(id).path("phase").asString().equals("TERMINATED"));
     Look after = Look.at(admin, id);
     List<JsonNode> terminations = after.operations("TERMINATE");
     Api.Answer asTenant = clients.get(0).get("/admin/sessions/" + id + "/operations");
-    record(
+    kit.record(
         Case.DUPLICATE_TERMINATION,
         deployment.replicaCount() > 1
             ? "two DELETEs at once, one per replica"
@@ -125,7 +124,7 @@ final class FiveCases {
         .as("one termination intent, not one per request")
         .isEqualTo(before.intentVersion() + 1);
     assertThat(after.phase()).isEqualTo("TERMINATED");
-    assertThat(auditEntries(id, "session.phase", "-> TERMINATED")).hasSize(1);
+    assertThat(kit.auditEntries(id, "session.phase", "-> TERMINATED")).hasSize(1);
     // operation: one termination, every step once, the release after the removal
     assertThat(terminations)
         .singleElement()
@@ -143,10 +142,15 @@ final class FiveCases {
     assertThat(after.reservation()).isEqualTo("RELEASED");
     assertThat(after.held()).isZero();
     // obligations: the removal done, the archive kept for the recovery window, nothing owed
-    assertThat(obligation(after, "REMOVE_RUNTIME").path("state").asString()).isEqualTo("DONE");
-    assertThat(obligation(after, "REMOVE_RUNTIME").path("resource").asString()).contains(runtime);
-    assertThat(obligation(after, "RETAIN_ARCHIVE").path("state").asString()).isEqualTo("RETAINED");
-    assertThat(Instant.parse(obligation(after, "RETAIN_ARCHIVE").path("retainUntil").asString()))
+    assertThat(CaseKit.obligation(after, "REMOVE_RUNTIME").path("state").asString())
+        .isEqualTo("DONE");
+    assertThat(CaseKit.obligation(after, "REMOVE_RUNTIME").path("resource").asString())
+        .contains(runtime);
+    assertThat(CaseKit.obligation(after, "RETAIN_ARCHIVE").path("state").asString())
+        .isEqualTo("RETAINED");
+    assertThat(
+            Instant.parse(
+                CaseKit.obligation(after, "RETAIN_ARCHIVE").path("retainUntil").asString()))
         .isAfter(Instant.now().plus(Duration.ofDays(6)));
     assertThat(after.obligations())
         .noneMatch(o -> List.of("PENDING", "FAILED").contains(o.path("state").asString()));
@@ -161,15 +165,15 @@ final class FiveCases {
    * runtime's agent is refused by the agent itself. Nothing changes, nothing is paused.
    */
   private void staleResume() {
-    Api client = tenant("stale", 1, 1).getFirst();
+    Api client = kit.tenant("stale", 1, 1).getFirst();
     String id = client.create("stale");
     assertThat(Shell.run(client, id, "export STALE_MARK=kept-$((6*7))").rc()).isZero();
     Api.Answer suspended = client.post("/sessions/" + id + "/snapshot", "{}");
     assertThat(suspended.status()).as(suspended.body()).isEqualTo(200);
     long seen = suspended.json().path("intentVersion").asLong();
-    resume(client, id);
+    CaseKit.resume(client, id);
     Look before = Look.at(admin, id);
-    String runtime = runtimeName(before);
+    String runtime = CaseKit.runtimeName(before);
     JsonNode suspend = before.operations("SUSPEND").getFirst();
 
     String session = "/sessions/" + id;
@@ -191,7 +195,7 @@ final class FiveCases {
                 "X-Berth-Deadline", Instant.now().plusSeconds(60).toString(),
                 "X-Berth-Operation", suspend.path("id").asString()));
     Look after = Look.at(admin, id);
-    record(
+    kit.record(
         Case.STALE_RESUME,
         "client If-Match v" + seen + "; v" + seen + " command replayed at the agent",
         after,
@@ -211,7 +215,7 @@ final class FiveCases {
     // session: as it was
     assertThat(after.intentVersion()).isEqualTo(before.intentVersion()).isGreaterThan(seen);
     assertThat(after.phase()).isEqualTo("READY");
-    assertThat(runtimeName(after)).isEqualTo(runtime);
+    assertThat(CaseKit.runtimeName(after)).isEqualTo(runtime);
     assertThat(after.conditionStatus("RuntimeObserved")).isEqualTo("True");
     // operation: none started, none changed
     assertThat(after.operationsSince(before)).isEmpty();
@@ -223,258 +227,6 @@ final class FiveCases {
     assertThat(Shell.run(client, id, "echo $STALE_MARK").output()).isEqualTo("kept-42\n");
     assertThat(deployment.runtimesOf(id)).containsExactly(runtime);
     assertThat(client.delete(session).status()).isEqualTo(204);
-  }
-
-  // ---- runtime disappearance ------------------------------------------------------------------
-
-  /**
-   * The shell's process tree dies (SIGKILL): the runtime outlives its shell. The session stays
-   * ready and says so, and the next input starts a new shell with the state its predecessor
-   * captured; nothing is provisioned, nothing is owed.
-   */
-  private void shellTreeKilled() {
-    Api client = tenant("lost", 2, 1).getFirst();
-    String id = client.create("shell-killed");
-    assertThat(Shell.run(client, id, "export LOST_MARK=kept-$((6*7))").rc()).isZero();
-    Look before = Look.at(admin, id);
-    String runtime = runtimeName(before);
-    Deployment.Agent agent = deployment.agent(id, runtime);
-    long pid =
-        deployment
-            .callAgent(agent, "GET", "/status?runtime=" + runtime, Map.of())
-            .json()
-            .path("shell")
-            .path("pid")
-            .asLong();
-    ProcessHandle shell = ProcessHandle.of(pid).orElseThrow();
-    shell.descendants().forEach(ProcessHandle::destroyForcibly);
-    shell.destroyForcibly();
-
-    await().atMost(CONVERGE).until(() -> admin.text(id, 0).contains(SHELL_EXITED));
-    Look after = Look.at(admin, id);
-    record(
-        Case.RUNTIME_DISAPPEARANCE,
-        "the shell's process tree SIGKILLed",
-        after,
-        after.operationsSince(before));
-
-    assertThat(after.phase()).isEqualTo("READY");
-    assertThat(after.session().has("failure")).isFalse();
-    assertThat(after.conditionStatus("RuntimeObserved")).isEqualTo("True");
-    assertThat(after.operationsSince(before)).isEmpty();
-    assertThat(after.reservation()).isEqualTo("HELD");
-    assertThat(after.obligations()).isEmpty();
-    assertThat(Shell.run(client, id, "echo $LOST_MARK").output()).isEqualTo("kept-42\n");
-    assertThat(runtimeName(Look.at(admin, id))).isEqualTo(runtime);
-    assertThat(deployment.runtimesOf(id)).containsExactly(runtime);
-    assertThat(client.delete("/sessions/" + id).status()).isEqualTo(204);
-  }
-
-  /**
-   * The runtime's host dies (SIGKILL): the local node, or the pod's agent container. The session
-   * reports it without being asked, claims no command still runs, starts no runtime behind the
-   * user's back, and keeps its slot until its runtime's removal is confirmed.
-   */
-  private void hostKilled() {
-    Api client = tenant("lost", 2, 1).getFirst();
-    String id = client.create("host-killed");
-    assertThat(Shell.run(client, id, "export LOST_MARK=kept-$((6*7))").rc()).isZero();
-    Api.Answer started =
-        client.post("/sessions/" + id + "/executions", "{\"command\":\"sleep 600\"}");
-    assertThat(started.status()).as(started.body()).isEqualTo(201);
-    String execution = "/sessions/" + id + "/executions/" + started.json().path("id").asString();
-    await()
-        .atMost(CONVERGE)
-        .until(() -> client.get(execution).json().path("state").asString().equals("RUNNING"));
-    Look before = Look.at(admin, id);
-    String runtime = runtimeName(before);
-
-    deployment.killHost(deployment.host(runtime));
-    await()
-        .atMost(CONVERGE)
-        .until(
-            () -> {
-              Look now = Look.at(admin, id);
-              return !now.phase().equals("READY")
-                  || !now.conditionStatus("RuntimeReady").equals("True");
-            });
-    Look after = Look.at(admin, id);
-    Api.Answer read = admin.get(execution);
-    String executionState =
-        read.status() == 200
-            ? read.json().path("state").asString()
-            : "GET answers " + read.status() + " " + read.reason();
-    record(
-        Case.RUNTIME_DISAPPEARANCE,
-        (deployment.pair().runtime() == Deployment.RuntimeKind.LOCAL
-                ? "the node SIGKILLed"
-                : "the pod's agent SIGKILLed")
-            + "; its `sleep 600` execution: "
-            + executionState,
-        after,
-        after.operationsSince(before));
-
-    assertThat(after.phase()).isEqualTo("FAILED");
-    assertThat(after.session().path("failure").path("reason").asString())
-        .isIn("RUNTIME_HEALTH", "RUNTIME_LOST");
-    assertThat(after.conditionStatus("RuntimeReady")).isEqualTo("False");
-    assertThat(executionState).as("the execution the host took along").isNotEqualTo("RUNNING");
-    assertThat(after.reservation()).as("held while its runtime may exist").isEqualTo("HELD");
-    assertThat(after.held()).isEqualTo(1);
-    assertThat(deployment.runtimesOf(id))
-        .as("no runtime started behind the user's back")
-        .containsExactly(runtime);
-
-    assertThat(client.delete("/sessions/" + id).status()).isEqualTo(204);
-    Look deleted = Look.at(admin, id);
-    record(Case.RUNTIME_DISAPPEARANCE, "then deleted", deleted, deleted.operations("TERMINATE"));
-    assertThat(deleted.phase()).isEqualTo("TERMINATED");
-    assertThat(deleted.reservation()).isEqualTo("RELEASED");
-    assertThat(obligation(deleted, "REMOVE_RUNTIME").path("state").asString()).isEqualTo("DONE");
-    assertThat(deployment.runtimesOf(id)).isEmpty();
-  }
-
-  // ---- connector disconnect -------------------------------------------------------------------
-
-  /**
-   * The runtime's agent stops answering (its host SIGSTOPped): the runtime is Unknown, its slot
-   * UNCERTAIN and still counted (a create at the quota is refused), nothing is started and no
-   * second runtime appears. When the host continues, the session is reconciled and nothing was
-   * lost: the shell still has the variable set before.
-   */
-  private void connectorDisconnect() {
-    Api client = tenant("cut", 1, 1).getFirst();
-    String id = client.create("disconnected");
-    assertThat(Shell.run(client, id, "export KEEP_MARK=kept-$((6*7))").rc()).isZero();
-    Look before = Look.at(admin, id);
-    String runtime = runtimeName(before);
-
-    ProcessHandle host = deployment.host(runtime);
-    Deployment.signal(host, "STOP");
-    Look cut;
-    Api.Answer second;
-    List<String> runtimesMeanwhile = List.of(runtime);
-    try {
-      await()
-          .atMost(CONVERGE)
-          .until(
-              () -> {
-                Look now = Look.at(admin, id);
-                return now.conditionStatus("RuntimeObserved").equals("Unknown")
-                    && now.reservation().equals("UNCERTAIN");
-              });
-      cut = Look.at(admin, id);
-      second = client.post("/sessions", "{\"name\":\"second\"}");
-      if (deployment.pair().runtime() == Deployment.RuntimeKind.KUBERNETES) {
-        // A stopped node cannot list its runtimes; the cluster can.
-        runtimesMeanwhile = deployment.runtimesOf(id);
-      }
-    } finally {
-      Deployment.signal(host, "CONT");
-    }
-    record(
-        Case.CONNECTOR_DISCONNECT,
-        (deployment.pair().runtime() == Deployment.RuntimeKind.LOCAL
-                ? "the node SIGSTOPped"
-                : "the pod's agent SIGSTOPped")
-            + "; a create at the quota: "
-            + second.status()
-            + " "
-            + second.reason(),
-        cut,
-        cut.operationsSince(before));
-
-    assertThat(cut.phase()).isEqualTo("READY");
-    assertThat(cut.conditionStatus("RuntimeObserved")).isEqualTo("Unknown");
-    assertThat(cut.operationsSince(before)).as("operations started meanwhile").isEmpty();
-    assertThat(cut.reservation()).isEqualTo("UNCERTAIN");
-    assertThat(cut.held()).as("the uncertain slot still counts").isEqualTo(1);
-    assertThat(second.status()).as(second.body()).isEqualTo(429);
-    assertThat(second.reason()).isEqualTo("QUOTA_EXCEEDED");
-    assertThat(cut.obligations()).isEmpty();
-    assertThat(runtimesMeanwhile).as("no second runtime").containsExactly(runtime);
-
-    await()
-        .atMost(CONVERGE)
-        .until(
-            () -> {
-              Look now = Look.at(admin, id);
-              return now.conditionStatus("RuntimeObserved").equals("True")
-                  && now.reservation().equals("HELD");
-            });
-    Look back = Look.at(admin, id);
-    record(Case.CONNECTOR_DISCONNECT, "after SIGCONT", back, back.operationsSince(before));
-    assertThat(back.phase()).isEqualTo("READY");
-    assertThat(runtimeName(back)).isEqualTo(runtime);
-    assertThat(back.operationsSince(before)).isEmpty();
-    assertThat(back.obligations()).isEmpty();
-    assertThat(Shell.run(client, id, "echo $KEEP_MARK").output()).isEqualTo("kept-42\n");
-    assertThat(deployment.runtimesOf(id)).containsExactly(runtime);
-    assertThat(client.delete("/sessions/" + id).status()).isEqualTo(204);
-  }
-
-  // ---- helpers --------------------------------------------------------------------------------
-
-  /**
-   * A tenant of this case and pair, allowed {@code maxSessions} shells, and {@code clients} clients
-   * of it, each with a token of its own, client i on replica i.
-   */
-  private List<Api> tenant(String kase, int maxSessions, int clients) {
-    String name = kase + "-" + deployment.pair().code();
-    List<Api> apis = new ArrayList<>();
-    for (int i = 0; i < clients; i++) {
-      Api.Answer issued =
-          admin.post(
-              "/admin/tokens",
-              "{\"tenant\":\""
-                  + name
-                  + "\",\"workloadTypes\":[\"shell\"],\"maxSessions\":"
-                  + maxSessions
-                  + "}");
-      assertThat(issued.status()).as(issued.body()).isEqualTo(201);
-      apis.add(deployment.api(i, issued.json().path("token").asString()));
-    }
-    return apis;
-  }
-
-  /** Suspends the session and brings it back: it then has an archive, and a newer intent. */
-  private static void snapshotAndResume(Api client, String id) {
-    Api.Answer suspended = client.post("/sessions/" + id + "/snapshot", "{}");
-    assertThat(suspended.status()).as(suspended.body()).isEqualTo(200);
-    resume(client, id);
-  }
-
-  private static void resume(Api client, String id) {
-    Api.Answer resumed = client.post("/sessions/" + id + "/switch", "{}");
-    assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
-    assertThat(resumed.json().path("state").asString()).isEqualTo("active");
-  }
-
-  private static String runtimeName(Look look) {
-    return look.session().path("runtime").path("name").asString();
-  }
-
-  private static JsonNode obligation(Look look, String action) {
-    return look.obligations().stream()
-        .filter(o -> o.path("action").asString().equals(action))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no " + action + " obligation: " + look.session()));
-  }
-
-  /** The session's audit entries of {@code type} whose detail ends with {@code ending}. */
-  private List<JsonNode> auditEntries(String id, String type, String ending) {
-    return admin
-        .get("/admin/audit?session=" + id + "&limit=1000")
-        .json()
-        .path("events")
-        .valueStream()
-        .filter(e -> e.path("type").asString().equals(type))
-        .filter(e -> e.path("detail").asString().endsWith(ending))
-        .toList();
-  }
-
-  private void record(Case c, String moment, Look look, List<JsonNode> operations) {
-    table.accept(Row.of(deployment.pair().label(), c.title(), moment, look, operations));
   }
 
   private static void awaitBarrier(CyclicBarrier barrier) {
