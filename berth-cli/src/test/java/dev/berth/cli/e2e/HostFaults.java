@@ -13,8 +13,9 @@ import java.util.Map;
 
 /**
  * The cases of the state model that are done to the data plane beneath a session: its shell or its
- * host killed (runtime disappearance), its host stopped (connector disconnect). They disturb every
- * session of a local node, so a pair runs them one at a time.
+ * host killed, or its runtime removed under a live host (runtime disappearance); its host stopped
+ * (connector disconnect). Killing or stopping a local node disturbs every session on it, so a pair
+ * runs these cases one at a time.
  */
 final class HostFaults {
 
