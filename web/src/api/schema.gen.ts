@@ -893,6 +893,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/sessions/{id}/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Every lifecycle operation of a session, a deleted one's too (admin only).
+         * @description Read-only. Once a session's deletion was accepted its own routes answer `404`, so `GET /sessions/{id}/operations` no longer shows how its termination went; this does, for the administrator: each operation with its steps, attempts and error.
+         */
+        get: operations["listSessionOperationsAsAdmin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.yaml": {
         parameters: {
             query?: never;
@@ -3366,6 +3389,32 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+        };
+    };
+    listSessionOperationsAsAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every operation of the session, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getOpenApi: {

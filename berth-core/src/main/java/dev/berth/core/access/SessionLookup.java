@@ -58,6 +58,15 @@ public final class SessionLookup {
     return store.listOperations(id);
   }
 
+  /**
+   * Every operation of the session, deleted or not: a deletion's termination and what came before
+   * it stay readable for the administrator after the session's own routes answer 404.
+   */
+  public List<Operation> operationsIncludingDeleted(Scope scope, SessionId id) {
+    getIncludingDeleted(scope, id);
+    return store.listOperations(id);
+  }
+
   public Operation operation(Scope scope, OperationId id) {
     Operation op = store.getOperation(id).orElseThrow(() -> new NotFoundException("operation"));
     if (store.get(op.sessionId()).filter(scope::sees).isEmpty()) {

@@ -61,7 +61,11 @@ import org.jspecify.annotations.Nullable;
  *       containers running and ready (an agent session's once its agent's readiness, which needs
  *       its proxy, holds);
  *   <li>holds a finalizer of its own on the pod, so that a deletion is graceful as on a node: the
- *       pod stays, terminating, until the simulator has stopped its process and released it.
+ *       pod stays, terminating, until the simulator has stopped its process and released it;
+ *   <li>restarts an agent whose process dies of its own accord (killed from outside: the pod's
+ *       restart policy is {@code OnFailure}), in the same pod with the same state directory, and
+ *       writes the status a kubelet writes then: the container running again, its restart count up
+ *       by one and its last state terminated with the exit code.
  * </ul>
  *
  * Failures are staged per pod: {@link #plan} makes a pod fail instead of starting (never scheduled,
@@ -228,6 +232,10 @@ public final class KubeletSimulator implements AutoCloseable {
     private boolean terminating;
     private @Nullable Process agent;
     private @Nullable Process proxy;
+    private int restarts;
+
+    /** Set once the simulator itself ends the agent (a stop, a kill, a fault): no restart then. */
+    private volatile boolean ending;
 
     SimulatedPod(String name) {
       this.name = name;
@@ -284,6 +292,64 @@ public final class KubeletSimulator implements AutoCloseable {
           SimulatedContainers.awaitReady(ip, port, "the agent of pod " + name);
         }
         status(runningStatus(ip, sidecar.isPresent()));
+        restartWhenItDies(process);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        kill();
+      }
+    }
+
+    /**
+     * When {@code process} dies and the simulator did not end it, a kubelet starts the container
+     * again ({@code restartPolicy: OnFailure}).
+     */
+    private void restartWhenItDies(Process process) {
+      var unused =
+          process
+              .onExit()
+              .thenRun(
+                  () -> {
+                    if (!ending) {
+                      try {
+                        work.execute(() -> restartAfter(process));
+                      } catch (java.util.concurrent.RejectedExecutionException e) {
+                        // The simulator is closing: nothing is restarted any more.
+                      }
+                    }
+                  });
+    }
+
+    private synchronized void restartAfter(Process died) {
+      if (ending || terminating || agent != died) {
+        return;
+      }
+      try {
+        Pod pod = pod(name).get();
+        if (pod == null || pod.getMetadata().getDeletionTimestamp() != null) {
+          return;
+        }
+        restarts++;
+        Process process = launch(pod);
+        agent = process;
+        awaitListening(process);
+        PodStatus running = runningStatus(ip, proxy != null);
+        for (ContainerStatus container : running.getContainerStatuses()) {
+          if (RuntimePods.CONTAINER.equals(container.getName())) {
+            container.setRestartCount(restarts);
+            container.setLastState(
+                new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+                    .withNewTerminated()
+                    .withReason("Error")
+                    .withExitCode(died.exitValue())
+                    .withFinishedAt(Instant.now().toString())
+                    .endTerminated()
+                    .build());
+          }
+        }
+        status(running);
+        restartWhenItDies(process);
       } catch (KubernetesClientException e) {
         if (e.getCode() != 404) {
           throw e;
@@ -328,6 +394,7 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** SIGTERM, as a kubelet stops a container, then SIGKILL after a grace period. */
     private void stop() {
+      ending = true;
       Process sidecar = proxy;
       if (sidecar != null) {
         sidecar.destroy();
@@ -350,6 +417,7 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** SIGKILL to the agent and everything it started: the node's view when it dies. */
     void kill() {
+      ending = true;
       Process sidecar = proxy;
       if (sidecar != null) {
         sidecar.destroyForcibly();

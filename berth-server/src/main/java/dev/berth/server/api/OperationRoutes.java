@@ -3,6 +3,7 @@ package dev.berth.server.api;
 import dev.berth.core.access.Scope;
 import dev.berth.core.access.SessionLookup;
 import dev.berth.core.archive.RestoreProgress;
+import dev.berth.core.error.ForbiddenException;
 import dev.berth.core.operation.Operation;
 import dev.berth.core.operation.OperationId;
 import dev.berth.core.operation.OperationType;
@@ -42,8 +43,30 @@ final class OperationRoutes {
                     sessions.operations(Caller.of(ctx).scope(), SessionRoutes.id(ctx)).stream()
                         .map(ApiJson::operation)
                         .toList())));
+    routes.get("/api/v1/admin/sessions/{id}/operations", this::everyOperation);
     routes.get("/api/v1/operations/{opid}", this::operation);
     routes.get("/api/v1/operations/{opid}/events", this::events);
+  }
+
+  /**
+   * {@code GET /admin/sessions/{id}/operations}: the session's operations, a deleted session's too
+   * (its own routes answer 404 once its deletion was accepted); the administrator's alone.
+   */
+  private void everyOperation(Context ctx) {
+    Scope scope = Caller.of(ctx).scope();
+    if (scope.tenant().isPresent()) {
+      throw new ForbiddenException(
+          "tenant " + scope.tenant().get().value(),
+          "read operations through the admin API",
+          "only the administrator may; a tenant reads its session's at GET /sessions/{id}/operations");
+    }
+    send(
+        ctx,
+        Map.of(
+            "operations",
+            sessions.operationsIncludingDeleted(scope, SessionRoutes.id(ctx)).stream()
+                .map(ApiJson::operation)
+                .toList()));
   }
 
   private void operation(Context ctx) {
