@@ -175,13 +175,20 @@ final class AdminCommand {
       List<Tenant> tenants = client.tenants();
       ObjectNode document = JSON.createObjectNode();
       ArrayNode array = document.putArray("tenants");
-      Table table = new Table(List.of("TENANT", "TYPES", "NETWORK", "SESSIONS", "MAX"));
+      Table table =
+          new Table(List.of("TENANT", "TYPES", "NETWORK", "DISCONNECT", "SESSIONS", "MAX"));
       for (Tenant t : tenants) {
         ObjectNode item = array.addObject();
         item.put("tenant", t.tenant())
             .put("maxSessions", t.maxSessions())
             .put("sessions", t.sessions());
         t.network().ifPresent(n -> item.put("network", n));
+        t.disconnect()
+            .ifPresent(
+                d ->
+                    item.putObject("disconnect")
+                        .put("policy", d.policy())
+                        .put("graceSeconds", d.graceSeconds()));
         ArrayNode types = item.putArray("workloadTypes");
         t.workloadTypes().forEach(types::add);
         table.row(
@@ -189,6 +196,7 @@ final class AdminCommand {
                 t.tenant(),
                 String.join(",", t.workloadTypes()),
                 t.network().orElse("-"),
+                t.disconnect().map(Tenant.Disconnect::label).orElse("default"),
                 Integer.toString(t.sessions()),
                 Integer.toString(t.maxSessions())));
       }
