@@ -3,5 +3,5 @@
 -- server's default (--disconnect-policy, --disconnect-grace), as for tenants written before.
 ALTER TABLE tenants ADD COLUMN disconnect_policy TEXT
   CHECK (disconnect_policy IN ('continue', 'stop'));
-ALTER TABLE tenants ADD COLUMN disconnect_grace_seconds BIGINT
+ALTER TABLE tenants ADD COLUMN disconnect_grace_seconds INTEGER
   CHECK (disconnect_grace_seconds BETWEEN 0 AND 604800);

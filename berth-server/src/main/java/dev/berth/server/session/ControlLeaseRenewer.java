@@ -51,9 +51,12 @@ public final class ControlLeaseRenewer implements AutoCloseable {
   /** The name of the duty the renewing replica holds. */
   public static final String DUTY = "control-lease-renewal";
 
-  /** The phases whose runtime is expected to live, and so must keep its lease. */
-  static final Set<Phase> LIVE =
-      EnumSet.of(Phase.PROVISIONING, Phase.READY, Phase.SUSPENDING, Phase.RESUMING);
+  /**
+   * The phases whose runtime lives and must keep its lease. A runtime still being provisioned or
+   * resumed has no lease yet (an agent is not held to a lease it was never granted), so it is left
+   * alone until it is ready, rather than be renewed while it may not exist.
+   */
+  static final Set<Phase> LIVE = EnumSet.of(Phase.READY, Phase.SUSPENDING);
 
   private static final Logger LOG = LoggerFactory.getLogger(ControlLeaseRenewer.class);
   private static final int PAGE = 200;
