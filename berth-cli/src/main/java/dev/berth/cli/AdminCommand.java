@@ -166,7 +166,8 @@ final class AdminCommand {
       name = "tenants",
       mixinStandardHelpOptions = true,
       versionProvider = BerthCommand.Version.class,
-      description = "Lists the tenants, their grants and how many sessions each holds.")
+      description = "Lists the tenants, their grants and how many sessions each holds.",
+      subcommands = {SetTenant.class})
   static final class Tenants extends ClientCommand {
     @Mixin FormatOption format;
 
@@ -176,7 +177,7 @@ final class AdminCommand {
       ObjectNode document = JSON.createObjectNode();
       ArrayNode array = document.putArray("tenants");
       Table table =
-          new Table(List.of("TENANT", "TYPES", "NETWORK", "DISCONNECT", "SESSIONS", "MAX"));
+          new Table(List.of("TENANT", "TYPES", "NETWORK", "SESSIONS", "MAX", "DISCONNECT"));
       for (Tenant t : tenants) {
         ObjectNode item = array.addObject();
         item.put("tenant", t.tenant())
@@ -196,9 +197,9 @@ final class AdminCommand {
                 t.tenant(),
                 String.join(",", t.workloadTypes()),
                 t.network().orElse("-"),
-                t.disconnect().map(Tenant.Disconnect::label).orElse("default"),
                 Integer.toString(t.sessions()),
-                Integer.toString(t.maxSessions())));
+                Integer.toString(t.maxSessions()),
+                t.disconnect().map(Tenant.Disconnect::label).orElse("default")));
       }
       print(format.format, document, wide -> table.render());
       return 0;
