@@ -1238,7 +1238,7 @@ export interface components {
         };
         Failure: {
             /** @enum {string} */
-            reason: "SCHEDULING" | "IMAGE_POLICY" | "IMAGE_PULL" | "IMAGE_INVALID" | "STORAGE" | "RUNTIME_HEALTH" | "RUNTIME_CONFIG_INVALID" | "OUT_OF_MEMORY" | "AGENT_CRASHLOOP" | "EVICTED" | "RUNTIME_UNKNOWN_REASON" | "CREDENTIAL_REFERENCE" | "UNSUPPORTED_CAPABILITY" | "ARCHIVE_CORRUPT" | "ARCHIVE_UNSAFE" | "ARCHIVE_MISSING" | "RUNTIME_LOST" | "DEADLINE_EXCEEDED" | "STALE_INTENT";
+            reason: "SCHEDULING" | "IMAGE_POLICY" | "IMAGE_PULL" | "IMAGE_INVALID" | "STORAGE" | "RUNTIME_HEALTH" | "LEASE_EXPIRED" | "RUNTIME_CONFIG_INVALID" | "OUT_OF_MEMORY" | "AGENT_CRASHLOOP" | "EVICTED" | "RUNTIME_UNKNOWN_REASON" | "CREDENTIAL_REFERENCE" | "UNSUPPORTED_CAPABILITY" | "ARCHIVE_CORRUPT" | "ARCHIVE_UNSAFE" | "ARCHIVE_MISSING" | "RUNTIME_LOST" | "DEADLINE_EXCEEDED" | "STALE_INTENT";
             message: string;
         };
         ApprovalIdValue: string;
@@ -1467,6 +1467,7 @@ export interface components {
              * @enum {string}
              */
             approval: "off" | "external" | "all";
+            disconnect?: components["schemas"]["DisconnectPolicy"];
             /** @description Sessions whose reservation is `HELD` or `UNCERTAIN`. */
             sessions: number;
         };
@@ -1575,6 +1576,38 @@ export interface components {
             lastAccess: string;
             suspendEnabled: boolean;
         };
+        /** @description The runtime's control lease, as its agent holds it: the control plane renews it every third of its time to live; when it expires the agent applies the disconnect policy on its own. */
+        RuntimeLease: {
+            /**
+             * @description `none` until the first renewal; `expired` closes the agent's admission.
+             * @enum {string}
+             */
+            state: "none" | "held" | "expired";
+            /** Format: date-time */
+            expiresAt?: string;
+            /**
+             * Format: date-time
+             * @description The last renewal.
+             */
+            renewedAt?: string;
+            /**
+             * Format: int64
+             * @description The time to live of the last renewal (`--control-lease-ttl`).
+             */
+            ttlSeconds?: number;
+            /** @enum {string} */
+            policy: "continue" | "stop";
+            /**
+             * Format: int64
+             * @description How long `continue` keeps the workload after the expiry.
+             */
+            graceSeconds: number;
+            /**
+             * Format: int64
+             * @description The host's bound on the runtime's life, whatever the lease says.
+             */
+            maxLifetimeSeconds?: number;
+        };
         RuntimeStatus: {
             /** @description The runtime's name (`pod`). */
             runtime: string;
@@ -1607,7 +1640,9 @@ export interface components {
             foreground?: string;
             /** Format: date-time */
             lastOutputAt?: string;
+            /** @description Why the runtime's host stopped the workload: `LEASE_EXPIRED` (the control lease expired and the disconnect policy stopped it), `MAX_LIFETIME_EXCEEDED`, `HOST_RESTARTED`. */
             stopReason?: string;
+            lease?: components["schemas"]["RuntimeLease"];
             isolation?: {
                 /** @enum {string} */
                 sandbox?: "bwrap" | "none";
@@ -1698,7 +1733,11 @@ export interface components {
          *       "maxSessions": 5,
          *       "serviceAccounts": [
          *         "ci/builder"
-         *       ]
+         *       ],
+         *       "disconnect": {
+         *         "policy": "continue",
+         *         "graceSeconds": 1800
+         *       }
          *     }
          */
         PutTenant: {
@@ -1717,6 +1756,17 @@ export interface components {
              * @enum {string}
              */
             approval?: "off" | "external" | "all";
+            disconnect?: components["schemas"]["DisconnectPolicy"];
+        };
+        /** @description What a session runtime does when its control lease expires, that is when the control plane stopped renewing it (crashed, partitioned away): `continue` keeps the workload for `graceSeconds`, then stops it; `stop` stops it at once. The runtime's maximum lifetime applies regardless. Left out, the server's default (`--disconnect-policy`, `--disconnect-grace`). Sent to a runtime when it is provisioned: a change applies from a session's next runtime on. */
+        DisconnectPolicy: {
+            /** @enum {string} */
+            policy: "continue" | "stop";
+            /**
+             * Format: int64
+             * @description Required for `continue`; left out (or 0) for `stop`.
+             */
+            graceSeconds?: number;
         };
         /**
          * @example {

@@ -9,6 +9,7 @@ import { Dialog } from "../components/Dialog";
 import { StateBadge } from "../components/StateBadge";
 import { useToast } from "../components/Toasts";
 import { HumanText, Size, When } from "../components/Human";
+import { leaseView } from "../lib/lease";
 import { limitView } from "../lib/limits";
 import { operationLabel, operationResult, stateDetail, stateSentence } from "../lib/describe";
 import { clock, duration, stepLabel } from "../lib/format";
@@ -188,6 +189,7 @@ export function SessionPanel(props: { session: Session; hooks: PanelHooks; child
                 <dd className="mono">{runtime.foreground}</dd>
               </>
             )}
+            {runtime?.lease && <LeaseFacts lease={runtime.lease} now={now} stopReason={runtime.stopReason} />}
           </dl>
         ) : (
           <p className="muted">No runtime: its resources are reclaimed.</p>
@@ -291,6 +293,40 @@ function latest(a?: string, b?: string): string | undefined {
   if (!a) return b;
   if (!b) return a;
   return Date.parse(a) >= Date.parse(b) ? a : b;
+}
+
+/**
+ * The runtime's control lease and its disconnect policy: what the agent does with the workload if
+ * the control plane stops renewing the lease, and whether it already did.
+ */
+export function LeaseFacts({
+  lease,
+  now,
+  stopReason,
+}: {
+  lease: NonNullable<RuntimeStatus["lease"]>;
+  now: number;
+  stopReason?: string;
+}) {
+  const view = leaseView(lease, now);
+  return (
+    <>
+      <dt>lease</dt>
+      <dd data-testid="control-lease" className={view.lost ? "lease-lost" : undefined} title={view.state}>
+        {view.detail}
+      </dd>
+      <dt>if disconnected</dt>
+      <dd data-testid="disconnect-policy">{view.policy}</dd>
+      {stopReason && (
+        <>
+          <dt>stopped</dt>
+          <dd className="mono" role="alert">
+            {stopReason}
+          </dd>
+        </>
+      )}
+    </>
+  );
 }
 
 /** The disk the session's state takes, against its cap: a write beyond the cap fails inside. */

@@ -166,7 +166,8 @@ final class AdminCommand {
       name = "tenants",
       mixinStandardHelpOptions = true,
       versionProvider = BerthCommand.Version.class,
-      description = "Lists the tenants, their grants and how many sessions each holds.")
+      description = "Lists the tenants, their grants and how many sessions each holds.",
+      subcommands = {SetTenant.class})
   static final class Tenants extends ClientCommand {
     @Mixin FormatOption format;
 
@@ -175,13 +176,20 @@ final class AdminCommand {
       List<Tenant> tenants = client.tenants();
       ObjectNode document = JSON.createObjectNode();
       ArrayNode array = document.putArray("tenants");
-      Table table = new Table(List.of("TENANT", "TYPES", "NETWORK", "SESSIONS", "MAX"));
+      Table table =
+          new Table(List.of("TENANT", "TYPES", "NETWORK", "SESSIONS", "MAX", "DISCONNECT"));
       for (Tenant t : tenants) {
         ObjectNode item = array.addObject();
         item.put("tenant", t.tenant())
             .put("maxSessions", t.maxSessions())
             .put("sessions", t.sessions());
         t.network().ifPresent(n -> item.put("network", n));
+        t.disconnect()
+            .ifPresent(
+                d ->
+                    item.putObject("disconnect")
+                        .put("policy", d.policy())
+                        .put("graceSeconds", d.graceSeconds()));
         ArrayNode types = item.putArray("workloadTypes");
         t.workloadTypes().forEach(types::add);
         table.row(
@@ -190,7 +198,8 @@ final class AdminCommand {
                 String.join(",", t.workloadTypes()),
                 t.network().orElse("-"),
                 Integer.toString(t.sessions()),
-                Integer.toString(t.maxSessions())));
+                Integer.toString(t.maxSessions()),
+                t.disconnect().map(Tenant.Disconnect::label).orElse("default")));
       }
       print(format.format, document, wide -> table.render());
       return 0;

@@ -202,6 +202,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @CommandLine.Mixin private ApprovalOptions approvals = new ApprovalOptions();
 
+  @CommandLine.Mixin private ControlLeaseOptions controlLease = new ControlLeaseOptions();
+
   @Option(
       names = "--plugins-dir",
       paramLabel = "DIR",
@@ -544,7 +546,8 @@ final class ServerCommand implements Callable<Integer> {
           .withIdleScan(idleScan)
           .withRecoveryWindow(recoveryWindow)
           .withOperationTimeout(operationTimeout)
-          .withSuspendEnabled(!noSuspend);
+          .withSuspendEnabled(!noSuspend)
+          .withControlLease(controlLease.settings());
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -1,5 +1,6 @@
 package dev.berth.cli;
 
+import dev.berth.agent.contract.DisconnectPolicy;
 import dev.berth.agent.host.AgentLaunch;
 import dev.berth.agent.host.HostConfig;
 import dev.berth.agent.http.AgentHttpServer;
@@ -113,8 +114,32 @@ final class SessionAgentCommand implements Callable<Integer> {
               + " holds the gateway's key.")
   private @org.jspecify.annotations.Nullable String approval;
 
+  @Option(
+      names = "--disconnect-policy",
+      paramLabel = "continue|stop",
+      defaultValue = "continue",
+      description =
+          "When the control plane stops renewing the session's lease: keep the session for the"
+              + " grace period, or stop it at once (default: ${DEFAULT-VALUE}); the control plane"
+              + " passes its tenant's policy.")
+  private String disconnectPolicy;
+
+  @Option(
+      names = "--disconnect-grace",
+      paramLabel = "DURATION",
+      defaultValue = "15m",
+      converter = DurationConverter.class,
+      description = "How long the session keeps running without its control plane (default: 15m).")
+  private Duration disconnectGrace;
+
   @Override
   public Integer call() throws InterruptedException {
+    DisconnectPolicy policy;
+    try {
+      policy = DisconnectPolicy.parse(disconnectPolicy);
+    } catch (RuntimeException e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     String token = System.getenv(TOKEN_VARIABLE);
     if (token == null || token.length() < 32) {
       spec.commandLine()
@@ -153,7 +178,8 @@ final class SessionAgentCommand implements Callable<Integer> {
             installation,
             awaitRestore,
             agentWorkload,
-            HostConfig.defaults(stateDir, token),
+            HostConfig.defaults(stateDir, token)
+                .withDisconnect(policy, disconnectGrace, java.util.Optional.empty()),
             new AgentHttpServer.Settings(
                 listen.host(), listen.port(), Duration.ofSeconds(15), Duration.ofMillis(100)));
     CountDownLatch stopped = new CountDownLatch(1);

@@ -171,6 +171,36 @@ class ClientCommandsAgainstServerTest {
   }
 
   @Test
+  void theAdminSetsATenantsDisconnectPolicyAndTheListShowsIt() throws Exception {
+    assertThat(
+            admin(
+                    "admin",
+                    "tenants",
+                    "set",
+                    "lease-co",
+                    "--type",
+                    "shell",
+                    "--max-sessions",
+                    "3",
+                    "--disconnect",
+                    "continue",
+                    "--disconnect-grace",
+                    "30m")
+                .out
+                .toString())
+        .contains("tenant lease-co: shell, at most 3 sessions, disconnect continue 1800s");
+    assertThat(admin("admin", "tenants").out.toString())
+        .containsPattern("lease-co +shell +egress +0 +3 +continue 1800s");
+    assertThat(admin("admin", "tenants", "-o", "yaml").out.toString())
+        .contains("policy: \"continue\"")
+        .contains("graceSeconds: 1800");
+
+    admin("admin", "tenants", "set", "lease-co", "--type", "shell", "--disconnect", "stop");
+    assertThat(admin("admin", "tenants").out.toString())
+        .containsPattern("lease-co +shell +egress +0 +10 +stop");
+  }
+
+  @Test
   void theAdminIssuesListsAndRevokesTokensAndARevokedTokenIsToldToLogIn() throws Exception {
     CliHarness issued =
         admin(
@@ -190,7 +220,7 @@ class ClientCommandsAgainstServerTest {
     String listed = admin("admin", "tokens", "list").out.toString();
     assertThat(listed).startsWith("ID").contains("cli-co").doesNotContain(token);
     assertThat(admin("admin", "tenants").out.toString())
-        .containsPattern("cli-co +shell +none +0 +10");
+        .containsPattern("cli-co +shell +none +0 +10 +default");
     assertThat(admin("admin", "tenants", "-o", "yaml").out.toString())
         .contains("- tenant: \"cli-co\"")
         .contains("network: \"none\"");

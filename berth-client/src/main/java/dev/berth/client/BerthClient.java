@@ -606,6 +606,26 @@ public final class BerthClient implements AutoCloseable {
         id.map(s -> "the audit log of " + s).orElse("the installation's audit log"));
   }
 
+  /**
+   * {@code PUT /admin/tenants/{tenant}}: sets the tenant's whole grant (admin only); {@code grant}
+   * is the request body (workloadTypes, maxSessions, and optionally network, serviceAccounts,
+   * approval, disconnect).
+   *
+   * @return the tenant as stored
+   */
+  public Tenant putTenant(String tenant, Map<String, ?> grant) {
+    HttpApi.Answer answer =
+        api.call(
+            "PUT",
+            "/admin/tenants/"
+                + java.net.URLEncoder.encode(tenant, java.nio.charset.StandardCharsets.UTF_8),
+            Optional.of(grant),
+            NO_HEADERS,
+            timeout,
+            "setting the grant of tenant " + tenant);
+    return Json.read(body(answer, "the tenant"), Tenant.class, "tenant");
+  }
+
   /** {@code GET /admin/tenants} (admin only). */
   public List<Tenant> tenants() {
     List<Tenant> tenants = new ArrayList<>();

@@ -161,6 +161,8 @@ public final class BerthServer implements AutoCloseable {
     approvals.bound(ServerHttp.loopbackBase(config, app.port()));
     loop.start();
     startIdleScan(backends);
+    ControlLeases.start(
+        config.lifecycle().controlLease(), backends, lifecycle.dataPlane(), loop, clock, resources);
   }
 
   /** The data directory, private and locked to this server, and whether a token is minted. */

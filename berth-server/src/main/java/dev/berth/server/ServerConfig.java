@@ -330,16 +330,19 @@ public record ServerConfig(
    * @param suspendEnabled whether sessions are suspended at all (off: snapshots answer 503 and idle
    *     sessions keep their runtimes)
    * @param recoveryWindow how long a deleted session's last archive is kept for {@code recover}
+   * @param controlLease the runtimes' control lease and the default disconnect policy
    */
   public record Lifecycle(
       IdleSettings idle,
       Duration idleScan,
       boolean suspendEnabled,
       Duration recoveryWindow,
-      Duration operationTimeout) {
+      Duration operationTimeout,
+      ControlLeaseSettings controlLease) {
 
     public Lifecycle {
       Objects.requireNonNull(idle, "idle must not be null");
+      Objects.requireNonNull(controlLease, "controlLease must not be null");
       positive("idleScan", idleScan);
       positive("recoveryWindow", recoveryWindow);
       positive("operationTimeout", operationTimeout);
@@ -368,28 +371,37 @@ public record ServerConfig(
           Duration.ofSeconds(30),
           true,
           Duration.ofDays(7),
-          Duration.ofMinutes(10));
+          Duration.ofMinutes(10),
+          ControlLeaseSettings.defaults());
     }
 
     public Lifecycle withIdle(IdleSettings timings) {
-      return new Lifecycle(timings, idleScan, suspendEnabled, recoveryWindow, operationTimeout);
+      return new Lifecycle(
+          timings, idleScan, suspendEnabled, recoveryWindow, operationTimeout, controlLease);
     }
 
     public Lifecycle withIdleScan(Duration interval) {
-      return new Lifecycle(idle, interval, suspendEnabled, recoveryWindow, operationTimeout);
+      return new Lifecycle(
+          idle, interval, suspendEnabled, recoveryWindow, operationTimeout, controlLease);
     }
 
     public Lifecycle withSuspendEnabled(boolean enabled) {
-      return new Lifecycle(idle, idleScan, enabled, recoveryWindow, operationTimeout);
+      return new Lifecycle(idle, idleScan, enabled, recoveryWindow, operationTimeout, controlLease);
     }
 
     public Lifecycle withRecoveryWindow(Duration window) {
-      return new Lifecycle(idle, idleScan, suspendEnabled, window, operationTimeout);
+      return new Lifecycle(idle, idleScan, suspendEnabled, window, operationTimeout, controlLease);
     }
 
     /** How long a lifecycle operation may take, from its creation, before it fails. */
     public Lifecycle withOperationTimeout(Duration timeout) {
-      return new Lifecycle(idle, idleScan, suspendEnabled, recoveryWindow, timeout);
+      return new Lifecycle(idle, idleScan, suspendEnabled, recoveryWindow, timeout, controlLease);
+    }
+
+    /** The runtimes' control lease and the disconnect policy of sessions without their own. */
+    public Lifecycle withControlLease(ControlLeaseSettings settings) {
+      return new Lifecycle(
+          idle, idleScan, suspendEnabled, recoveryWindow, operationTimeout, settings);
     }
 
     private static void positive(String name, Duration value) {

@@ -4,6 +4,7 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.runtime.Runtime;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.DisconnectGrant;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.kubernetes.runtime.AgentTokens;
@@ -64,7 +65,13 @@ record SessionPlacement(
       case RuntimeChoice.Local l ->
           local(config, installation, store, directory, agents.get(), approvals, timings);
       case RuntimeChoice.Kubernetes k ->
-          kubernetes(config, installation, k, networkAccess(store, directory), podGates);
+          kubernetes(
+              config,
+              installation,
+              k,
+              networkAccess(store, directory),
+              disconnect(config, store, directory),
+              podGates);
     };
   }
 
@@ -91,7 +98,8 @@ record SessionPlacement(
                 agents
                     .launch(spec.workload(), spec.model(), spec.plugins())
                     .map(agent -> gated(agent, approvals.apply(spec))),
-            timings);
+            timings,
+            disconnect(config, store, directory));
     return new SessionPlacement(
         runtime,
         runtime,
@@ -124,6 +132,7 @@ record SessionPlacement(
       String installation,
       RuntimeChoice.Kubernetes choice,
       Function<SessionId, NetworkAccess> networkAccess,
+      Function<SessionId, Optional<DisconnectGrant>> disconnect,
       Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates) {
     refuseLocalOptions(config);
     if (config.agents().approvals().podCallback().isEmpty()) {
@@ -155,6 +164,7 @@ record SessionPlacement(
             choice,
             podTemplate(choice, namespace),
             networkAccess,
+            disconnect,
             spec -> PodAgents.of(agents, spec, podGates));
     awaitFirstList(runtime, namespace);
     List<String> table = kubernetesTable(choice, namespace);
@@ -201,6 +211,7 @@ record SessionPlacement(
       RuntimeChoice.Kubernetes choice,
       PodTemplate template,
       Function<SessionId, NetworkAccess> networkAccess,
+      Function<SessionId, Optional<DisconnectGrant>> disconnect,
       Function<RuntimeSpec, Optional<PodAgent>> agents) {
     try {
       return KubernetesRuntime.start(
@@ -209,7 +220,8 @@ record SessionPlacement(
               .withNetworkPolicy(
                   sessionPolicy(Optional.ofNullable(client.getNamespace()), template.namespace()),
                   networkAccess)
-              .withAgents(agents));
+              .withAgents(agents)
+              .withDisconnect(disconnect));
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -264,6 +276,23 @@ record SessionPlacement(
             .flatMap(s -> directory.tenant(s.tenant()))
             .map(Tenant::network)
             .orElse(NetworkAccess.EGRESS);
+  }
+
+  /**
+   * A session's disconnect policy is its tenant's, or the server's default for a tenant without one
+   * (and the administrator's sessions), read when its runtime is provisioned: a policy changed
+   * later applies from the session's next incarnation on.
+   */
+  private static Function<SessionId, Optional<DisconnectGrant>> disconnect(
+      ServerConfig config, SqlSessionStore store, SqlTenantDirectory directory) {
+    DisconnectGrant fallback = config.lifecycle().controlLease().defaultPolicy();
+    return session ->
+        Optional.of(
+            store
+                .get(session)
+                .flatMap(s -> directory.tenant(s.tenant()))
+                .flatMap(Tenant::disconnect)
+                .orElse(fallback));
   }
 
   private static void awaitFirstList(KubernetesRuntime runtime, String namespace) {

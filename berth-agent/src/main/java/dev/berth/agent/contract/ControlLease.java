@@ -60,6 +60,8 @@ public final class ControlLease {
   private final ReentrantLock lock = new ReentrantLock();
   private LeaseTable.Phase phase = LeaseTable.Phase.NONE;
   private Optional<Instant> expiresAt = Optional.empty();
+  private Optional<Instant> renewedAt = Optional.empty();
+  private Optional<Duration> ttl = Optional.empty();
   private Optional<String> stopReason = Optional.empty();
 
   public ControlLease(
@@ -133,6 +135,8 @@ public final class ControlLease {
       phase = LeaseTable.TABLE.next("control lease", phase, LeaseTable.Event.RENEW);
       var until = now.plus(ttl);
       expiresAt = Optional.of(until);
+      renewedAt = Optional.of(now);
+      this.ttl = Optional.of(ttl);
       return until;
     } finally {
       lock.unlock();
@@ -149,6 +153,21 @@ public final class ControlLease {
         case HELD -> new LeaseState.Held(expiresAt.orElseThrow());
         case EXPIRED -> new LeaseState.Expired(expiresAt.orElseThrow());
       };
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The lease's terms as of now: its state, the last renewal and its time to live, the disconnect
+   * policy, its grace and the maximum lifetime. What the status route reports, so that the control
+   * plane and its users see the contract the workload is held to.
+   */
+  public LeaseTerms terms() {
+    lock.lock();
+    try {
+      return new LeaseTerms(
+          state(), renewedAt, ttl, policy, disconnectGrace, maxLifetime, stopReason);
     } finally {
       lock.unlock();
     }

@@ -73,8 +73,14 @@ final class HostedRuntime {
     this.lease =
         new ControlLease(
             clock,
-            config.disconnectPolicy(),
-            config.disconnectGrace(),
+            // The request's policy (its tenant's) wins over the host's; the host's maximum
+            // lifetime bounds every runtime whatever its request says.
+            descriptor.disconnect() == null
+                ? config.disconnectPolicy()
+                : descriptor.disconnect().parsedPolicy(),
+            descriptor.disconnect() == null
+                ? config.disconnectGrace()
+                : descriptor.disconnect().grace(),
             config.maxLifetime(),
             lifecycle::stopForLease,
             lifecycle::leaseStopsFor);
@@ -236,7 +242,7 @@ final class HostedRuntime {
           running && process.map(ShellProcess::busy).orElse(false),
           running ? process.flatMap(ShellProcess::foregroundCommand) : Optional.empty(),
           output.flatMap(OutputLog::lastAppendAt),
-          lease.state(),
+          lease.terms(),
           contract.record(),
           lifecycle.stopReason(),
           // Without a plan (awaiting, or reloaded after a restart) it is what this host runs a

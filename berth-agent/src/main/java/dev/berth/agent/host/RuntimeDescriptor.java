@@ -25,6 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
  *     shell: a host restarted in between finds a runtime in which nothing ever ran, and lets it
  *     await its archive again instead of reporting it stopped
  * @param network the request's network limit ({@code "none"}), or {@code null} for the host's mode
+ * @param disconnect the request's disconnect policy, or {@code null} for the host's
  */
 public record RuntimeDescriptor(
     int format,
@@ -35,7 +36,8 @@ public record RuntimeDescriptor(
     Map<String, String> labels,
     Instant createdAt,
     boolean awaitRestore,
-    @Nullable String network) {
+    @Nullable String network,
+    RuntimeRequest.@Nullable Disconnect disconnect) {
 
   static final String FILE = "runtime.json";
   private static final JsonMapper JSON = AgentJson.mapper();
@@ -58,7 +60,8 @@ public record RuntimeDescriptor(
         request.labels(),
         now,
         request.awaitRestore(),
-        request.network());
+        request.network(),
+        request.disconnect());
   }
 
   /** The most network the runtime may have, when its request narrowed it. */
@@ -69,7 +72,16 @@ public record RuntimeDescriptor(
   /** This descriptor once the runtime's archive is restored and its shell runs. */
   RuntimeDescriptor restored() {
     return new RuntimeDescriptor(
-        format, session, runtime, incarnation, workload, labels, createdAt, false, network);
+        format,
+        session,
+        runtime,
+        incarnation,
+        workload,
+        labels,
+        createdAt,
+        false,
+        network,
+        disconnect);
   }
 
   SessionId sessionId() {

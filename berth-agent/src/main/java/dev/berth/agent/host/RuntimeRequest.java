@@ -1,10 +1,12 @@
 package dev.berth.agent.host;
 
+import dev.berth.agent.contract.DisconnectPolicy;
 import dev.berth.agent.isolation.NetworkMode;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  * @param network {@code "none"} narrows the runtime to loopback only (its tenant's grant); absent
  *     ({@code null}), it gets the host's network mode
  * @param agent an agent session's CLI and provider; none for a shell
+ * @param disconnect the local contract the runtime's control lease holds it to (its tenant's, or
+ *     the control plane's default); absent ({@code null}), the host's own
  */
 public record RuntimeRequest(
     String runtime,
@@ -27,7 +31,36 @@ public record RuntimeRequest(
     Map<String, String> labels,
     boolean awaitRestore,
     @Nullable String network,
-    @Nullable AgentLaunch agent) {
+    @Nullable AgentLaunch agent,
+    @Nullable Disconnect disconnect) {
+
+  /** The longest grace a request may give a runtime without its control plane. */
+  public static final long MAX_GRACE_SECONDS = 7 * 24 * 3600L;
+
+  /**
+   * What the host does with the workload when the runtime's control lease expires: {@code
+   * "continue"} for {@code graceSeconds}, then stop; or {@code "stop"} at once.
+   */
+  public record Disconnect(String policy, long graceSeconds) {
+    public Disconnect {
+      DisconnectPolicy.parse(policy);
+      if (graceSeconds < 0 || graceSeconds > MAX_GRACE_SECONDS) {
+        throw new InvalidValueException(
+            "disconnect graceSeconds must be between 0 and "
+                + MAX_GRACE_SECONDS
+                + ", was "
+                + graceSeconds);
+      }
+    }
+
+    public DisconnectPolicy parsedPolicy() {
+      return DisconnectPolicy.parse(policy);
+    }
+
+    public Duration grace() {
+      return Duration.ofSeconds(graceSeconds);
+    }
+  }
 
   public RuntimeRequest {
     Objects.requireNonNull(runtime, "runtime");
@@ -36,6 +69,18 @@ public record RuntimeRequest(
     if (network != null) {
       NetworkMode.parse(network);
     }
+  }
+
+  /** A runtime held to the host's own disconnect policy. */
+  public RuntimeRequest(
+      String runtime,
+      long incarnation,
+      String workload,
+      Map<String, String> labels,
+      boolean awaitRestore,
+      @Nullable String network,
+      @Nullable AgentLaunch agent) {
+    this(runtime, incarnation, workload, labels, awaitRestore, network, agent, null);
   }
 
   /** A shell's runtime, with the network the request narrows it to, if any. */
@@ -52,7 +97,7 @@ public record RuntimeRequest(
   @Override
   public String toString() {
     // The agent's provider prints without its token (AgentLaunch.Provider.toString).
-    return "RuntimeRequest[" + runtime + ", " + workload + ", " + agent + "]";
+    return "RuntimeRequest[" + runtime + ", " + workload + ", " + agent + ", " + disconnect + "]";
   }
 
   /** A runtime with the host's network. */

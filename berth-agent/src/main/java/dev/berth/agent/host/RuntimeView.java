@@ -1,7 +1,7 @@
 package dev.berth.agent.host;
 
 import dev.berth.agent.contract.ContractRecord;
-import dev.berth.agent.contract.LeaseState;
+import dev.berth.agent.contract.LeaseTerms;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.StateDisks;
 import java.time.Instant;
@@ -25,7 +25,7 @@ public record RuntimeView(
     boolean busy,
     Optional<String> foreground,
     Optional<Instant> lastOutputAt,
-    LeaseState lease,
+    LeaseTerms lease,
     ContractRecord contract,
     Optional<String> stopReason,
     Isolation isolation,

@@ -200,14 +200,27 @@ public final class SessionHost implements AutoCloseable {
         });
   }
 
+  /**
+   * Renews the runtime's control lease. Checked as every lifecycle command is (deadline, tombstone,
+   * intent version); recorded only when it brings a newer intent version than the contract
+   * accepted, which must survive a restart. The control plane renews every few seconds for as long
+   * as the runtime lives, and recording every renewal would write the contract file that often and
+   * push the replies of real operations out of the ones it remembers; a repeated renewal renews
+   * again, which is what a renewal means.
+   */
   public Instant renewLease(SessionId session, CommandHeaders headers, Duration ttl) {
     return commands.lifecycle(
         session,
-        (runtime, contract) ->
-            Instant.parse(
+        (runtime, contract) -> {
+          contract.checkData("lease", Optional.of(headers));
+          if (headers.intentVersion() > contract.record().acceptedIntentVersion()) {
+            return Instant.parse(
                 contract
                     .accept("lease", headers, () -> runtime.lease().renew(ttl).toString())
-                    .reply()));
+                    .reply());
+          }
+          return runtime.lease().renew(ttl);
+        });
   }
 
   /**

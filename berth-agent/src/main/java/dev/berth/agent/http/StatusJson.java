@@ -1,6 +1,7 @@
 package dev.berth.agent.http;
 
 import dev.berth.agent.contract.ContractRecord;
+import dev.berth.agent.contract.LeaseTerms;
 import dev.berth.agent.host.RuntimeView;
 import dev.berth.agent.isolation.Isolation;
 import java.util.LinkedHashMap;
@@ -43,10 +44,7 @@ final class StatusJson {
     view.foreground().ifPresent(command -> body.put("foreground", command));
     body.put("executionRunning", view.executionRunning());
     view.lastOutputAt().ifPresent(at -> body.put("lastOutputAt", at.toString()));
-    Map<String, Object> lease = new LinkedHashMap<>();
-    lease.put("state", view.lease().label());
-    view.lease().expiresAt().ifPresent(at -> lease.put("expiresAt", at.toString()));
-    body.put("lease", lease);
+    body.put("lease", lease(view.lease()));
     ContractRecord contract = view.contract();
     body.put("acceptedIntentVersion", contract.acceptedIntentVersion());
     body.put("acceptedDesired", contract.acceptedDesired().name());
@@ -61,6 +59,23 @@ final class StatusJson {
     body.put("disk", disk);
     body.put("output", Map.of("startOffset", view.startOffset(), "nextOffset", view.nextOffset()));
     return body;
+  }
+
+  /**
+   * The control lease and the local contract it holds the workload to: {@code state}, {@code
+   * expiresAt}, {@code renewedAt} and {@code ttlSeconds} of the last renewal, the disconnect {@code
+   * policy} with its {@code graceSeconds}, and {@code maxLifetimeSeconds} when one is set.
+   */
+  static Map<String, Object> lease(LeaseTerms terms) {
+    Map<String, Object> lease = new LinkedHashMap<>();
+    lease.put("state", terms.state().label());
+    terms.state().expiresAt().ifPresent(at -> lease.put("expiresAt", at.toString()));
+    terms.renewedAt().ifPresent(at -> lease.put("renewedAt", at.toString()));
+    terms.ttl().ifPresent(ttl -> lease.put("ttlSeconds", ttl.toSeconds()));
+    lease.put("policy", terms.policy().label());
+    lease.put("graceSeconds", terms.grace().toSeconds());
+    terms.maxLifetime().ifPresent(max -> lease.put("maxLifetimeSeconds", max.toSeconds()));
+    return lease;
   }
 
   /** The isolation report, as {@code status.isolation} and {@code GET /v1/isolation} carry it. */

@@ -61,6 +61,38 @@ class RuntimeDescriptorTest {
   }
 
   @Test
+  void theRequestsDisconnectPolicyIsKeptInTheDescriptor() {
+    RuntimeRequest request =
+        new RuntimeRequest(
+            "berth-" + SID + "-2",
+            2,
+            "shell",
+            Map.of(),
+            false,
+            null,
+            null,
+            new RuntimeRequest.Disconnect("stop", 0));
+    RuntimeDescriptor descriptor =
+        RuntimeDescriptor.of(new SessionId(SID), request, Instant.parse("2026-01-01T00:00:00Z"));
+
+    descriptor.write(dir);
+
+    assertThat(RuntimeDescriptor.read(dir)).isEqualTo(descriptor);
+    assertThat(RuntimeDescriptor.read(dir).disconnect())
+        .isEqualTo(new RuntimeRequest.Disconnect("stop", 0));
+  }
+
+  @Test
+  void aRequestWithAnUnknownDisconnectPolicyOrGraceIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new RuntimeRequest.Disconnect("pause", 0))
+        .hasMessageContaining("\"continue\" or \"stop\"");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new RuntimeRequest.Disconnect("continue", -1))
+        .hasMessageContaining("graceSeconds");
+  }
+
+  @Test
   void aRequestWithAnUnknownNetworkIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> new RuntimeRequest("berth-" + SID + "-2", 2, "shell", Map.of(), false, "host"))

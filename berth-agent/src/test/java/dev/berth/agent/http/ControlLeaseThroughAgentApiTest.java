@@ -144,15 +144,66 @@ class ControlLeaseThroughAgentApiTest {
     assertRefused(api.input(A, "echo refused\n"), 503, "SHELL_EXITED");
   }
 
+  @Test
+  void theRuntimesOwnPolicyFromItsRequestWinsOverTheHostsAndTheStatusShowsTheLease() {
+    startHost(DisconnectPolicy.CONTINUE, Duration.ofMinutes(15), Optional.empty(), false);
+    String body =
+        "{\"runtime\":\"berth-"
+            + A
+            + "-1\",\"incarnation\":1,\"workload\":\"shell\",\"labels\":{},"
+            + "\"disconnect\":{\"policy\":\"stop\",\"graceSeconds\":0}}";
+    AgentApi.Answer provisioned = api.send("PUT", "/v1/sessions/" + A, body);
+    assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);
+    JsonNode before = api.status(A).path("lease");
+    assertThat(before.path("state").asString()).isEqualTo("none");
+    assertThat(before.path("policy").asString()).isEqualTo("stop");
+    assertThat(before.path("graceSeconds").asLong()).isZero();
+
+    Instant expiresAt = renew(2);
+    JsonNode held = api.status(A).path("lease");
+    assertThat(held.path("state").asString()).isEqualTo("held");
+    assertThat(held.path("ttlSeconds").asLong()).isEqualTo(2);
+    assertThat(Instant.parse(held.path("renewedAt").asString()))
+        .isEqualTo(expiresAt.minusSeconds(2));
+
+    // Under the host's continue for 15 minutes it would run on; its own stop ends it at expiry.
+    await().atMost(WAIT).until(() -> state(api.status(A)).equals("stopped"));
+    assertThat(api.status(A).path("stopReason").asString()).isEqualTo("LEASE_EXPIRED");
+  }
+
+  @Test
+  void aRenewalIsNotRecordedSoTheSameOperationRenewsAgain() throws InterruptedException {
+    startHost(DisconnectPolicy.STOP, Duration.ZERO, Optional.empty());
+    String operation = OperationId.of(new SessionId(A), OperationType.RESUME, 7).value();
+    AgentApi.Answer first = api.lease(A, 60, AgentApi.Command.of(1, operation));
+    Thread.sleep(1100);
+
+    AgentApi.Answer again = api.lease(A, 60, AgentApi.Command.of(1, operation));
+
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(Instant.parse(again.json().path("expiresAt").asString()))
+        .isAfter(Instant.parse(first.json().path("expiresAt").asString()));
+    assertThat(api.status(A).path("lease").path("renewedAt").asString())
+        .isEqualTo(
+            Instant.parse(again.json().path("expiresAt").asString()).minusSeconds(60).toString());
+  }
+
   private void startHost(DisconnectPolicy policy, Duration grace, Optional<Duration> lifetime) {
+    startHost(policy, grace, lifetime, true);
+  }
+
+  private void startHost(
+      DisconnectPolicy policy, Duration grace, Optional<Duration> lifetime, boolean provision) {
     host =
         SessionHost.open(
             HostConfig.defaults(root, TOKEN).withDisconnect(policy, grace, lifetime),
             Clock.systemUTC());
     server = AgentHttpServer.start(host, TOKEN, AgentHttpServer.Settings.loopback(0));
     api = new AgentApi(server.port(), TOKEN);
-    AgentApi.Answer provisioned = api.provision(A, 1);
-    assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);
+    if (provision) {
+      AgentApi.Answer provisioned = api.provision(A, 1);
+      assertThat(provisioned.status()).as(provisioned.body()).isEqualTo(201);
+    }
   }
 
   /** Renews the lease at intent version 1 under a new operation id; returns its expiry. */

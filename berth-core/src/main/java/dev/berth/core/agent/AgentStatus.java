@@ -11,6 +11,9 @@ import java.util.Optional;
  * store backup.
  *
  * @param tombstoned whether the agent accepted termination (then it refuses everything else)
+ * @param stopReason why the host stopped the workload, when it did: {@value #LEASE_EXPIRED} (its
+ *     control lease expired and the disconnect policy stopped it), {@code MAX_LIFETIME_EXCEEDED},
+ *     {@code HOST_RESTARTED}, or another reason a newer agent gives
  */
 public record AgentStatus(
     boolean healthy,
@@ -18,9 +21,33 @@ public record AgentStatus(
     long acceptedIntentVersion,
     DesiredState acceptedDesired,
     boolean tombstoned,
-    Optional<Instant> lastOutputAt) {
+    Optional<Instant> lastOutputAt,
+    Optional<String> stopReason) {
+
+  /** The stop reason of a workload its host stopped because its control lease expired. */
+  public static final String LEASE_EXPIRED = "LEASE_EXPIRED";
+
   public AgentStatus {
     Objects.requireNonNull(acceptedDesired, "acceptedDesired");
     Objects.requireNonNull(lastOutputAt, "lastOutputAt");
+    Objects.requireNonNull(stopReason, "stopReason");
+  }
+
+  /** A report that names no stop reason. */
+  public AgentStatus(
+      boolean healthy,
+      boolean busy,
+      long acceptedIntentVersion,
+      DesiredState acceptedDesired,
+      boolean tombstoned,
+      Optional<Instant> lastOutputAt) {
+    this(
+        healthy,
+        busy,
+        acceptedIntentVersion,
+        acceptedDesired,
+        tombstoned,
+        lastOutputAt,
+        Optional.empty());
   }
 }

@@ -85,28 +85,43 @@ final class RuntimeWatch {
     }
     Session observed = s.runtimeObserved(pass.now(), running.endpoint());
     if (!status.healthy()) {
-      // The host stopped the runtime while it still exists (its control lease expired, its
-      // maximum lifetime passed, its node restarted). A shell that exits is not such an end: the
-      // agent keeps the runtime running and starts a new shell on the next input. A stopped
-      // runtime is reported, never restarted behind the user's back: the session fails with a
-      // reason, and keeps its runtime (and output) until it is deleted.
-      String why =
-          "the agent reports the runtime is no longer running (its host stopped it: control"
-              + " lease expired, maximum lifetime reached or node restarted); its output stays"
-              + " readable; delete the session, or create a new one";
-      pass.save(
-          s,
-          observed
-              .withCondition(
-                  ConditionType.RUNTIME_READY,
-                  ConditionStatus.FALSE,
-                  "WorkloadExited",
-                  why,
-                  pass.now())
-              .fail(new Failure(FailureReason.RUNTIME_HEALTH, why)));
-      return Next.CONVERGED;
+      return hostStopped(s, observed, status);
     }
     pass.save(s, observed);
+    return Next.CONVERGED;
+  }
+
+  /**
+   * The host stopped the runtime while it still exists (its control lease expired, its maximum
+   * lifetime passed, its node restarted). A shell that exits is not such an end: the agent keeps
+   * the runtime running and starts a new shell on the next input. A stopped runtime is reported,
+   * never restarted behind the user's back: the session fails with the host's reason, and keeps its
+   * runtime (and output) until it is deleted, so that exactly one runtime ever ran for it.
+   */
+  private Next hostStopped(Session s, Session observed, AgentStatus status) {
+    String reason = status.stopReason().orElse("WorkloadExited");
+    boolean leaseExpired = AgentStatus.LEASE_EXPIRED.equals(reason);
+    String why =
+        leaseExpired
+            ? "the control lease of runtime "
+                + s.runtime().orElseThrow().name()
+                + " expired while the control plane was away and its host stopped the workload"
+                + " under the session's disconnect policy (LEASE_EXPIRED); its output stays"
+                + " readable; delete the session, or create a new one"
+            : "the agent reports the runtime is no longer running (its host stopped it: "
+                + status
+                    .stopReason()
+                    .orElse("control lease expired, maximum lifetime reached or node restarted")
+                + "); its output stays readable; delete the session, or create a new one";
+    pass.save(
+        s,
+        observed
+            .withCondition(
+                ConditionType.RUNTIME_READY, ConditionStatus.FALSE, reason, why, pass.now())
+            .fail(
+                new Failure(
+                    leaseExpired ? FailureReason.LEASE_EXPIRED : FailureReason.RUNTIME_HEALTH,
+                    why)));
     return Next.CONVERGED;
   }
 

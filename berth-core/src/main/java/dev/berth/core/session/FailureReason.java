@@ -16,6 +16,11 @@ public enum FailureReason {
   STORAGE,
   RUNTIME_HEALTH,
   /**
+   * The runtime's control lease expired while its control plane was away, and its host stopped the
+   * workload under the session's disconnect policy.
+   */
+  LEASE_EXPIRED,
+  /**
    * The runtime's configuration refers to something missing ({@code CreateContainerConfigError}).
    */
   RUNTIME_CONFIG_INVALID,

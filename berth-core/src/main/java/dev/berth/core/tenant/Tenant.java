@@ -7,6 +7,7 @@ import dev.berth.core.session.WorkloadType;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -25,6 +26,8 @@ import java.util.TreeSet;
  *     {@link ServiceAccountReview}); a service account is listed by at most one tenant
  * @param approval the least approval policy of its agent sessions' tool calls: it tightens a type's
  *     policy ({@link ApprovalPolicy#atLeast}), never loosens it
+ * @param disconnect what its sessions' runtimes do when their control lease expires; empty for the
+ *     server's default
  */
 public record Tenant(
     TenantId id,
@@ -33,7 +36,8 @@ public record Tenant(
     Instant createdAt,
     NetworkAccess network,
     Set<ServiceAccount> serviceAccounts,
-    ApprovalPolicy approval) {
+    ApprovalPolicy approval,
+    Optional<DisconnectGrant> disconnect) {
 
   /** How many service accounts one tenant may list. */
   public static final int MAX_SERVICE_ACCOUNTS = 100;
@@ -48,6 +52,7 @@ public record Tenant(
     Objects.requireNonNull(network, "network is required");
     Objects.requireNonNull(serviceAccounts, "serviceAccounts is required");
     Objects.requireNonNull(approval, "approval is required");
+    Objects.requireNonNull(disconnect, "disconnect is required");
     if (id.equals(TenantId.ADMIN)) {
       throw new InvalidValueException(
           "tenant must not be \""
@@ -88,6 +93,26 @@ public record Tenant(
     serviceAccounts = Collections.unmodifiableSortedSet(new TreeSet<>(serviceAccounts));
   }
 
+  /** A tenant whose sessions get the server's disconnect policy. */
+  public Tenant(
+      TenantId id,
+      Set<WorkloadType> workloadTypes,
+      int maxSessions,
+      Instant createdAt,
+      NetworkAccess network,
+      Set<ServiceAccount> serviceAccounts,
+      ApprovalPolicy approval) {
+    this(
+        id,
+        workloadTypes,
+        maxSessions,
+        createdAt,
+        network,
+        serviceAccounts,
+        approval,
+        Optional.empty());
+  }
+
   /** A tenant whose grant does not gate its agents' tool calls beyond their types' policies. */
   public Tenant(
       TenantId id,
@@ -116,12 +141,20 @@ public record Tenant(
 
   /** This tenant with {@code accounts} as the service accounts that act for it. */
   public Tenant withServiceAccounts(Set<ServiceAccount> accounts) {
-    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, accounts, approval);
+    return new Tenant(
+        id, workloadTypes, maxSessions, createdAt, network, accounts, approval, disconnect);
   }
 
   /** This tenant with {@code policy} as the least approval policy of its agent sessions. */
   public Tenant withApproval(ApprovalPolicy policy) {
-    return new Tenant(id, workloadTypes, maxSessions, createdAt, network, serviceAccounts, policy);
+    return new Tenant(
+        id, workloadTypes, maxSessions, createdAt, network, serviceAccounts, policy, disconnect);
+  }
+
+  /** This tenant with {@code grant} as its sessions' disconnect policy (empty: the server's). */
+  public Tenant withDisconnect(Optional<DisconnectGrant> grant) {
+    return new Tenant(
+        id, workloadTypes, maxSessions, createdAt, network, serviceAccounts, approval, grant);
   }
 
   /** Whether the tenant may create sessions of {@code type}. */
@@ -149,6 +182,7 @@ public record Tenant(
         createdAt,
         update.network,
         update.serviceAccounts,
-        update.approval);
+        update.approval,
+        update.disconnect);
   }
 }

@@ -29,10 +29,10 @@ public interface TenantDirectory {
 
   /**
    * Creates the tenant, or replaces the workload types, quota and network of the existing one,
-   * keeping its {@link Tenant#createdAt()}, the service accounts it lists and its approval policy
-   * (the tenant's own {@link Tenant#serviceAccounts()} and {@link Tenant#approval()} are ignored):
-   * what issuing a token does, in one write, so that it cannot undo a concurrent change of the
-   * list.
+   * keeping its {@link Tenant#createdAt()}, the service accounts it lists, its approval policy and
+   * its disconnect policy (the tenant's own {@link Tenant#serviceAccounts()}, {@link
+   * Tenant#approval()} and {@link Tenant#disconnect()} are ignored): what issuing a token does, in
+   * one write, so that it cannot undo a concurrent change of the list.
    *
    * @return the tenant as stored
    */

@@ -39,6 +39,39 @@ class WorkloadExitTest {
   }
 
   @Test
+  void aRuntimeStoppedForAnExpiredControlLeaseFailsTheSessionWithThatReasonAndStartsNoOther() {
+    Session s = f.ready();
+    RuntimeRef runtime = s.runtime().orElseThrow();
+
+    f.cloud.workloadStopped(runtime.name(), "LEASE_EXPIRED");
+    f.reconcile(s.id());
+    f.reconcile(s.id());
+
+    Session failed = f.get(s.id());
+    assertThat(failed.phase()).isEqualTo(Phase.FAILED);
+    assertThat(failed.failure().orElseThrow().reason()).isEqualTo(FailureReason.LEASE_EXPIRED);
+    assertThat(failed.failure().orElseThrow().message()).contains("disconnect policy");
+    assertThat(failed.conditions().get(ConditionType.RUNTIME_READY).orElseThrow().reason())
+        .isEqualTo("LEASE_EXPIRED");
+    assertThat(failed.reservation()).isEqualTo(Reservation.HELD);
+    assertThat(f.cloud.created(s.id())).isEqualTo(1);
+  }
+
+  @Test
+  void aRuntimeStoppedForAnotherReasonNamesItInItsCondition() {
+    Session s = f.ready();
+
+    f.cloud.workloadStopped(s.runtime().orElseThrow().name(), "MAX_LIFETIME_EXCEEDED");
+    f.reconcile(s.id());
+
+    Session failed = f.get(s.id());
+    assertThat(failed.failure().orElseThrow().reason()).isEqualTo(FailureReason.RUNTIME_HEALTH);
+    assertThat(failed.failure().orElseThrow().message()).contains("MAX_LIFETIME_EXCEEDED");
+    assertThat(failed.conditions().get(ConditionType.RUNTIME_READY).orElseThrow().reason())
+        .isEqualTo("MAX_LIFETIME_EXCEEDED");
+  }
+
+  @Test
   void deletingAFailedSessionRemovesItsRuntimeAndReleasesTheReservation() {
     Session s = f.ready();
     f.cloud.workloadExits(s.runtime().orElseThrow().name());

@@ -234,6 +234,30 @@ public abstract class TenantDirectoryContract {
   }
 
   @Test
+  void aTenantsDisconnectPolicyIsReplacedByAWholeGrantAndKeptByAnUpsertOfGrants() {
+    Tenant keeping =
+        directory.upsertTenant(
+            tenant(ACME, 3, T0, CLAUDE)
+                .withDisconnect(
+                    java.util.Optional.of(
+                        DisconnectGrant.keepFor(java.time.Duration.ofMinutes(5)))));
+
+    Tenant afterToken = directory.upsertGrants(tenant(ACME, 4, T0.plusSeconds(5), CLAUDE));
+    Tenant stopping =
+        directory.upsertTenant(
+            tenant(ACME, 4, T0.plusSeconds(9), CLAUDE)
+                .withDisconnect(java.util.Optional.of(DisconnectGrant.stop())));
+    Tenant byDefault = directory.upsertTenant(tenant(ACME, 4, T0.plusSeconds(9), CLAUDE));
+
+    assertThat(keeping.disconnect())
+        .contains(DisconnectGrant.keepFor(java.time.Duration.ofMinutes(5)));
+    assertThat(afterToken.disconnect()).isEqualTo(keeping.disconnect());
+    assertThat(stopping.disconnect()).contains(DisconnectGrant.stop());
+    assertThat(byDefault.disconnect()).isEmpty();
+    assertThat(directory.tenant(ACME)).contains(byDefault);
+  }
+
+  @Test
   void anUpsertOfGrantsCreatesANewTenantListingNoServiceAccount() {
     Tenant stored = directory.upsertGrants(listing(BETA, RUNNER));
 

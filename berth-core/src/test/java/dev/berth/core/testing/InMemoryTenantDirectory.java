@@ -58,7 +58,8 @@ public final class InMemoryTenantDirectory implements TenantDirectory {
                           existing
                               .updatedBy(tenant)
                               .withServiceAccounts(existing.serviceAccounts())
-                              .withApproval(existing.approval()))
+                              .withApproval(existing.approval())
+                              .withDisconnect(existing.disconnect()))
                   .orElse(tenant.withServiceAccounts(java.util.Set.of()));
           tenants.put(stored.id(), stored);
           return stored;

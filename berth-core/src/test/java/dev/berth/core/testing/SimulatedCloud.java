@@ -68,6 +68,7 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     final WorkloadType workload;
     State state;
     boolean workloadRunning = true;
+    Optional<String> stopReason = Optional.empty();
     Optional<RuntimeObservation.Failed> failed = Optional.empty();
 
     Sim(
@@ -181,6 +182,15 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     Sim sim = runtimes.get(name);
     if (sim != null) {
       sim.workloadRunning = false;
+    }
+  }
+
+  /** As {@link #workloadExits}, the agent naming why its host stopped the workload. */
+  public synchronized void workloadStopped(String name, String reason) {
+    Sim sim = runtimes.get(name);
+    if (sim != null) {
+      sim.workloadRunning = false;
+      sim.stopReason = Optional.of(reason);
     }
   }
 
@@ -315,7 +325,13 @@ public final class SimulatedCloud implements Runtime, AgentClient, ArchiveStore 
     Sim sim = reachable(runtime);
     Contract c = contract(sim.labels.session());
     return new AgentStatus(
-        sim.workloadRunning, false, c.accepted, c.desired, c.tombstoned, Optional.empty());
+        sim.workloadRunning,
+        false,
+        c.accepted,
+        c.desired,
+        c.tombstoned,
+        Optional.empty(),
+        sim.stopReason);
   }
 
   @Override

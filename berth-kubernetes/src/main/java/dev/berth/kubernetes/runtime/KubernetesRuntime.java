@@ -219,7 +219,15 @@ public final class KubernetesRuntime implements Runtime, AgentEndpoints, AutoClo
     call("create", RuntimePods.secretName(name), () -> createIfAbsent(secrets(), secret));
     policy.ifPresent(p -> call("create", name, () -> createIfAbsent(policies(), p)));
     Optional<Pod> created =
-        call("create", name, () -> createIfAbsent(pods(), RuntimePods.pod(spec, template, agent)));
+        call(
+            "create",
+            name,
+            () ->
+                createIfAbsent(
+                    pods(),
+                    RuntimePods.withDisconnect(
+                        RuntimePods.pod(spec, template, agent),
+                        settings.disconnect().apply(spec.labels().session()))));
     Optional<Pod> pod =
         created.or(
             () -> call("read", name, () -> Optional.ofNullable(pods().withName(name).get())));

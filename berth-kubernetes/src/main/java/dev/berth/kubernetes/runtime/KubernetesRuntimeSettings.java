@@ -2,6 +2,7 @@ package dev.berth.kubernetes.runtime;
 
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.DisconnectGrant;
 import dev.berth.core.tenant.NetworkAccess;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +23,8 @@ import java.util.function.Function;
  *     holding its token); empty for a workload type this installation does not run on pods
  * @param providerAddresses what a provider's host name resolves to when a pod's NetworkPolicy is
  *     made (the system resolver's but in tests)
+ * @param disconnect what a session pod's agent does when its control lease expires (its tenant's
+ *     policy, or the control plane's default); empty leaves it to the agent's own default
  */
 public record KubernetesRuntimeSettings(
     String installation,
@@ -31,9 +34,11 @@ public record KubernetesRuntimeSettings(
     Optional<NetworkPolicyTemplate> networkPolicy,
     Function<SessionId, NetworkAccess> networkAccess,
     Function<RuntimeSpec, Optional<PodAgent>> agents,
-    ProviderAddresses providerAddresses) {
+    ProviderAddresses providerAddresses,
+    Function<SessionId, Optional<DisconnectGrant>> disconnect) {
 
   public KubernetesRuntimeSettings {
+    Objects.requireNonNull(disconnect, "disconnect");
     Objects.requireNonNull(installation, "installation");
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(tokens, "tokens");
@@ -58,19 +63,36 @@ public record KubernetesRuntimeSettings(
         Optional.empty(),
         session -> NetworkAccess.EGRESS,
         spec -> Optional.empty(),
-        ProviderAddresses.DNS);
+        ProviderAddresses.DNS,
+        session -> Optional.empty());
   }
 
   public KubernetesRuntimeSettings withAddress(PodAddress at) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, at, networkPolicy, networkAccess, agents, providerAddresses);
+        installation,
+        pod,
+        tokens,
+        at,
+        networkPolicy,
+        networkAccess,
+        agents,
+        providerAddresses,
+        disconnect);
   }
 
   /** These settings, each pod confined by {@code policy} as {@code access} says. */
   public KubernetesRuntimeSettings withNetworkPolicy(
       NetworkPolicyTemplate policy, Function<SessionId, NetworkAccess> access) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, address, Optional.of(policy), access, agents, providerAddresses);
+        installation,
+        pod,
+        tokens,
+        address,
+        Optional.of(policy),
+        access,
+        agents,
+        providerAddresses,
+        disconnect);
   }
 
   /** These settings, agent sessions' pods running what {@code launches} says for their spec. */
@@ -83,12 +105,38 @@ public record KubernetesRuntimeSettings(
         networkPolicy,
         networkAccess,
         launches,
-        providerAddresses);
+        providerAddresses,
+        disconnect);
   }
 
   /** These settings, a provider's host name resolved by {@code addresses}. */
   public KubernetesRuntimeSettings withProviderAddresses(ProviderAddresses addresses) {
     return new KubernetesRuntimeSettings(
-        installation, pod, tokens, address, networkPolicy, networkAccess, agents, addresses);
+        installation,
+        pod,
+        tokens,
+        address,
+        networkPolicy,
+        networkAccess,
+        agents,
+        addresses,
+        disconnect);
+  }
+
+  /**
+   * These settings, each session pod's agent held to the disconnect policy {@code policies} says.
+   */
+  public KubernetesRuntimeSettings withDisconnect(
+      Function<SessionId, Optional<DisconnectGrant>> policies) {
+    return new KubernetesRuntimeSettings(
+        installation,
+        pod,
+        tokens,
+        address,
+        networkPolicy,
+        networkAccess,
+        agents,
+        providerAddresses,
+        policies);
   }
 }

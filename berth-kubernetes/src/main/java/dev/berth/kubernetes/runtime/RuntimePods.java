@@ -1,6 +1,7 @@
 package dev.berth.kubernetes.runtime;
 
 import dev.berth.core.runtime.RuntimeSpec;
+import dev.berth.core.tenant.DisconnectGrant;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EmptyDirVolumeSource;
@@ -60,6 +61,25 @@ final class RuntimePods {
   /** A shell's pod. */
   static Pod pod(RuntimeSpec spec, PodTemplate template) {
     return pod(spec, template, Optional.empty());
+  }
+
+  /**
+   * {@code pod} with its agent told the disconnect policy its control lease holds it to ({@code
+   * --disconnect-policy}, {@code --disconnect-grace}); without, the agent applies its own default.
+   */
+  static Pod withDisconnect(Pod pod, Optional<DisconnectGrant> grant) {
+    if (grant.isEmpty()) {
+      return pod;
+    }
+    for (Container container : pod.getSpec().getContainers()) {
+      if (container.getName().equals(CONTAINER)) {
+        List<String> args = new ArrayList<>(container.getArgs());
+        args.addAll(List.of("--disconnect-policy", grant.get().policy().wireName()));
+        args.addAll(List.of("--disconnect-grace", grant.get().grace().toSeconds() + "s"));
+        container.setArgs(args);
+      }
+    }
+    return pod;
   }
 
   /** The pod of {@code spec}: an agent session's when {@code agent} says what it runs. */

@@ -96,6 +96,27 @@ class RuntimePodsTest {
   }
 
   @Test
+  void thePodsAgentIsToldTheDisconnectPolicyItsLeaseHoldsItToAndNoneWithoutOne() {
+    Pod keeping =
+        RuntimePods.withDisconnect(
+            RuntimePods.pod(SPEC, TEMPLATE),
+            Optional.of(
+                dev.berth.core.tenant.DisconnectGrant.keepFor(java.time.Duration.ofMinutes(30))));
+    Pod stopping =
+        RuntimePods.withDisconnect(
+            RuntimePods.pod(SPEC, TEMPLATE),
+            Optional.of(dev.berth.core.tenant.DisconnectGrant.stop()));
+
+    assertThat(keeping.getSpec().getContainers().getFirst().getArgs())
+        .endsWith("--disconnect-policy", "continue", "--disconnect-grace", "1800s");
+    assertThat(stopping.getSpec().getContainers().getFirst().getArgs())
+        .endsWith("--disconnect-policy", "stop", "--disconnect-grace", "0s");
+    assertThat(RuntimePods.withDisconnect(RuntimePods.pod(SPEC, TEMPLATE), Optional.empty()))
+        .isEqualTo(RuntimePods.pod(SPEC, TEMPLATE));
+    assertThat(agent.getArgs()).doesNotContain("--disconnect-policy");
+  }
+
+  @Test
   void thePodMeetsTheRestrictedPodSecurityStandardAndMountsNoServiceAccountToken() {
     PodSecurityContext podContext = pod.getSpec().getSecurityContext();
     assertThat(podContext.getRunAsNonRoot()).isTrue();

@@ -145,6 +145,13 @@ final class AdminRoutes {
     item.put("network", t.network().wireName());
     item.put("serviceAccounts", t.serviceAccounts().stream().map(Object::toString).toList());
     item.put("approval", t.approval().wireName());
+    t.disconnect()
+        .ifPresent(
+            d ->
+                item.put(
+                    "disconnect",
+                    Map.of(
+                        "policy", d.policy().wireName(), "graceSeconds", d.grace().toSeconds())));
     item.put("sessions", Admission.held(store, t.id()));
     return item;
   }

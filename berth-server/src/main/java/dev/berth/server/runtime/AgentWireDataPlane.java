@@ -39,7 +39,11 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class AgentWireDataPlane implements DataPlane {
 
-  /** The status members a caller may see; the agent's own bookkeeping (leases, intents) stays. */
+  /**
+   * The status members a caller may see; the agent's own bookkeeping (intents, the contract's
+   * operations) stays. The control lease is shown: its expiry, last renewal and disconnect policy
+   * tell the caller what happens to the workload if the control plane goes away.
+   */
   private static final List<String> PUBLISHED =
       List.of(
           "runtime",
@@ -52,6 +56,7 @@ public final class AgentWireDataPlane implements DataPlane {
           "foreground",
           "lastOutputAt",
           "stopReason",
+          "lease",
           "isolation",
           "disk",
           "output");
@@ -97,7 +102,10 @@ public final class AgentWireDataPlane implements DataPlane {
         status.path("tombstoned").asBoolean(false),
         Optional.ofNullable(status.get("lastOutputAt"))
             .filter(JsonNode::isString)
-            .map(n -> Instant.parse(n.asString())));
+            .map(n -> Instant.parse(n.asString())),
+        Optional.ofNullable(status.get("stopReason"))
+            .filter(JsonNode::isString)
+            .map(JsonNode::asString));
   }
 
   @Override

@@ -574,4 +574,46 @@ class StrictJsonTest {
           .hasMessageContaining("Primitive.n has type int");
     }
   }
+
+  @Nested
+  class TenantDisconnect {
+
+    private dev.berth.server.api.body.PutTenantBody put(String disconnect) {
+      return read(
+          "{\"workloadTypes\":[\"shell\"],\"maxSessions\":1"
+              + (disconnect.isEmpty() ? "" : ",\"disconnect\":" + disconnect)
+              + "}",
+          dev.berth.server.api.body.PutTenantBody.class,
+          false);
+    }
+
+    private Optional<dev.berth.core.tenant.DisconnectGrant> grant(String disconnect) {
+      return put(disconnect).tenant("acme", java.time.Instant.EPOCH).disconnect();
+    }
+
+    @Test
+    void readsContinueWithItsGraceAndStopWithout() {
+      assertThat(grant("{\"policy\":\"continue\",\"graceSeconds\":1800}"))
+          .contains(
+              dev.berth.core.tenant.DisconnectGrant.keepFor(java.time.Duration.ofMinutes(30)));
+      assertThat(grant("{\"policy\":\"stop\"}"))
+          .contains(dev.berth.core.tenant.DisconnectGrant.stop());
+      assertThat(grant("")).as("the server's default").isEmpty();
+    }
+
+    @Test
+    void refusesAnUnknownPolicyAMissingOrUnboundedGraceAndAGraceForStop() {
+      assertThatThrownBy(() -> put("{\"policy\":\"pause\"}"))
+          .hasMessageContaining("disconnect.policy")
+          .hasMessageContaining("continue or stop");
+      assertThatThrownBy(() -> put("{\"policy\":\"continue\"}"))
+          .hasMessageContaining("disconnect.graceSeconds");
+      assertThatThrownBy(() -> put("{\"policy\":\"continue\",\"graceSeconds\":604801}"))
+          .hasMessageContaining("between 0 and 604800");
+      assertThatThrownBy(() -> put("{\"policy\":\"stop\",\"graceSeconds\":5}"))
+          .hasMessageContaining("for stop");
+      assertThatThrownBy(() -> put("{\"graceSeconds\":5}"))
+          .hasMessageContaining("disconnect.policy");
+    }
+  }
 }

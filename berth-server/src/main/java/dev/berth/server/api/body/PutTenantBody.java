@@ -3,12 +3,15 @@ package dev.berth.server.api.body;
 import dev.berth.core.approval.ApprovalPolicy;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.DisconnectGrant;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
 import dev.berth.server.api.StrictJson;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -25,13 +28,57 @@ import org.jspecify.annotations.Nullable;
  *     tokens act for the tenant, at most 100, each listed by no other tenant
  * @param approval optional: the least approval policy of the tenant's agent sessions, {@code off}
  *     (the default), {@code external} or {@code all}
+ * @param disconnect optional: what the tenant's session runtimes do when their control lease
+ *     expires, {@code {"policy":"continue","graceSeconds":N}} or {@code {"policy":"stop"}}; without
+ *     it, the server's default
  */
 public record PutTenantBody(
     List<String> workloadTypes,
     Integer maxSessions,
     @Nullable String network,
     @Nullable List<String> serviceAccounts,
-    @Nullable String approval) {
+    @Nullable String approval,
+    @Nullable Disconnect disconnect) {
+
+  /** The {@code disconnect} member: a policy and, for {@code continue}, its grace. */
+  public record Disconnect(@Nullable String policy, @Nullable Long graceSeconds) {
+    public Disconnect {
+      if (policy == null) {
+        throw StrictJson.missingField("disconnect.policy");
+      }
+      var unused = grant(policy, graceSeconds);
+    }
+
+    DisconnectGrant grant() {
+      return grant(java.util.Objects.requireNonNull(policy), graceSeconds);
+    }
+
+    private static DisconnectGrant grant(String policy, @Nullable Long graceSeconds) {
+      DisconnectGrant.Policy parsed;
+      try {
+        parsed = DisconnectGrant.Policy.parse(policy);
+      } catch (dev.berth.core.error.InvalidValueException e) {
+        throw StrictJson.invalidField("disconnect.policy", "must be continue or stop", policy);
+      }
+      if (parsed == DisconnectGrant.Policy.STOP) {
+        if (graceSeconds != null && graceSeconds != 0) {
+          throw StrictJson.invalidField(
+              "disconnect.graceSeconds", "must be left out (or 0) for stop", graceSeconds);
+        }
+        return DisconnectGrant.stop();
+      }
+      if (graceSeconds == null) {
+        throw StrictJson.missingField("disconnect.graceSeconds");
+      }
+      if (graceSeconds < 0 || graceSeconds > DisconnectGrant.MAX_GRACE.toSeconds()) {
+        throw StrictJson.invalidField(
+            "disconnect.graceSeconds",
+            "must be between 0 and " + DisconnectGrant.MAX_GRACE.toSeconds(),
+            graceSeconds);
+      }
+      return DisconnectGrant.keepFor(Duration.ofSeconds(graceSeconds));
+    }
+  }
 
   public PutTenantBody {
     if (workloadTypes == null) {
@@ -78,6 +125,7 @@ public record PutTenantBody(
         createdAt,
         access,
         accounts,
-        approval == null ? ApprovalPolicy.OFF : ApprovalPolicy.parse(approval));
+        approval == null ? ApprovalPolicy.OFF : ApprovalPolicy.parse(approval),
+        disconnect == null ? Optional.empty() : Optional.of(disconnect.grant()));
   }
 }

@@ -10,6 +10,7 @@ import dev.berth.core.runtime.RuntimeObservation;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.tenant.DisconnectGrant;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
@@ -47,6 +48,7 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
 
   private final Function<SessionId, NetworkAccess> networkAccess;
   private final Function<RuntimeSpec, Optional<Map<String, Object>>> agents;
+  private final Function<SessionId, Optional<DisconnectGrant>> disconnect;
 
   /** The session of each runtime by its name, as provisioned or as the node lists it. */
   private final ConcurrentMap<String, SessionId> sessions = new ConcurrentHashMap<>();
@@ -85,6 +87,22 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       Function<SessionId, NetworkAccess> networkAccess,
       Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
       AgentCallTimings timings) {
+    this(node, installation, networkAccess, agents, timings, session -> Optional.empty());
+  }
+
+  /**
+   * @param disconnect what a session's runtime does when its control lease expires (its tenant's
+   *     policy, or the server's default), sent with its creation; empty leaves it to the node's own
+   *     ({@code berth node --disconnect-policy})
+   */
+  public LocalRuntime(
+      LocalNode node,
+      String installation,
+      Function<SessionId, NetworkAccess> networkAccess,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
+      AgentCallTimings timings,
+      Function<SessionId, Optional<DisconnectGrant>> disconnect) {
+    this.disconnect = Objects.requireNonNull(disconnect, "disconnect");
     this.wire = new AgentWireClient(timings);
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
@@ -114,6 +132,17 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       body.put("network", NetworkAccess.NONE.wireName());
     }
     agents.apply(spec).ifPresent(agent -> body.put("agent", agent));
+    disconnect
+        .apply(spec.labels().session())
+        .ifPresent(
+            grant ->
+                body.put(
+                    "disconnect",
+                    Map.of(
+                        "policy",
+                        grant.policy().wireName(),
+                        "graceSeconds",
+                        grant.grace().toSeconds())));
     wire.call(
         runtime.name(),
         "PUT",

@@ -12,6 +12,7 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.error.NotFoundException;
 import dev.berth.core.session.TenantId;
 import dev.berth.core.session.WorkloadType;
+import dev.berth.core.tenant.DisconnectGrant;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.ServiceAccount;
 import dev.berth.core.tenant.Tenant;
@@ -22,6 +23,7 @@ import dev.berth.store.CorruptRecordException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -46,7 +48,8 @@ import java.util.stream.Collectors;
 public final class SqlTenantDirectory implements TenantDirectory {
 
   private static final String TENANT_COLUMNS =
-      "id, workload_types, max_sessions, created_at, network, approval";
+      "id, workload_types, max_sessions, created_at, network, approval, disconnect_policy,"
+          + " disconnect_grace_seconds";
 
   private final SqlDatabase db;
 
@@ -82,8 +85,9 @@ public final class SqlTenantDirectory implements TenantDirectory {
   }
 
   /**
-   * @param approval whether an existing tenant's approval policy is replaced too: a whole grant
-   *     (PUT) replaces it, a token's grants (workload types, quota, network) leave it as it was
+   * @param approval whether an existing tenant's approval and disconnect policies are replaced too:
+   *     a whole grant (PUT) replaces them, a token's grants (workload types, quota, network) leave
+   *     them as they were
    */
   private static void writeGrants(Connection c, Tenant tenant, boolean approval)
       throws SQLException {
@@ -91,16 +95,21 @@ public final class SqlTenantDirectory implements TenantDirectory {
         c,
         "INSERT INTO tenants ("
             + TENANT_COLUMNS
-            + ") VALUES (?, ?, ?, ?, ?, ?)"
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             + " ON CONFLICT (id) DO UPDATE SET workload_types = excluded.workload_types,"
             + " max_sessions = excluded.max_sessions, network = excluded.network"
-            + (approval ? ", approval = excluded.approval" : ""),
+            + (approval
+                ? ", approval = excluded.approval, disconnect_policy = excluded.disconnect_policy,"
+                    + " disconnect_grace_seconds = excluded.disconnect_grace_seconds"
+                : ""),
         tenant.id().value(),
         String.join(" ", tenant.workloadTypeNames()),
         tenant.maxSessions(),
         nanos(tenant.createdAt()),
         tenant.network().wireName(),
-        tenant.approval().wireName());
+        tenant.approval().wireName(),
+        tenant.disconnect().map(d -> d.policy().wireName()).orElse(null),
+        tenant.disconnect().map(d -> d.grace().toSeconds()).orElse(null));
   }
 
   /**
@@ -263,6 +272,18 @@ public final class SqlTenantDirectory implements TenantDirectory {
         c -> update(c, "DELETE FROM api_tokens WHERE digest = ?", digest.hex()) > 0);
   }
 
+  /** The tenant's disconnect policy; none (the server's default) when its columns are NULL. */
+  private static Optional<DisconnectGrant> disconnect(ResultSet rs) throws SQLException {
+    String policy = rs.getString("disconnect_policy");
+    if (policy == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new DisconnectGrant(
+            DisconnectGrant.Policy.parse(policy),
+            Duration.ofSeconds(rs.getLong("disconnect_grace_seconds"))));
+  }
+
   private static Tenant tenant(ResultSet rs, Set<ServiceAccount> accounts) throws SQLException {
     String id = rs.getString("id");
     try {
@@ -277,7 +298,8 @@ public final class SqlTenantDirectory implements TenantDirectory {
           instant(rs.getLong("created_at")),
           NetworkAccess.parse(rs.getString("network")),
           accounts,
-          ApprovalPolicy.parse(rs.getString("approval")));
+          ApprovalPolicy.parse(rs.getString("approval")),
+          disconnect(rs));
     } catch (InvalidValueException e) {
       throw new CorruptRecordException("tenant " + id, e.getMessage(), SqlSessionStore.REPAIR, e);
     }
