@@ -9,6 +9,7 @@ import dev.berth.server.ServerConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
@@ -94,7 +95,7 @@ class HttpFramingAttackTest {
                     Failpoints.NONE,
                     readTimeout)
                 .start();
-        Socket socket = new Socket("127.0.0.1", server.port())) {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), server.port())) {
       socket.setSoTimeout((int) readTimeout.multipliedBy(5).toMillis());
       long started = System.nanoTime();
       OutputStream out = socket.getOutputStream();
@@ -113,8 +114,34 @@ class HttpFramingAttackTest {
     }
   }
 
+  @Test
+  void aBodyTheClientStopsSendingBeforeItsLengthIsABadRequestNotAServerError() throws IOException {
+    String head =
+        "POST /api/v1/sessions/"
+            + t.sessionB
+            + "/keepalive HTTP/1.1\r\n"
+            + "Host: 127.0.0.1\r\n"
+            + "Authorization: Bearer "
+            + t.tokenB
+            + "\r\n"
+            + "Content-Type: application/json\r\n"
+            + "Content-Length: 1000\r\n"
+            + "\r\n{\"seconds\":";
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), t.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(head.getBytes(US_ASCII));
+      socket.getOutputStream().flush();
+      socket.shutdownOutput();
+
+      String answer = readAll(socket.getInputStream());
+
+      assertThat(answer).as(answer).startsWith("HTTP/1.1 400");
+      assertThat(answer).contains("\"reason\":\"INVALID_INPUT\"").contains("ended before");
+    }
+  }
+
   private String exchange(String request, Duration timeout) throws IOException {
-    try (Socket socket = new Socket("127.0.0.1", t.port())) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), t.port())) {
       socket.setSoTimeout((int) timeout.toMillis());
       socket.getOutputStream().write(request.getBytes(US_ASCII));
       socket.getOutputStream().flush();

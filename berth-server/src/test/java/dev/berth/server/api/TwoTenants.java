@@ -224,7 +224,7 @@ final class TwoTenants implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws java.io.IOException {
     server.close();
     stopNode(dataDir);
     deleteTree(dataDir);
