@@ -73,12 +73,24 @@ final class TwoTenants implements AutoCloseable {
 
   final String gatewayKeyB;
 
-  private TwoTenants(Path dataDir) throws Exception {
-    this.dataDir = dataDir;
-    this.server =
+  /** Starts the server and sets the tenants up; a set-up that fails leaves no server or node. */
+  static TwoTenants start(Path dataDir) throws Exception {
+    BerthServer server =
         new BerthServer(
                 new ServerConfig("127.0.0.1", 0, dataDir).withAdminToken(Optional.of(ADMIN)))
             .start();
+    try {
+      return new TwoTenants(dataDir, server);
+    } catch (Exception | AssertionError e) {
+      server.close();
+      stopNode(dataDir);
+      throw e;
+    }
+  }
+
+  private TwoTenants(Path dataDir, BerthServer server) throws Exception {
+    this.dataDir = dataDir;
+    this.server = server;
     JsonNode issuedA = tenant(TENANT_A);
     tokenA = issuedA.path("token").asString();
     tokenIdA = issuedA.path("id").asString();
@@ -276,7 +288,7 @@ final class TwoTenants implements AutoCloseable {
               TwoTenants.class,
               k -> {
                 try {
-                  return new TwoTenants(Files.createTempDirectory("berth-sweep"));
+                  return start(Files.createTempDirectory("berth-sweep"));
                 } catch (Exception e) {
                   throw new IllegalStateException("the sweeps' server did not start: " + e, e);
                 }
