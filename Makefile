@@ -11,6 +11,9 @@
 #   make screenshots  the web UI's tests again, writing the screenshots into docs/screenshots/
 #   make bench   the benchmarks under bench/, each printing its ratio to a baseline of the same run
 #                (KubernetesCreateBench takes BENCH_SESSIONS, default 1000, and BENCH_ALIVE, 50)
+#   make sweep   the attack sweeps at full size (-Dberth.sweep=full): tenant isolation on every
+#                route, fuzzed bodies, cursors and attach frames, raw HTTP framing, fuzzed archives;
+#                `make test` runs a bounded sample of each. SEED=N replays a printed seed
 #   make docs    regenerate docs/configuration.md from berth server's options (a test compares them)
 #   make fmt     format the Java sources (spotless:apply)
 #   make clean   remove build output
@@ -30,7 +33,7 @@ SOURCES := $(shell find . -path ./.git -prune -o -name target -prune -o -name no
 	web/package-lock.json web/index.html web/vite.config.ts .mvn/wrapper/maven-wrapper.properties
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench screenshots docs fmt clean
+.PHONY: build run test bench sweep screenshots docs fmt clean
 
 # Formatting is checked by `make test`, not here, so that unformatted code still builds and runs.
 build:
@@ -75,6 +78,16 @@ bench: $(CLI_JAR) $(BENCH_CLASSPATH)
 	  "$(JAVA_HOME)/bin/java" --enable-native-access=ALL-UNNAMED \
 	    -cp "$(CLI_JAR):berth-cli/target/lib/*:$$(cat $(BENCH_CLASSPATH))" "$$b" || exit 1; \
 	done
+
+# Not part of `make test` (which runs a sample of each sweep, bounded to seconds): every sweep at
+# full size, minutes. The classes are the ones `make test` runs; only their size changes.
+SWEEPS := TenantIsolationSweepTest,RequestFuzzTest,StreamFuzzTest,HttpFramingAttackTest,ArchiveFuzzTest
+SEED ?=
+
+sweep:
+	@bin/ensure-test-tools --runtime
+	$(MVN) -pl berth-server -am test -Dberth.sweep=full $(if $(SEED),-Dberth.seed=$(SEED)) \
+	  -Dtest='$(SWEEPS)' -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true
 
 fmt:
 	$(MVN) -q spotless:apply

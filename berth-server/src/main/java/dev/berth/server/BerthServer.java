@@ -44,8 +44,12 @@ import java.util.Set;
  */
 public final class BerthServer implements AutoCloseable {
 
-  /** How long a request body may take to arrive, and how long an idle connection stays open. */
-  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * The read timeout: how long the server waits for the next bytes of a request (a body trickled
+   * slower is cut and answered {@code 408 REQUEST_TIMEOUT}), and how long an idle connection stays
+   * open. docs/security.md, "Attack sweeps".
+   */
+  public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
 
   private enum State {
     NEW,
@@ -62,6 +66,7 @@ public final class BerthServer implements AutoCloseable {
   private State state = State.NEW;
   private final Clock clock;
   private final Failpoints failpoints;
+  private final Duration readTimeout;
   private Javalin app;
   private IdleReaper idleReaper;
   private ReconcileLoop loop;
@@ -82,9 +87,23 @@ public final class BerthServer implements AutoCloseable {
   // state is STARTED, which start() sets once they all are: NullAway cannot follow that state.
   @SuppressWarnings("NullAway.Init")
   public BerthServer(ServerConfig config, Clock clock, Failpoints failpoints) {
+    this(config, clock, failpoints, IDLE_TIMEOUT);
+  }
+
+  /**
+   * A server that waits {@code readTimeout} instead of {@link #IDLE_TIMEOUT} for a request's next
+   * bytes (the attack sweeps cut a trickled body in seconds, not half a minute).
+   */
+  @SuppressWarnings("NullAway.Init")
+  public BerthServer(
+      ServerConfig config, Clock clock, Failpoints failpoints, Duration readTimeout) {
     this.config = Objects.requireNonNull(config, "config must not be null");
     this.clock = Objects.requireNonNull(clock, "clock must not be null");
     this.failpoints = Objects.requireNonNull(failpoints, "failpoints must not be null");
+    this.readTimeout = Objects.requireNonNull(readTimeout, "readTimeout must not be null");
+    if (readTimeout.isNegative() || readTimeout.isZero()) {
+      throw new IllegalArgumentException("readTimeout must be positive, was " + readTimeout);
+    }
   }
 
   /**
@@ -156,7 +175,7 @@ public final class BerthServer implements AutoCloseable {
     idleReaper = idleReaper(backends.store(), intents, lifecycle.dataPlane(), sessions, telemetry);
     startAccessFlusher(sessions);
     PublicApi api = publicApi(backends, sessions, admission, archives, telemetry);
-    app = ServerHttp.start(config, api);
+    app = ServerHttp.start(config, api, readTimeout);
     resources.add(0, app::stop);
     approvals.bound(ServerHttp.loopbackBase(config, app.port()));
     loop.start();

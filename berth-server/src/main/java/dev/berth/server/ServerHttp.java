@@ -10,7 +10,6 @@ import java.net.ServerSocket;
 import java.util.Comparator;
 import java.util.Set;
 import java.util.TreeSet;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The HTTP server in front of the public API: Javalin on virtual threads, bound to the configured
@@ -43,8 +42,11 @@ final class ServerHttp {
     }
   }
 
-  /** Binds the configured address and serves {@code api} on it. */
-  static Javalin start(ServerConfig config, PublicApi api) {
+  /**
+   * Binds the configured address and serves {@code api} on it; a connection that sends nothing for
+   * {@code readTimeout} (an idle one, or a request body that stalls) is closed.
+   */
+  static Javalin start(ServerConfig config, PublicApi api, java.time.Duration readTimeout) {
     Javalin app =
         Javalin.create(
             javalin -> {
@@ -55,14 +57,13 @@ final class ServerHttp {
               javalin.http.compressionStrategy = CompressionStrategy.NONE;
               // Jetty's header cache is searched character by character for every header; with a
               // long bearer token on kept connections it cost 5% of a write's CPU (bench/).
-              javalin.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
-              javalin.jetty.modifyServer(
-                  server -> {
-                    for (var connector : server.getConnectors()) {
-                      if (connector instanceof ServerConnector c) {
-                        c.setIdleTimeout(BerthServer.IDLE_TIMEOUT.toMillis());
-                      }
-                    }
+              javalin.jetty.modifyHttpConfiguration(
+                  http -> {
+                    http.setHeaderCacheSize(0);
+                    // The read timeout. Set here, on the configuration every connection uses:
+                    // Javalin creates its connector after the modifyServer hooks ran, so a timeout
+                    // set on the server's connectors there never applied (Jetty's own 30 s did).
+                    http.setIdleTimeout(readTimeout.toMillis());
                   });
               api.register(javalin);
             });

@@ -89,6 +89,7 @@ final class ApiProblems {
       case UnauthenticatedException e -> new Kind(401, e.reason());
       case IdentityUnavailableException e -> new Kind(503, e.reason());
       case PayloadTooLargeException e -> new Kind(413, "PAYLOAD_TOO_LARGE");
+      case UnreadableBodyException e -> new Kind(e.status(), e.reason());
       case BerthException domain -> domain(domain);
       case JacksonException e -> new Kind(400, "INVALID_INPUT");
       case HttpResponseException e ->

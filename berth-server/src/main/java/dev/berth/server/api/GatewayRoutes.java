@@ -66,13 +66,7 @@ final class GatewayRoutes {
     }
     // Checked before the key is: keep what an unauthenticated caller can make the server read
     // small (a request's preview is at most 4 KiB).
-    if (ctx.contentLength() > MAX_BODY_BYTES) {
-      throw new PayloadTooLargeException(MAX_BODY_BYTES);
-    }
-    byte[] raw = ctx.bodyAsBytes();
-    if (raw.length > MAX_BODY_BYTES) {
-      throw new PayloadTooLargeException(MAX_BODY_BYTES);
-    }
+    byte[] raw = Bodies.bytes(ctx, MAX_BODY_BYTES);
     JsonNode body = parse(raw);
     ApprovalId id = new ApprovalId(text(body, "id"));
     requireKeyOf(id, key.get());
