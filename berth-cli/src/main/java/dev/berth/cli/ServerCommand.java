@@ -220,10 +220,13 @@ final class ServerCommand implements Callable<Integer> {
       paramLabel = "STORE",
       defaultValue = "sqlite",
       description =
-          "Where the records live: sqlite (the data directory's berth.db, one server) or a"
+          "Where the records live: sqlite (the data directory's berth.db, one server), a"
               + " PostgreSQL URL postgres://USER@HOST[:PORT]/DB that several replicas share (the"
-              + " password from PGPASSWORD; a shared store needs BERTH_ADMIN_TOKEN and an s3://"
-              + " --archive) (default: sqlite).")
+              + " password from PGPASSWORD), or kubernetes://NAMESPACE: ConfigMaps and Leases in"
+              + " that namespace, through the API server the kubeconfig or the pod's service"
+              + " account names, which several replicas share too (the service account needs"
+              + " deploy/base/rbac.yaml's configmaps and leases grants). A shared store needs"
+              + " BERTH_ADMIN_TOKEN and an s3:// --archive (default: sqlite).")
   private String store;
 
   @Option(

@@ -4,7 +4,9 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
+import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.auth.AdminToken;
@@ -18,12 +20,10 @@ import dev.berth.server.session.IdleReaper;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.session.UseCases;
-import dev.berth.server.store.sql.SqlDuties;
-import dev.berth.server.store.sql.SqlSessionStore;
-import dev.berth.server.store.sql.SqlTenantDirectory;
 import dev.berth.server.telemetry.CallTimers;
 import dev.berth.server.telemetry.MeteredArchiveStore;
 import dev.berth.server.telemetry.Telemetry;
+import dev.berth.store.ControlPlaneStore;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -198,6 +198,7 @@ public final class BerthServer implements AutoCloseable {
   private ServerBackends openBackends(CallTimers calls) {
     ServerBackends backends = ServerBackends.open(config, clock, calls.store());
     // Closed before the data-directory lock is released (resources close front to back).
+    resources.add(0, backends.connection());
     resources.add(0, backends.store());
     resources.add(0, backends.runtimeClaim());
     return backends;
@@ -242,7 +243,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private ReconcileLoop reconcileLoop(
-      Reconciler reconciler, SqlSessionStore store, SessionSignals signals) {
+      Reconciler reconciler, SessionStore store, SessionSignals signals) {
     ReconcileLoop created =
         new ReconcileLoop(
             reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
@@ -251,7 +252,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private UseCases useCases(
-      SqlSessionStore store,
+      SessionStore store,
       SessionIntents intents,
       SessionLifecycle lifecycle,
       Admission admission,
@@ -276,7 +277,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private IdleReaper idleReaper(
-      SqlSessionStore store,
+      SessionStore store,
       SessionIntents intents,
       AgentWireDataPlane dataPlane,
       UseCases sessions,
@@ -313,8 +314,8 @@ public final class BerthServer implements AutoCloseable {
       Admission admission,
       ArchiveStore archives,
       Telemetry telemetry) {
-    SqlSessionStore store = backends.store();
-    SqlTenantDirectory directory = backends.directory();
+    ControlPlaneStore store = backends.store();
+    TenantDirectory directory = backends.directory();
     dev.berth.core.runtime.Runtime runtime = placement.runtime();
     return new PublicApi(
         sessions,
@@ -330,7 +331,7 @@ public final class BerthServer implements AutoCloseable {
                 new Readiness.Check("schema", store::checkMigrated),
                 new Readiness.Check("runtime", runtime::checkReachable),
                 new Readiness.Check("archive", archives::checkWritable))),
-        BuildVersion.of(config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()),
+        BuildVersion.of(config.backends().store().kind(), runtime.kind()),
         new PublicApi.Metrics(telemetry, config.observability().metricsWithoutToken()));
   }
 
@@ -340,10 +341,7 @@ public final class BerthServer implements AutoCloseable {
       idleReaper.start(
           lifecycle.idleScan(),
           new ReplicaDuty(
-              SqlDuties.sharing(backends.store(), clock),
-              IDLE_SCAN_DUTY,
-              backends.holder(),
-              lifecycle.idleScan()));
+              backends.duties(), IDLE_SCAN_DUTY, backends.holder(), lifecycle.idleScan()));
     }
   }
 

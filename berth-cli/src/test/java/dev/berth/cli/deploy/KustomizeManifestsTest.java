@@ -45,9 +45,9 @@ class KustomizeManifestsTest {
 
   /**
    * The control plane's Role, as "apiGroup/resource: verb": exactly the calls the Kubernetes
-   * runtime makes in its namespace (deploy/base/rbac.yaml explains each), which RuntimeRbacTest
-   * (berth-kubernetes) records from the runtime's own requests and compares with rbac.yaml.
-   * Widening the Role must change this list, in the same commit, on purpose.
+   * runtime and the store on Kubernetes make in its namespace (deploy/base/rbac.yaml explains
+   * each), which RuntimeRbacTest (berth-kubernetes) records from their own requests and compares
+   * with rbac.yaml. Widening the Role must change this list, in the same commit, on purpose.
    */
   private static final Set<String> ROLE_RULES =
       Set.of(
@@ -63,7 +63,15 @@ class KustomizeManifestsTest {
           "networking.k8s.io/networkpolicies: get",
           "networking.k8s.io/networkpolicies: create",
           "networking.k8s.io/networkpolicies: patch",
-          "networking.k8s.io/networkpolicies: delete");
+          "networking.k8s.io/networkpolicies: delete",
+          "/configmaps: get",
+          "/configmaps: list",
+          "/configmaps: create",
+          "/configmaps: update",
+          "/configmaps: delete",
+          "coordination.k8s.io/leases: get",
+          "coordination.k8s.io/leases: create",
+          "coordination.k8s.io/leases: update");
 
   /** Values a Secret must never carry in prod: the marks of an example or a dev value. */
   private static final Pattern PLACEHOLDER =

@@ -16,6 +16,7 @@ import dev.berth.core.session.SessionId;
 import dev.berth.core.session.WorkloadType;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.kubernetes.identity.KubernetesTokenReview;
+import dev.berth.kubernetes.store.StoreCalls;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -60,7 +61,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The control plane's RBAC (deploy/base/rbac.yaml) grants exactly the API calls the Kubernetes
- * runtime makes: no call it makes is refused, and no grant goes unused.
+ * runtime and the store on Kubernetes ({@link StoreCalls}) make: no call they make is refused, and
+ * no grant goes unused.
  *
  * <p>The runtime is driven through everything it does in production, network policies on, on the
  * simulated cluster: provision (again, and concurrently, so that every AlreadyExists path runs),
@@ -197,6 +199,9 @@ class RuntimeRbacTest {
       // The control plane's one other call: a client's service account token, reviewed (the
       // CRUD mock server stores the review instead of answering it; the request is what counts).
       var unused = new KubernetesTokenReview(client, "berth").review("header.claims.signature");
+      // The store on ConfigMaps and Leases (--store kubernetes://NAMESPACE), in the same
+      // namespace, through every kind of call it makes.
+      StoreCalls.driveEverything(client, SimulatedCluster.NAMESPACE);
     }
   }
 
