@@ -36,6 +36,18 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@code proxy} (agent sessions): a holder's namespace with a loopback only, where a forwarder
  * started in it brings the session's credential proxy to {@code 127.0.0.1:8091} ({@link
  * #proxyOnly}).
+ *
+ * <h2>Nothing outlives the node</h2>
+ *
+ * <p>These helpers are the node's children, not the workload's, so a node killed with SIGKILL left
+ * them running. Each now ends with the node: its standard input is a pipe whose only writer is the
+ * node, and the kernel closes that when the node dies, however it dies. The holder waits for that
+ * end of file instead of sleeping; slirp4netns is told to exit on it ({@code --exit-fd 0}); the
+ * forwarder's parent is a process that waits for that end of file too and takes the forwarder down
+ * when it ends, through {@code PR_SET_PDEATHSIG} ({@code setpriv --pdeathsig KILL}: a signal tied
+ * to a process that does nothing else, never to one of the node's threads, which come and go). Each
+ * helper is also recorded in the node's {@link HelperLedger} before it is used, so that a node that
+ * starts kills what a predecessor left should the pipe not have done it.
  */
 public final class SessionNetwork implements AutoCloseable {
   /** Tags the holder and slirp4netns with the plan's name, so that a restarted agent finds them. */
@@ -44,12 +56,16 @@ public final class SessionNetwork implements AutoCloseable {
   private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final List<String> ALWAYS_BLOCKED = List.of("10.0.2.2/32", "169.254.0.0/16");
 
+  /** The holder's last step: hold the namespace until the node's end of its stdin closes. */
+  private static final String HOLD = "exec cat >/dev/null\n";
+
   private final NetworkMode mode;
   private final Optional<Process> holder;
   private final Optional<Process> slirp;
   private final Optional<Process> forwarder;
   private final List<String> blocked;
   private final boolean userNamespace;
+  private final HelperLedger ledger;
 
   private SessionNetwork(
       NetworkMode mode,
@@ -57,19 +73,27 @@ public final class SessionNetwork implements AutoCloseable {
       Optional<Process> slirp,
       Optional<Process> forwarder,
       List<String> blocked,
-      boolean userNamespace) {
+      boolean userNamespace,
+      HelperLedger ledger) {
     this.mode = mode;
     this.holder = holder;
     this.slirp = slirp;
     this.forwarder = forwarder;
     this.blocked = blocked;
     this.userNamespace = userNamespace;
+    this.ledger = ledger;
   }
 
   /** A namespace with a loopback only, made by bwrap. */
   static SessionNetwork none() {
     return new SessionNetwork(
-        NetworkMode.NONE, Optional.empty(), Optional.empty(), Optional.empty(), List.of(), false);
+        NetworkMode.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of(),
+        false,
+        HelperLedger.none());
   }
 
   /**
@@ -79,10 +103,15 @@ public final class SessionNetwork implements AutoCloseable {
    * @param tools where unshare, ip and slirp4netns are
    * @param asRoot whether the agent runs as root (the namespace then needs no user namespace)
    * @param extraBlocked more destinations (CIDR) to refuse
+   * @param ledger where the helpers are recorded
    * @throws IllegalStateException when the namespace does not come up
    */
   static SessionNetwork egress(
-      String name, SandboxTools tools, boolean asRoot, List<String> extraBlocked) {
+      String name,
+      SandboxTools tools,
+      boolean asRoot,
+      List<String> extraBlocked,
+      HelperLedger ledger) {
     killLeftovers(name);
     List<String> blocked = new ArrayList<>(hostAddresses());
     blocked.addAll(ALWAYS_BLOCKED);
@@ -97,7 +126,7 @@ public final class SessionNetwork implements AutoCloseable {
     }
     script.append(quote(tools.nft())).append(" -f - <<'BERTH_NFT' || exit 1\n");
     script.append(firewall(blocked)).append("BERTH_NFT\n");
-    script.append("echo ready\nexec sleep infinity\n");
+    script.append("echo ready\n").append(HOLD);
     List<String> argv = new ArrayList<>(List.of(tools.unshare()));
     if (!asRoot) {
       argv.addAll(List.of("--user", "--map-root-user"));
@@ -106,6 +135,7 @@ public final class SessionNetwork implements AutoCloseable {
     Process holder = start(argv, name);
     Process slirp = null;
     try {
+      ledger.started(holder, name, "holder");
       awaitLine(holder, "ready", name);
       slirp =
           start(
@@ -116,10 +146,13 @@ public final class SessionNetwork implements AutoCloseable {
                   "--disable-host-loopback",
                   "--enable-sandbox",
                   "--enable-seccomp",
+                  // Its stdin is the node's pipe: it exits when the node is gone.
+                  "--exit-fd=0",
                   Long.toString(holder.pid()),
                   "tap0"),
               name,
               ProcessBuilder.Redirect.DISCARD);
+      ledger.started(slirp, name, "slirp4netns");
       awaitDefaultRoute(holder, slirp, name);
       return new SessionNetwork(
           NetworkMode.EGRESS,
@@ -127,11 +160,12 @@ public final class SessionNetwork implements AutoCloseable {
           Optional.of(slirp),
           Optional.empty(),
           List.copyOf(blocked),
-          !asRoot);
+          !asRoot,
+          ledger);
     } catch (RuntimeException e) {
-      holder.destroyForcibly();
+      end(holder, ledger);
       if (slirp != null) {
-        slirp.destroyForcibly();
+        end(slirp, ledger);
       }
       throw e;
     }
@@ -149,10 +183,9 @@ public final class SessionNetwork implements AutoCloseable {
    * @throws IllegalStateException when the namespace or the forwarder does not come up
    */
   static SessionNetwork proxyOnly(
-      String name, SandboxTools tools, boolean asRoot, Path proxySocket) {
+      String name, SandboxTools tools, boolean asRoot, Path proxySocket, HelperLedger ledger) {
     killLeftovers(name);
-    String script =
-        quote(tools.ip()) + " link set lo up || exit 1\necho ready\nexec sleep infinity\n";
+    String script = quote(tools.ip()) + " link set lo up || exit 1\necho ready\n" + HOLD;
     List<String> argv = new ArrayList<>(List.of(tools.unshare()));
     if (!asRoot) {
       argv.addAll(List.of("--user", "--map-root-user"));
@@ -161,9 +194,17 @@ public final class SessionNetwork implements AutoCloseable {
     Process holder = start(argv, name);
     Process forwarder = null;
     try {
+      ledger.started(holder, name, "holder");
       awaitLine(holder, "ready", name);
+      // The forwarder dies with its parent, which ends when the node's pipe closes (see above).
       List<String> forward =
-          new ArrayList<>(List.of(tools.nsenter(), "-t", Long.toString(holder.pid())));
+          new ArrayList<>(
+              List.of(
+                  "/bin/sh",
+                  "-c",
+                  quote(tools.setpriv()) + " --pdeathsig KILL -- \"$@\" &\n" + HOLD,
+                  "berth-forward"));
+      forward.addAll(List.of(tools.nsenter(), "-t", Long.toString(holder.pid())));
       if (!asRoot) {
         forward.addAll(List.of("-U", "--preserve-credentials"));
       }
@@ -174,6 +215,7 @@ public final class SessionNetwork implements AutoCloseable {
               "TCP-LISTEN:" + NetworkMode.PROXY_PORT + ",bind=127.0.0.1,reuseaddr,fork",
               "UNIX-CONNECT:" + proxySocket));
       forwarder = start(forward, name, ProcessBuilder.Redirect.DISCARD);
+      ledger.started(forwarder, name, "forwarder");
       awaitListening(holder, forwarder, name);
       return new SessionNetwork(
           NetworkMode.PROXY,
@@ -181,11 +223,12 @@ public final class SessionNetwork implements AutoCloseable {
           Optional.empty(),
           Optional.of(forwarder),
           List.of(),
-          !asRoot);
+          !asRoot,
+          ledger);
     } catch (RuntimeException e) {
-      holder.destroyForcibly();
+      end(holder, ledger);
       if (forwarder != null) {
-        forwarder.destroyForcibly();
+        end(forwarder, ledger);
       }
       throw e;
     }
@@ -208,7 +251,7 @@ public final class SessionNetwork implements AutoCloseable {
       } catch (IOException e) {
         break;
       }
-      if (!forwarder.isAlive()) {
+      if (!forwarder.isAlive() || forwarderExited(forwarder)) {
         break;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
@@ -216,9 +259,19 @@ public final class SessionNetwork implements AutoCloseable {
     throw new IllegalStateException(
         "the credential proxy forwarder of "
             + name
-            + (forwarder.isAlive()
+            + (forwarder.isAlive() && !forwarderExited(forwarder)
                 ? " did not listen within 10 s"
-                : " exited with " + forwarder.exitValue() + " (is socat installed and working?)"));
+                : " exited (is socat installed and working?)"));
+  }
+
+  /**
+   * Whether socat, below the process that waits for the node's end of file, has ended: it is then a
+   * zombie child of that process, which never reaps it.
+   */
+  private static boolean forwarderExited(Process forwarder) {
+    return forwarder
+        .children()
+        .anyMatch(child -> ProcStat.read(child.pid()).map(ProcStat::isZombie).orElse(false));
   }
 
   public NetworkMode mode() {
@@ -257,9 +310,15 @@ public final class SessionNetwork implements AutoCloseable {
 
   @Override
   public void close() {
-    forwarder.ifPresent(Process::destroyForcibly);
-    slirp.ifPresent(Process::destroyForcibly);
-    holder.ifPresent(Process::destroyForcibly);
+    forwarder.ifPresent(p -> end(p, ledger));
+    slirp.ifPresent(p -> end(p, ledger));
+    holder.ifPresent(p -> end(p, ledger));
+  }
+
+  /** SIGKILLs a helper and forgets its record. */
+  private static void end(Process helper, HelperLedger ledger) {
+    helper.destroyForcibly();
+    ledger.ended(helper);
   }
 
   /** SIGKILLs what a previous agent left of the plan {@code name}'s network. */
