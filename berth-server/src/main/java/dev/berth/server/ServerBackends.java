@@ -23,7 +23,9 @@ import java.util.Optional;
 
 /**
  * The records a server runs on, opened as its {@link ServerConfig.Backends} say: the store, the
- * tenant directory and admission lock that share it, the installation id and this replica's name.
+ * tenant directory and admission lock that share it, the installation id, this replica's name, and
+ * the claims it holds on the store while it runs ({@code runtimeClaim}: its runtime's kind, and on
+ * a shared store its replica's name).
  *
  * <p>A shared store (PostgreSQL) changes three things. The installation id is the database's, not
  * the data directory's, or each replica would label its runtimes as another installation's. The
@@ -61,7 +63,14 @@ record ServerBackends(
     try {
       String installation = installation(config, store);
       String holder = holder(config, installation);
-      AutoCloseable claim = claimRuntime(config.backends().runtime(), store);
+      AutoCloseable claim = claims(config, store);
+      try {
+        // After the claims: while another server runs on the store, that is the news.
+        RuntimeSwitch.requireSameKind(store, config.backends().runtime());
+      } catch (RuntimeException e) {
+        closeQuietly(claim, e);
+        throw e;
+      }
       return new ServerBackends(
           store,
           SqlTenantDirectory.sharing(store),
@@ -120,6 +129,40 @@ record ServerBackends(
     return config.backends().store().shared()
         ? HOLDER_PREFIX + installation + "/" + replica(config)
         : HOLDER_PREFIX + installation;
+  }
+
+  /**
+   * What this server holds on a shared store while it runs: its replica's name ({@link
+   * ReplicaName}), then its runtime's kind. One handle closes both.
+   */
+  private static AutoCloseable claims(ServerConfig config, SqlSessionStore store) {
+    if (!config.backends().store().shared()) {
+      return claimRuntime(config.backends().runtime(), store);
+    }
+    AutoCloseable name =
+        ReplicaName.claim(store, replica(config), config.backends().replica().isPresent());
+    AutoCloseable runtime;
+    try {
+      runtime = claimRuntime(config.backends().runtime(), store);
+    } catch (RuntimeException e) {
+      closeQuietly(name, e);
+      throw e;
+    }
+    return () -> {
+      try {
+        runtime.close();
+      } finally {
+        name.close();
+      }
+    };
+  }
+
+  private static void closeQuietly(AutoCloseable claim, RuntimeException cause) {
+    try {
+      claim.close();
+    } catch (Exception e) {
+      cause.addSuppressed(e);
+    }
   }
 
   /**
