@@ -39,15 +39,12 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Nothing outlives the node</h2>
  *
- * <p>These helpers are the node's children, not the workload's, so a node killed with SIGKILL left
- * them running. Each now ends with the node: its standard input is a pipe whose only writer is the
- * node, and the kernel closes that when the node dies, however it dies. The holder waits for that
- * end of file instead of sleeping; slirp4netns is told to exit on it ({@code --exit-fd 0}); the
- * forwarder's parent is a process that waits for that end of file too and takes the forwarder down
- * when it ends, through {@code PR_SET_PDEATHSIG} ({@code setpriv --pdeathsig KILL}: a signal tied
- * to a process that does nothing else, never to one of the node's threads, which come and go). Each
- * helper is also recorded in the node's {@link HelperLedger} before it is used, so that a node that
- * starts kills what a predecessor left should the pipe not have done it.
+ * <p>These helpers are the node's children, not the workload's. Each ends with the node: its stdin
+ * is a pipe only the node writes, which the kernel closes when the node dies. The holder waits for
+ * that end of file, slirp4netns exits on it ({@code --exit-fd 0}), and the forwarder's parent waits
+ * for it and takes the forwarder along ({@code setpriv --pdeathsig KILL}, tied to that process,
+ * never to one of the node's threads). The {@link HelperLedger} records each helper as the
+ * backstop.
  */
 public final class SessionNetwork implements AutoCloseable {
   /** Tags the holder and slirp4netns with the plan's name, so that a restarted agent finds them. */
@@ -137,21 +134,7 @@ public final class SessionNetwork implements AutoCloseable {
     try {
       ledger.started(holder, name, "holder");
       awaitLine(holder, "ready", name);
-      slirp =
-          start(
-              List.of(
-                  tools.slirp4netns(),
-                  "--configure",
-                  "--mtu=65520",
-                  "--disable-host-loopback",
-                  "--enable-sandbox",
-                  "--enable-seccomp",
-                  // Its stdin is the node's pipe: it exits when the node is gone.
-                  "--exit-fd=0",
-                  Long.toString(holder.pid()),
-                  "tap0"),
-              name,
-              ProcessBuilder.Redirect.DISCARD);
+      slirp = start(slirpArgv(tools, holder), name, ProcessBuilder.Redirect.DISCARD);
       ledger.started(slirp, name, "slirp4netns");
       awaitDefaultRoute(holder, slirp, name);
       return new SessionNetwork(
@@ -169,6 +152,20 @@ public final class SessionNetwork implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  private static List<String> slirpArgv(SandboxTools tools, Process holder) {
+    return List.of(
+        tools.slirp4netns(),
+        "--configure",
+        "--mtu=65520",
+        "--disable-host-loopback",
+        "--enable-sandbox",
+        "--enable-seccomp",
+        // Its stdin is the node's pipe: it exits when the node is gone.
+        "--exit-fd=0",
+        Long.toString(holder.pid()),
+        "tap0");
   }
 
   /**
