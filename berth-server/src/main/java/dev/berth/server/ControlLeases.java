@@ -3,7 +3,6 @@ package dev.berth.server;
 import dev.berth.core.agent.AgentClient;
 import dev.berth.core.lifecycle.ReconcileQueue;
 import dev.berth.server.session.ControlLeaseRenewer;
-import dev.berth.server.store.sql.SqlDuties;
 import java.time.Clock;
 import java.util.List;
 
@@ -28,7 +27,7 @@ final class ControlLeases {
         new ControlLeaseRenewer(
             backends.store(), agent, loop, settings.ttl(), settings.concurrency(), clock);
     resources.add(0, renewer);
-    renewer.start(renewer.duty(SqlDuties.sharing(backends.store(), clock), backends.holder()));
+    renewer.start(renewer.duty(backends.duties(), backends.holder()));
     return renewer;
   }
 }

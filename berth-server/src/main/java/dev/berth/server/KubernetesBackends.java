@@ -36,14 +36,22 @@ final class KubernetesBackends {
           ConfigMapInstallation.readOrRecord(client, namespace, Installation::mint);
       String holder = ServerBackends.holder(config, installation);
       ConfigMapClaims claims = new ConfigMapClaims(client, namespace, installation, clock);
+      ConfigMapSessionStore store =
+          new ConfigMapSessionStore(client, namespace, installation, clock);
+      // The replica-name claim is held under this process's own holder: under the replica's name,
+      // a second replica of that name would pass for the first one restarting and take it over.
+      String process = holder + "/" + java.util.UUID.randomUUID();
       AutoCloseable claim =
-          ServerBackends.claimRuntime(
-              config.backends().runtime(),
-              (shared, refusal) ->
-                  claims.claim(ServerBackends.RUNTIME_CLAIM, holder, shared, refusal));
+          ServerBackends.claims(
+              config,
+              store,
+              (key, shared, refusal) ->
+                  key.startsWith(ReplicaName.CLAIM)
+                      ? claims.claim(replicaKey(key), process, shared, refusal)
+                      : claims.claim(key, holder, shared, refusal));
       ConfigMapApprovals approvals = new ConfigMapApprovals(client, namespace, installation);
       return new ServerBackends(
-          new ConfigMapSessionStore(client, namespace, installation, clock),
+          store,
           new ConfigMapTenantDirectory(client, namespace, installation),
           new LeaseAdmissionLock(client, namespace, installation, clock),
           new LeaseDuties(client, namespace, installation, clock),
@@ -55,6 +63,18 @@ final class KubernetesBackends {
     } catch (RuntimeException e) {
       client.close();
       throw e;
+    }
+  }
+
+  /** A replica-name claim's key as a DNS label: the name itself may hold any character. */
+  private static String replicaKey(String key) {
+    try {
+      byte[] sha =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return "replica-" + java.util.HexFormat.of().formatHex(sha, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JVM has SHA-256", e);
     }
   }
 }

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The approval gate's control-plane half, wired: the approvals in the server's store (its database,
  * or ConfigMaps beside the ConfigMap store's sessions), the use cases, the external gateway when
- * one is configured, the sweep that expires approvals nobody reads (and has the external gateway asked again about the
- * waiting ones this replica does not poll), what an agent launch carries to
+ * one is configured, the sweep that expires approvals nobody reads (and has the external gateway
+ * asked again about the waiting ones this replica does not poll), what an agent launch carries to
  * the node, and the cancel of a leaving session's pending approvals.
  */
 final class ServerApprovals implements AutoCloseable {

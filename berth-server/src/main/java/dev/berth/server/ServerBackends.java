@@ -6,6 +6,7 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.store.Duties;
+import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.AdmissionLock;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.archive.filesystem.FilesystemArchiveStore;
@@ -30,9 +31,11 @@ import java.util.function.IntSupplier;
 
 /**
  * The records a server runs on, opened as its {@link ServerConfig.Backends} say: the store, the
- * tenant directory, admission lock, duties and approvals that share it, the installation id and
- * this replica's name. A SQL store keeps them all in its database ({@link #openSql}); a Kubernetes
- * namespace keeps them in ConfigMaps and Leases ({@link KubernetesBackends}).
+ * tenant directory, admission lock, duties and approvals that share it, the installation id, this
+ * replica's name, and the claims it holds on the store while it runs ({@code runtimeClaim}: its
+ * runtime's kind, and on a shared store its replica's name). A SQL store keeps them all in its
+ * database ({@link #openSql}); a Kubernetes namespace keeps them in ConfigMaps and Leases ({@link
+ * KubernetesBackends}).
  *
  * <p>A shared store (PostgreSQL, a Kubernetes namespace) changes three things. The installation id
  * is the store's, not the data directory's, or each replica would label its runtimes as another
@@ -98,10 +101,7 @@ record ServerBackends(
             case StoreChoice.Kubernetes k -> throw new IllegalStateException("not a SQL store");
           };
       String holder = holder(config, installation);
-      AutoCloseable claim =
-          claimRuntime(
-              config.backends().runtime(),
-              (shared, refusal) -> store.claim(RUNTIME_CLAIM, shared, refusal));
+      AutoCloseable claim = claims(config, store, store::claim);
       SqlApprovals approvals = SqlApprovals.sharing(store);
       return new ServerBackends(
           store,
@@ -150,10 +150,59 @@ record ServerBackends(
         : HOLDER_PREFIX + installation;
   }
 
-  /** A claim on the store: shared or exclusive, refused with the message given. */
+  /**
+   * Claims on the store, each under its key: shared or exclusive, refused with the message given.
+   */
   @FunctionalInterface
   interface Claims {
-    AutoCloseable claim(boolean shared, String refusal);
+    AutoCloseable claim(String key, boolean shared, String refusal);
+  }
+
+  /**
+   * What this server holds on its store while it runs: on a shared store its replica's name ({@link
+   * ReplicaName}), then its runtime's kind; one handle closes both. Then the runtime switch is
+   * checked ({@link RuntimeSwitch}), after the claims: while another server runs on the store, that
+   * is the news.
+   */
+  static AutoCloseable claims(ServerConfig config, SessionStore store, Claims claims) {
+    AutoCloseable held = claimsOf(config, claims);
+    try {
+      RuntimeSwitch.requireSameKind(store, config.backends().runtime());
+    } catch (RuntimeException e) {
+      closeQuietly(held, e);
+      throw e;
+    }
+    return held;
+  }
+
+  private static AutoCloseable claimsOf(ServerConfig config, Claims claims) {
+    if (!config.backends().store().shared()) {
+      return claimRuntime(config.backends().runtime(), claims);
+    }
+    AutoCloseable name =
+        ReplicaName.claim(claims, replica(config), config.backends().replica().isPresent());
+    AutoCloseable runtime;
+    try {
+      runtime = claimRuntime(config.backends().runtime(), claims);
+    } catch (RuntimeException e) {
+      closeQuietly(name, e);
+      throw e;
+    }
+    return () -> {
+      try {
+        runtime.close();
+      } finally {
+        name.close();
+      }
+    };
+  }
+
+  private static void closeQuietly(AutoCloseable claim, RuntimeException cause) {
+    try {
+      claim.close();
+    } catch (Exception e) {
+      cause.addSuppressed(e);
+    }
   }
 
   /**
@@ -166,6 +215,7 @@ record ServerBackends(
     return switch (runtime) {
       case RuntimeChoice.Local l ->
           store.claim(
+              RUNTIME_CLAIM,
               false,
               "another berth server already runs on this store (one with the local runtime,"
                   + " whose sessions live on its machine, out of this one's reach; or"
@@ -173,6 +223,7 @@ record ServerBackends(
                   + " server a store of its own");
       case RuntimeChoice.Kubernetes k ->
           store.claim(
+              RUNTIME_CLAIM,
               true,
               "a berth server with the local runtime runs on this store, and its sessions"
                   + " live on its machine, out of a pod's reach; stop it first, or give the"

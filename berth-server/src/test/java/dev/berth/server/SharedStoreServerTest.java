@@ -42,6 +42,9 @@ class SharedStoreServerTest {
   private static final String TOKEN = "shared-admin-token-" + "s".repeat(32);
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Duration CONVERGE = Duration.ofSeconds(90);
+  private static final java.time.Clock CLOCK = java.time.Clock.systemUTC();
+  private static final dev.berth.server.store.sql.SqlTimings NONE =
+      dev.berth.server.store.sql.SqlTimings.NONE;
 
   @TempDir Path work;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -165,6 +168,47 @@ class SharedStoreServerTest {
       assertThat(listed.statusCode()).isEqualTo(200);
       assertThat(listed.body()).contains("held");
     }
+  }
+
+  @Test
+  void aSecondReplicaUnderAnotherOnesNameIsRefusedNamingTheNameTheHolderAndTheWayOut()
+      throws Exception {
+    PostgresLocation store = TestPostgres.freshDatabase();
+    String archive = S3TestServer.get().archiveUrl(S3TestServer.freshPrefix());
+    ServerBackends first = ServerBackends.open(pod("one", store, archive, "blue"), CLOCK, NONE);
+    try {
+      assertThatThrownBy(
+              () -> ServerBackends.open(pod("two", store, archive, "blue"), CLOCK, NONE).store())
+          .isInstanceOf(StoreAccessException.class)
+          .hasMessageContaining("another replica named \"blue\" already runs on this store")
+          .hasMessageContaining("held by \"berth claim berth-replica blue by ")
+          .hasMessageContaining("--replica NAME");
+      ServerBackends green =
+          ServerBackends.open(pod("three", store, archive, "green"), CLOCK, NONE);
+      close(green);
+    } finally {
+      close(first);
+    }
+
+    // The name is free the moment its holder stops: a replica restarted under it takes it again.
+    close(ServerBackends.open(pod("two", store, archive, "blue"), CLOCK, NONE));
+  }
+
+  /** A replica named {@code replica} with the Kubernetes runtime, which replicas share. */
+  private ServerConfig pod(String dir, PostgresLocation store, String archive, String replica) {
+    return config(dir, store, archive)
+        .withBackends(
+            new ServerConfig.Backends(
+                new StoreChoice.Postgres(store),
+                s3(archive),
+                Optional.of(replica),
+                new RuntimeChoice.Kubernetes(
+                    Optional.of("berth"), "berth-agent:test", Optional.empty(), new byte[32])));
+  }
+
+  private static void close(ServerBackends backends) throws Exception {
+    backends.runtimeClaim().close();
+    backends.store().close();
   }
 
   @Test

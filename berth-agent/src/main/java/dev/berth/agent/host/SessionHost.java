@@ -3,6 +3,7 @@ package dev.berth.agent.host;
 import dev.berth.agent.archive.ArchiveSummary;
 import dev.berth.agent.contract.LeaseExpiredException;
 import dev.berth.agent.execution.ExecutionView;
+import dev.berth.agent.isolation.HelperLedger;
 import dev.berth.agent.isolation.Isolation;
 import dev.berth.agent.isolation.Sandbox;
 import dev.berth.agent.isolation.StateDisks;
@@ -56,9 +57,12 @@ public final class SessionHost implements AutoCloseable {
   private final RuntimeHosting hosting;
   private final CheckpointCommands checkpoints;
   private final ScheduledExecutorService ticker;
+  private final List<HelperLedger.Leftover> leftovers;
 
-  private SessionHost(HostParts parts, Optional<SessionId> only) {
+  private SessionHost(
+      HostParts parts, Optional<SessionId> only, List<HelperLedger.Leftover> leftovers) {
     this.parts = parts;
+    this.leftovers = List.copyOf(leftovers);
     this.contracts = new SessionContracts(parts.config(), parts.clock());
     this.disks = new RuntimeDisks(parts.config(), parts.sandbox(), parts.meters());
     this.commands = new SessionCommands(runtimes, locks, contracts);
@@ -97,22 +101,36 @@ public final class SessionHost implements AutoCloseable {
       SessionId session, HostConfig config, Clock clock, java.net.URI sidecarProxy) {
     return open(
         new HostParts(config, Sandbox.none(), NodeMeters.NONE, clock, Optional.of(sidecarProxy)),
-        Optional.of(session));
+        Optional.of(session),
+        List.of());
   }
 
   private static SessionHost open(
       HostConfig config, Clock clock, NodeMeters meters, Optional<SessionId> only) {
+    // Before any helper of this host starts: what the records name is a predecessor's.
+    HelperLedger helpers = HelperLedger.at(config.root().resolve(HelperLedger.DIRECTORY));
+    List<HelperLedger.Leftover> leftovers = helpers.reapLeftovers();
     Sandbox sandbox =
-        Sandbox.detect(Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids"));
-    return open(new HostParts(config, sandbox, meters, clock), only);
+        Sandbox.detect(
+            Path.of("/sys/fs/cgroup"), config.sandbox(), config.root().resolve("uids"), helpers);
+    return open(new HostParts(config, sandbox, meters, clock), only, leftovers);
   }
 
-  private static SessionHost open(HostParts parts, Optional<SessionId> only) {
-    SessionHost host = new SessionHost(parts, only);
+  private static SessionHost open(
+      HostParts parts, Optional<SessionId> only, List<HelperLedger.Leftover> leftovers) {
+    SessionHost host = new SessionHost(parts, only, leftovers);
     new HostReload(host.parts, host.runtimes, host.contracts, host.disks).run();
     var unused =
         host.ticker.scheduleWithFixedDelay(host.runtimes::tickLeases, 1, 1, TimeUnit.SECONDS);
     return host;
+  }
+
+  /**
+   * The helper processes a previous host on this root left running (it was killed, so it could not
+   * end them) and what this host did about each when it opened: kill them, found by its records.
+   */
+  public List<HelperLedger.Leftover> leftovers() {
+    return leftovers;
   }
 
   /** What a runtime provisioned now would run under: the host's sandbox with its limits. */

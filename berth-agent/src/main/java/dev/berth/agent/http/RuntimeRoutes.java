@@ -36,6 +36,7 @@ final class RuntimeRoutes {
     routes.before(SESSION + "/*", this::requireRuntime);
     routes.get("/v1/sessions", this::list);
     routes.get("/v1/isolation", ctx -> send(ctx, StatusJson.isolation(host.isolation())));
+    routes.get("/v1/leftovers", ctx -> send(ctx, Map.of("leftovers", host.leftovers())));
     routes.put(SESSION, this::provision);
     routes.delete(SESSION, this::remove);
     routes.get(SESSION + "/status", this::status);

@@ -25,6 +25,7 @@ final class Confiner {
   private final SandboxSettings settings;
   private final HostIdentity identity;
   private final UidClaims claims;
+  private final HelperLedger helpers;
 
   /** The session's user, and what gives back the host uid it was claimed for. */
   private record User(SessionUser user, Runnable release) {}
@@ -34,12 +35,14 @@ final class Confiner {
       Optional<SeccompFilter> seccomp,
       SandboxSettings settings,
       HostIdentity identity,
-      UidClaims claims) {
+      UidClaims claims,
+      HelperLedger helpers) {
     this.tools = tools;
     this.seccomp = seccomp;
     this.settings = settings;
     this.identity = identity;
     this.claims = claims;
+    this.helpers = helpers;
   }
 
   /**
@@ -106,9 +109,10 @@ final class Confiner {
 
   private SessionNetwork network(String name, NetworkMode mode, Optional<Path> proxySocket) {
     return switch (mode) {
-      case EGRESS -> SessionNetwork.egress(name, tools, identity.root(), List.of());
+      case EGRESS -> SessionNetwork.egress(name, tools, identity.root(), List.of(), helpers);
       case PROXY ->
-          SessionNetwork.proxyOnly(name, tools, identity.root(), proxySocket.orElseThrow());
+          SessionNetwork.proxyOnly(
+              name, tools, identity.root(), proxySocket.orElseThrow(), helpers);
       case NONE -> SessionNetwork.none();
     };
   }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The fields of {@code /proc/<pid>/stat} that process control needs.
@@ -50,6 +51,42 @@ public record ProcStat(
         Long.parseLong(rest[2]),
         Long.parseLong(rest[3]),
         Long.parseLong(rest[5]));
+  }
+
+  /**
+   * When process {@code pid} started, in clock ticks since boot (field 22, {@code starttime}), or
+   * empty when the process does not exist (anymore). A pid and this number name one process of this
+   * boot: a later process given the same pid started later.
+   */
+  public static OptionalLong startTicks(long pid) {
+    try {
+      return OptionalLong.of(
+          startTicksOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat"))));
+    } catch (IOException | IllegalArgumentException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /**
+   * Field 22 of one stat line.
+   *
+   * @throws IllegalArgumentException when the line is not a stat line or is too short
+   */
+  public static long startTicksOf(String line) {
+    int close = line.lastIndexOf(')');
+    if (close < 0 || close + 2 > line.length()) {
+      throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + line);
+    }
+    // Fields 3 onward follow the comm; field 22 is the 20th of them.
+    String[] rest = line.substring(close + 2).split(" ");
+    if (rest.length < 20) {
+      throw new IllegalArgumentException("a /proc/<pid>/stat line without field 22: " + line);
+    }
+    try {
+      return Long.parseLong(rest[19].trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("field 22 of a /proc/<pid>/stat line is not a number", e);
+    }
   }
 
   /** Dead but not yet reaped: it holds a pid and nothing else. */

@@ -38,6 +38,7 @@ public final class Sandbox {
   private final UidClaims claims;
   private final StateDisks disks;
   private final Confiner confiner;
+  private final HelperLedger helpers;
   private final List<String> viewReport;
 
   private Sandbox(
@@ -49,7 +50,8 @@ public final class Sandbox {
       SandboxSettings settings,
       HostIdentity identity,
       UidClaims claims,
-      StateDisks disks) {
+      StateDisks disks,
+      HelperLedger helpers) {
     this.cgroups = cgroups;
     this.tools = tools;
     this.confines = confines;
@@ -59,7 +61,8 @@ public final class Sandbox {
     this.identity = identity;
     this.claims = claims;
     this.disks = disks;
-    this.confiner = new Confiner(tools, seccomp, settings, identity, claims);
+    this.helpers = helpers;
+    this.confiner = new Confiner(tools, seccomp, settings, identity, claims, helpers);
     // The view a session would get, reported for runtimes without a plan (and GET /v1/isolation):
     // made once, since it lists /etc/ssh and stats every mask.
     this.viewReport =
@@ -89,6 +92,15 @@ public final class Sandbox {
    * @throws IllegalStateException when {@code egress} was asked for explicitly and cannot work
    */
   public static Sandbox detect(Path cgroupRoot, SandboxSettings settings, Path uidClaims) {
+    return detect(cgroupRoot, settings, uidClaims, HelperLedger.none());
+  }
+
+  /**
+   * As {@link #detect(Path, SandboxSettings, Path)}, recording every helper process the sessions'
+   * networks need in {@code helpers}, for the host that opens the same root after this one.
+   */
+  public static Sandbox detect(
+      Path cgroupRoot, SandboxSettings settings, Path uidClaims, HelperLedger helpers) {
     List<String> self;
     try {
       self = Files.readAllLines(Path.of("/proc/self/cgroup"));
@@ -108,11 +120,20 @@ public final class Sandbox {
             Path.of(System.getProperty("java.io.tmpdir")));
     Sandbox candidate =
         new Sandbox(
-            cgroups, tools, true, seccomp, NetworkMode.NONE, settings, identity, claims, disks);
+            cgroups,
+            tools,
+            true,
+            seccomp,
+            NetworkMode.NONE,
+            settings,
+            identity,
+            claims,
+            disks,
+            helpers);
     boolean confines = tools.bwrap().isPresent() && SandboxProbe.launchWorks(candidate);
     NetworkMode network = NetworkMode.NONE;
     if (confines) {
-      network = SandboxProbe.chooseNetwork(settings.network(), tools, identity);
+      network = SandboxProbe.chooseNetwork(settings.network(), tools, identity, helpers);
     } else if (settings.network().isPresent()) {
       LOG.warn(
           "--network {} asked for, but this host cannot sandbox sessions (see the isolation"
@@ -120,7 +141,8 @@ public final class Sandbox {
           settings.network().get().wireName());
     }
     Sandbox sandbox =
-        new Sandbox(cgroups, tools, confines, seccomp, network, settings, identity, claims, disks);
+        new Sandbox(
+            cgroups, tools, confines, seccomp, network, settings, identity, claims, disks, helpers);
     LOG.info("session isolation on this host: {}", sandbox.isolation());
     return sandbox;
   }
@@ -136,7 +158,8 @@ public final class Sandbox {
         SandboxSettings.defaults(),
         HostIdentity.ofThisProcess(),
         new UidClaims(Path.of(System.getProperty("java.io.tmpdir"), "berth-uids")),
-        StateDisks.none());
+        StateDisks.none(),
+        HelperLedger.none());
   }
 
   /** The same host without bwrap: cgroups (if any) but no namespaces. */
@@ -150,7 +173,8 @@ public final class Sandbox {
         settings,
         identity,
         claims,
-        disks);
+        disks,
+        helpers);
   }
 
   /**
@@ -268,7 +292,8 @@ public final class Sandbox {
       List<SandboxBind> cliBinds) {
     if (confines && !tools.canProxy()) {
       throw new IllegalStateException(
-          "an agent session needs unshare, nsenter, ip and socat to reach its credential proxy;"
+          "an agent session needs unshare, nsenter, setpriv, ip and socat to reach its credential"
+              + " proxy;"
               + " install util-linux, iproute2 and socat");
     }
     return plan(

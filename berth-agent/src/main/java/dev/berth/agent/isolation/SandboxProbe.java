@@ -79,11 +79,14 @@ final class SandboxProbe {
    * @throws IllegalStateException when {@code egress} was {@code asked} for and does not work
    */
   static NetworkMode chooseNetwork(
-      Optional<NetworkMode> asked, SandboxTools tools, HostIdentity identity) {
+      Optional<NetworkMode> asked,
+      SandboxTools tools,
+      HostIdentity identity,
+      HelperLedger helpers) {
     if (asked.equals(Optional.of(NetworkMode.NONE))) {
       return NetworkMode.NONE;
     }
-    Optional<String> failure = egressFailure(tools, identity);
+    Optional<String> failure = egressFailure(tools, identity, helpers);
     if (failure.isEmpty()) {
       return NetworkMode.EGRESS;
     }
@@ -98,13 +101,18 @@ final class SandboxProbe {
     return NetworkMode.NONE;
   }
 
-  private static Optional<String> egressFailure(SandboxTools tools, HostIdentity identity) {
+  private static Optional<String> egressFailure(
+      SandboxTools tools, HostIdentity identity, HelperLedger helpers) {
     if (!tools.canEgress()) {
       return Optional.of("slirp4netns, ip, nft, unshare or nsenter is not installed");
     }
     try {
       SessionNetwork.egress(
-              "berth-probe-" + ProcessHandle.current().pid(), tools, identity.root(), List.of())
+              "berth-probe-" + ProcessHandle.current().pid(),
+              tools,
+              identity.root(),
+              List.of(),
+              helpers)
           .close();
       return Optional.empty();
     } catch (RuntimeException e) {

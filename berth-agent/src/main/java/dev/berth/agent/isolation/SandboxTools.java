@@ -56,10 +56,14 @@ record SandboxTools(
         && nftTool.isPresent();
   }
 
-  /** Whether an agent session's proxy-only network can be made: a namespace and socat. */
+  /**
+   * Whether an agent session's proxy-only network can be made: a namespace and socat, and setpriv
+   * to tie the forwarder's life to the node's.
+   */
   boolean canProxy() {
     return unshareTool.isPresent()
         && nsenterTool.isPresent()
+        && setprivTool.isPresent()
         && ipTool.isPresent()
         && socatTool.isPresent();
   }

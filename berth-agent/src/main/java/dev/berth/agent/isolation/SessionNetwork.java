@@ -36,6 +36,15 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@code proxy} (agent sessions): a holder's namespace with a loopback only, where a forwarder
  * started in it brings the session's credential proxy to {@code 127.0.0.1:8091} ({@link
  * #proxyOnly}).
+ *
+ * <h2>Nothing outlives the node</h2>
+ *
+ * <p>These helpers are the node's children, not the workload's. Each ends with the node: its stdin
+ * is a pipe only the node writes, which the kernel closes when the node dies. The holder waits for
+ * that end of file, slirp4netns exits on it ({@code --exit-fd 0}), and the forwarder's parent waits
+ * for it and takes the forwarder along ({@code setpriv --pdeathsig KILL}, tied to that process,
+ * never to one of the node's threads). The {@link HelperLedger} records each helper as the
+ * backstop.
  */
 public final class SessionNetwork implements AutoCloseable {
   /** Tags the holder and slirp4netns with the plan's name, so that a restarted agent finds them. */
@@ -44,12 +53,16 @@ public final class SessionNetwork implements AutoCloseable {
   private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final List<String> ALWAYS_BLOCKED = List.of("10.0.2.2/32", "169.254.0.0/16");
 
+  /** The holder's last step: hold the namespace until the node's end of its stdin closes. */
+  private static final String HOLD = "exec cat >/dev/null\n";
+
   private final NetworkMode mode;
   private final Optional<Process> holder;
   private final Optional<Process> slirp;
   private final Optional<Process> forwarder;
   private final List<String> blocked;
   private final boolean userNamespace;
+  private final HelperLedger ledger;
 
   private SessionNetwork(
       NetworkMode mode,
@@ -57,19 +70,27 @@ public final class SessionNetwork implements AutoCloseable {
       Optional<Process> slirp,
       Optional<Process> forwarder,
       List<String> blocked,
-      boolean userNamespace) {
+      boolean userNamespace,
+      HelperLedger ledger) {
     this.mode = mode;
     this.holder = holder;
     this.slirp = slirp;
     this.forwarder = forwarder;
     this.blocked = blocked;
     this.userNamespace = userNamespace;
+    this.ledger = ledger;
   }
 
   /** A namespace with a loopback only, made by bwrap. */
   static SessionNetwork none() {
     return new SessionNetwork(
-        NetworkMode.NONE, Optional.empty(), Optional.empty(), Optional.empty(), List.of(), false);
+        NetworkMode.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of(),
+        false,
+        HelperLedger.none());
   }
 
   /**
@@ -79,10 +100,15 @@ public final class SessionNetwork implements AutoCloseable {
    * @param tools where unshare, ip and slirp4netns are
    * @param asRoot whether the agent runs as root (the namespace then needs no user namespace)
    * @param extraBlocked more destinations (CIDR) to refuse
+   * @param ledger where the helpers are recorded
    * @throws IllegalStateException when the namespace does not come up
    */
   static SessionNetwork egress(
-      String name, SandboxTools tools, boolean asRoot, List<String> extraBlocked) {
+      String name,
+      SandboxTools tools,
+      boolean asRoot,
+      List<String> extraBlocked,
+      HelperLedger ledger) {
     killLeftovers(name);
     List<String> blocked = new ArrayList<>(hostAddresses());
     blocked.addAll(ALWAYS_BLOCKED);
@@ -97,7 +123,7 @@ public final class SessionNetwork implements AutoCloseable {
     }
     script.append(quote(tools.nft())).append(" -f - <<'BERTH_NFT' || exit 1\n");
     script.append(firewall(blocked)).append("BERTH_NFT\n");
-    script.append("echo ready\nexec sleep infinity\n");
+    script.append("echo ready\n").append(HOLD);
     List<String> argv = new ArrayList<>(List.of(tools.unshare()));
     if (!asRoot) {
       argv.addAll(List.of("--user", "--map-root-user"));
@@ -106,20 +132,10 @@ public final class SessionNetwork implements AutoCloseable {
     Process holder = start(argv, name);
     Process slirp = null;
     try {
+      ledger.started(holder, name, "holder");
       awaitLine(holder, "ready", name);
-      slirp =
-          start(
-              List.of(
-                  tools.slirp4netns(),
-                  "--configure",
-                  "--mtu=65520",
-                  "--disable-host-loopback",
-                  "--enable-sandbox",
-                  "--enable-seccomp",
-                  Long.toString(holder.pid()),
-                  "tap0"),
-              name,
-              ProcessBuilder.Redirect.DISCARD);
+      slirp = start(slirpArgv(tools, holder), name, ProcessBuilder.Redirect.DISCARD);
+      ledger.started(slirp, name, "slirp4netns");
       awaitDefaultRoute(holder, slirp, name);
       return new SessionNetwork(
           NetworkMode.EGRESS,
@@ -127,14 +143,29 @@ public final class SessionNetwork implements AutoCloseable {
           Optional.of(slirp),
           Optional.empty(),
           List.copyOf(blocked),
-          !asRoot);
+          !asRoot,
+          ledger);
     } catch (RuntimeException e) {
-      holder.destroyForcibly();
+      end(holder, ledger);
       if (slirp != null) {
-        slirp.destroyForcibly();
+        end(slirp, ledger);
       }
       throw e;
     }
+  }
+
+  private static List<String> slirpArgv(SandboxTools tools, Process holder) {
+    return List.of(
+        tools.slirp4netns(),
+        "--configure",
+        "--mtu=65520",
+        "--disable-host-loopback",
+        "--enable-sandbox",
+        "--enable-seccomp",
+        // Its stdin is the node's pipe: it exits when the node is gone.
+        "--exit-fd=0",
+        Long.toString(holder.pid()),
+        "tap0");
   }
 
   /**
@@ -149,10 +180,9 @@ public final class SessionNetwork implements AutoCloseable {
    * @throws IllegalStateException when the namespace or the forwarder does not come up
    */
   static SessionNetwork proxyOnly(
-      String name, SandboxTools tools, boolean asRoot, Path proxySocket) {
+      String name, SandboxTools tools, boolean asRoot, Path proxySocket, HelperLedger ledger) {
     killLeftovers(name);
-    String script =
-        quote(tools.ip()) + " link set lo up || exit 1\necho ready\nexec sleep infinity\n";
+    String script = quote(tools.ip()) + " link set lo up || exit 1\necho ready\n" + HOLD;
     List<String> argv = new ArrayList<>(List.of(tools.unshare()));
     if (!asRoot) {
       argv.addAll(List.of("--user", "--map-root-user"));
@@ -161,9 +191,17 @@ public final class SessionNetwork implements AutoCloseable {
     Process holder = start(argv, name);
     Process forwarder = null;
     try {
+      ledger.started(holder, name, "holder");
       awaitLine(holder, "ready", name);
+      // The forwarder dies with its parent, which ends when the node's pipe closes (see above).
       List<String> forward =
-          new ArrayList<>(List.of(tools.nsenter(), "-t", Long.toString(holder.pid())));
+          new ArrayList<>(
+              List.of(
+                  "/bin/sh",
+                  "-c",
+                  quote(tools.setpriv()) + " --pdeathsig KILL -- \"$@\" &\n" + HOLD,
+                  "berth-forward"));
+      forward.addAll(List.of(tools.nsenter(), "-t", Long.toString(holder.pid())));
       if (!asRoot) {
         forward.addAll(List.of("-U", "--preserve-credentials"));
       }
@@ -174,6 +212,7 @@ public final class SessionNetwork implements AutoCloseable {
               "TCP-LISTEN:" + NetworkMode.PROXY_PORT + ",bind=127.0.0.1,reuseaddr,fork",
               "UNIX-CONNECT:" + proxySocket));
       forwarder = start(forward, name, ProcessBuilder.Redirect.DISCARD);
+      ledger.started(forwarder, name, "forwarder");
       awaitListening(holder, forwarder, name);
       return new SessionNetwork(
           NetworkMode.PROXY,
@@ -181,11 +220,12 @@ public final class SessionNetwork implements AutoCloseable {
           Optional.empty(),
           Optional.of(forwarder),
           List.of(),
-          !asRoot);
+          !asRoot,
+          ledger);
     } catch (RuntimeException e) {
-      holder.destroyForcibly();
+      end(holder, ledger);
       if (forwarder != null) {
-        forwarder.destroyForcibly();
+        end(forwarder, ledger);
       }
       throw e;
     }
@@ -208,7 +248,7 @@ public final class SessionNetwork implements AutoCloseable {
       } catch (IOException e) {
         break;
       }
-      if (!forwarder.isAlive()) {
+      if (!forwarder.isAlive() || forwarderExited(forwarder)) {
         break;
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
@@ -216,9 +256,19 @@ public final class SessionNetwork implements AutoCloseable {
     throw new IllegalStateException(
         "the credential proxy forwarder of "
             + name
-            + (forwarder.isAlive()
+            + (forwarder.isAlive() && !forwarderExited(forwarder)
                 ? " did not listen within 10 s"
-                : " exited with " + forwarder.exitValue() + " (is socat installed and working?)"));
+                : " exited (is socat installed and working?)"));
+  }
+
+  /**
+   * Whether socat, below the process that waits for the node's end of file, has ended: it is then a
+   * zombie child of that process, which never reaps it.
+   */
+  private static boolean forwarderExited(Process forwarder) {
+    return forwarder
+        .children()
+        .anyMatch(child -> ProcStat.read(child.pid()).map(ProcStat::isZombie).orElse(false));
   }
 
   public NetworkMode mode() {
@@ -257,9 +307,15 @@ public final class SessionNetwork implements AutoCloseable {
 
   @Override
   public void close() {
-    forwarder.ifPresent(Process::destroyForcibly);
-    slirp.ifPresent(Process::destroyForcibly);
-    holder.ifPresent(Process::destroyForcibly);
+    forwarder.ifPresent(p -> end(p, ledger));
+    slirp.ifPresent(p -> end(p, ledger));
+    holder.ifPresent(p -> end(p, ledger));
+  }
+
+  /** SIGKILLs a helper and forgets its record. */
+  private static void end(Process helper, HelperLedger ledger) {
+    helper.destroyForcibly();
+    ledger.ended(helper);
   }
 
   /** SIGKILLs what a previous agent left of the plan {@code name}'s network. */

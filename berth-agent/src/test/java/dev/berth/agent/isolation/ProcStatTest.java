@@ -37,4 +37,23 @@ class ProcStatTest {
     assertThatThrownBy(() -> ProcStat.parse("garbage"))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void readsTheStartTimeFromField22EvenBehindATrickyCommandName() {
+    String line =
+        "4242 (a) b (c)) S 1 4240 4200 34816 4250 4194560 0 0 0 0 7 3 0 0 20 0 1 0 987654 1 2";
+
+    assertThat(ProcStat.startTicksOf(line)).isEqualTo(987654);
+    assertThatThrownBy(() -> ProcStat.startTicksOf("4242 (a) S 1 4240"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theStartTimeOfALiveProcessStaysAndAMissingOneHasNone() {
+    long self = ProcessHandle.current().pid();
+
+    assertThat(ProcStat.startTicks(self)).isPresent();
+    assertThat(ProcStat.startTicks(self)).isEqualTo(ProcStat.startTicks(self));
+    assertThat(ProcStat.startTicks(Integer.MAX_VALUE)).isEmpty();
+  }
 }

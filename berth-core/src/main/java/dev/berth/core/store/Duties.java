@@ -21,4 +21,11 @@ public interface Duties {
    * @return whether {@code holder} holds the duty now: false while another holder's is live
    */
   boolean hold(String duty, String holder, Duration ttl);
+
+  /**
+   * Gives {@code duty} up when {@code holder} holds it, so that another holder takes it at its next
+   * turn instead of waiting out the time to live (a replica that shuts down). Does nothing when
+   * another holder holds it or nobody does.
+   */
+  void release(String duty, String holder);
 }

@@ -72,6 +72,27 @@ public abstract class DutiesContract {
   }
 
   @Test
+  void aReleasedDutyIsTakenByAnotherHolderAtOnce() {
+    assertThat(duties.hold("idle-scan", "replica-a", TTL)).isTrue();
+
+    duties.release("idle-scan", "replica-a");
+
+    assertThat(duties.hold("idle-scan", "replica-b", TTL)).isTrue();
+    assertThat(duties.hold("idle-scan", "replica-a", TTL)).isFalse();
+  }
+
+  @Test
+  void releasingADutyOneDoesNotHoldChangesNothing() {
+    duties.release("idle-scan", "replica-b");
+    assertThat(duties.hold("idle-scan", "replica-a", TTL)).isTrue();
+
+    duties.release("idle-scan", "replica-b");
+
+    assertThat(duties.hold("idle-scan", "replica-b", TTL)).isFalse();
+    assertThat(duties.hold("idle-scan", "replica-a", TTL)).isTrue();
+  }
+
+  @Test
   void dutiesOfOtherNamesAreHeldApart() {
     assertThat(duties.hold("idle-scan", "replica-a", TTL)).isTrue();
 

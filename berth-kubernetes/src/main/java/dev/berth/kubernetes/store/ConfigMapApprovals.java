@@ -107,6 +107,15 @@ public final class ConfigMapApprovals implements Approvals {
         .toList();
   }
 
+  @Override
+  public List<Approval> waitingAt(Instant now) {
+    return pending().stream()
+        .filter(a -> a.expiresAt().isAfter(now))
+        .sorted(
+            java.util.Comparator.comparing(Approval::createdAt).thenComparing(a -> a.id().value()))
+        .toList();
+  }
+
   /** How many approvals of the installation are pending (expired or not), for the gauge. */
   public int countAllPending() {
     return pending().size();

@@ -63,6 +63,24 @@ public final class LeaseDuties implements Duties {
         });
   }
 
+  @Override
+  public void release(String duty, String holder) {
+    if (!NAME.matcher(duty).matches()) {
+      return; // no Lease can name it, so nobody holds it
+    }
+    leases.edit(
+        layout.duty(duty),
+        current -> {
+          if (current.isEmpty()
+              || !holder.equals(current.map(LeaseObjects::read).orElse(Held.NEVER).holder())) {
+            return Edit.keep(false);
+          }
+          Lease lease = current.get();
+          LeaseObjects.free(lease);
+          return Edit.write(lease, true);
+        });
+  }
+
   private Lease newLease(String duty) {
     Lease lease = new Lease();
     lease.setMetadata(Layout.metadata(layout.duty(duty), layout.selector(KIND)));

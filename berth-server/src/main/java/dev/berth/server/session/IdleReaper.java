@@ -62,6 +62,9 @@ public final class IdleReaper implements AutoCloseable {
   /** {@code berth_idle_decisions_total{decision}}. */
   private final Meter.MeterProvider<Counter> decisions;
 
+  /** The duty the scans run under, once started; given up at close. */
+  private volatile Optional<ReplicaDuty> duty = Optional.empty();
+
   public IdleReaper(
       SessionStore store,
       SessionIntents intents,
@@ -86,6 +89,7 @@ public final class IdleReaper implements AutoCloseable {
    * several replicas on one store, one at a time probes the agents and decides.
    */
   public void start(Duration interval, ReplicaDuty duty) {
+    this.duty = Optional.of(duty);
     var unused =
         timer.scheduleWithFixedDelay(
             () -> {
@@ -223,8 +227,28 @@ public final class IdleReaper implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops scanning and gives the duty up, so that another replica scans at its next turn instead of
+   * waiting out the duty's time to live. A scan in flight is let finish first (a little while), or
+   * it would take the duty again right after.
+   */
   @Override
   public void close() {
     timer.shutdownNow();
+    try {
+      if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("an idle scan did not stop within 10 s; its duty is left to expire");
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    try {
+      duty.ifPresent(ReplicaDuty::release);
+    } catch (RuntimeException e) {
+      // The duty then expires after its time to live, as a killed replica's does.
+      LOG.warn("could not give the idle-scan duty up; another replica takes it once it expires", e);
+    }
   }
 }

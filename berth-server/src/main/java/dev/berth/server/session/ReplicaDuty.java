@@ -8,7 +8,8 @@ import java.util.Objects;
  * A periodic duty of the whole installation that this replica performs only while it holds it
  * ({@link Duties}): each turn renews the duty and does the work, or does nothing while another
  * replica holds it. The duty lives {@value #PERIODS} periods, so a holder that misses two turns (a
- * pause, a store hiccup) keeps it, and one that died is replaced within that time.
+ * pause, a store hiccup) keeps it, and one that died is replaced within that time; one that shuts
+ * down {@link #release releases} it, so that another replica takes it at its next turn.
  */
 public final class ReplicaDuty {
 
@@ -36,5 +37,10 @@ public final class ReplicaDuty {
     }
     work.run();
     return true;
+  }
+
+  /** Gives the duty up if this replica holds it (it shuts down). */
+  public void release() {
+    duties.release(duty, holder);
   }
 }

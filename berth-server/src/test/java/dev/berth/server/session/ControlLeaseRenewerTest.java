@@ -12,6 +12,7 @@ import dev.berth.core.session.Phase;
 import dev.berth.core.session.RuntimeRef;
 import dev.berth.core.session.Session;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.store.Duties;
 import dev.berth.core.testing.InMemorySessionStore;
 import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.TestSessions;
@@ -140,13 +141,14 @@ class ControlLeaseRenewerTest {
     List<Duration> ttls = new ArrayList<>();
     ReplicaDuty mine =
         renewer.duty(
-            (duty, holder, ttl) -> {
-              ttls.add(ttl);
-              return holder.equals("replica-a");
-            },
+            held(
+                (duty, holder, ttl) -> {
+                  ttls.add(ttl);
+                  return holder.equals("replica-a");
+                }),
             "replica-a");
     ReplicaDuty other =
-        renewer.duty((duty, holder, ttl) -> holder.equals("replica-a"), "replica-b");
+        renewer.duty(held((duty, holder, ttl) -> holder.equals("replica-a")), "replica-b");
 
     assertThat(other.perform(renewer::round)).isFalse();
     assertThat(agent.sent).isEmpty();
@@ -163,7 +165,7 @@ class ControlLeaseRenewerTest {
         new ControlLeaseRenewer(store, agent, enqueued::add, Duration.ofMillis(300), 2, clock);
     store.create(TestSessions.ready(clock.instant()));
 
-    renewer.start(renewer.duty((duty, holder, ttl) -> true, "replica-a"));
+    renewer.start(renewer.duty(held((duty, holder, ttl) -> true), "replica-a"));
 
     await().atMost(Duration.ofSeconds(5)).until(() -> agent.sent.size() >= 4);
   }
@@ -211,5 +213,24 @@ class ControlLeaseRenewerTest {
       sent.add(new Sent(runtime, (AgentCommand.RenewLease) command));
       return new AgentReply.Accepted();
     }
+  }
+
+  /** How a stand-in duty answers {@link Duties#hold}. */
+  @FunctionalInterface
+  interface Hold {
+    boolean hold(String duty, String holder, Duration ttl);
+  }
+
+  /** A stand-in for the store's duties that answers as {@code hold} says and releases nothing. */
+  private static Duties held(Hold hold) {
+    return new Duties() {
+      @Override
+      public boolean hold(String duty, String holder, Duration ttl) {
+        return hold.hold(duty, holder, ttl);
+      }
+
+      @Override
+      public void release(String duty, String holder) {}
+    };
   }
 }

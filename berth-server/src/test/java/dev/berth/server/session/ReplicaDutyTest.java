@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two replicas' turns at one duty on a real SQLite store (the clock moved by the test): only the
- * holder works, and a holder that stops is replaced once three periods have passed.
+ * holder works, a holder that stops is replaced once three periods have passed, and one that shuts
+ * down (releasing the duty) is replaced at the other's next turn.
  */
 class ReplicaDutyTest {
   private static final Duration PERIOD = Duration.ofSeconds(10);
@@ -61,6 +62,18 @@ class ReplicaDutyTest {
     assertThat(b.perform(() -> work.add("b"))).isTrue();
 
     assertThat(a.perform(() -> work.add("a"))).as("the old holder came back").isFalse();
+    assertThat(work).containsExactly("a", "b");
+  }
+
+  @Test
+  void aHolderThatShutsDownIsReplacedAtTheOtherReplicasNextTurn() {
+    assertThat(a.perform(() -> work.add("a"))).isTrue();
+    assertThat(b.perform(() -> work.add("b"))).isFalse();
+
+    a.release();
+    clock.advance(PERIOD);
+
+    assertThat(b.perform(() -> work.add("b"))).as("no need to wait out the duty").isTrue();
     assertThat(work).containsExactly("a", "b");
   }
 }

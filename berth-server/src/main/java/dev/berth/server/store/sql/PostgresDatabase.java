@@ -155,9 +155,10 @@ final class PostgresDatabase extends PooledSqlDatabase {
       properties.setProperty("user", location.user());
       location.password().ifPresent(p -> properties.setProperty("password", p));
       // An idle connection a firewall forgets would drop the claim unnoticed; keep-alives stop
-      // that, and the application name tells an operator in pg_stat_activity who holds it.
+      // that, and the application name tells an operator in pg_stat_activity (and a refused
+      // claimant) who holds it.
       properties.setProperty("tcpKeepAlive", "true");
-      properties.setProperty("ApplicationName", "berth claim " + key);
+      properties.setProperty("ApplicationName", applicationName(key));
       held = DriverManager.getConnection(location.jdbcUrl(), properties);
     } catch (SQLException e) {
       throw failure("claim " + key, e);
@@ -169,7 +170,7 @@ final class PostgresDatabase extends PooledSqlDatabase {
                   held, "SELECT " + lock + "(2, hashtext(?))", rs -> rs.getBoolean(1), key)
               .orElse(false);
       if (!claimed) {
-        throw new StoreAccessException(describe() + ": " + refusal);
+        throw new StoreAccessException(describe() + ": " + refusal + holderOf(held, key));
       }
       return held;
     } catch (SQLException | RuntimeException e) {
@@ -178,6 +179,57 @@ final class PostgresDatabase extends PooledSqlDatabase {
         throw r;
       }
       throw failure("claim " + key, (SQLException) e);
+    }
+  }
+
+  /**
+   * What a claim's connection is called: the key, and the host and process that hold it. PostgreSQL
+   * keeps the first 63 bytes.
+   */
+  static String applicationName(String key) {
+    String name =
+        "berth claim " + key + " by " + hostName() + " pid " + ProcessHandle.current().pid();
+    return name.length() > 63 ? name.substring(0, 63) : name;
+  }
+
+  /**
+   * Who holds the claim {@code key} (an advisory lock of the form {@code (2, hashtext(key))}, which
+   * {@code pg_locks} shows as class id 2 and object id the hash, sub-id 2), as {@code " (held by
+   * …)"}; empty when the database does not say (the holder ended meanwhile, or this user may not
+   * see other sessions).
+   */
+  private static String holderOf(Connection c, String key) {
+    try {
+      return SqlDatabase.queryOne(
+              c,
+              "SELECT a.application_name, a.client_addr::text, a.backend_start"
+                  + " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                  + " WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 2"
+                  + " AND l.objid = hashtext(?)::oid AND l.objsubid = 2 LIMIT 1",
+              rs ->
+                  " (held by \""
+                      + rs.getString(1)
+                      + "\""
+                      + (rs.getString(2) == null ? "" : " from " + rs.getString(2))
+                      + " since "
+                      + rs.getTimestamp(3).toInstant()
+                      + ")",
+              key)
+          .orElse("");
+    } catch (SQLException | RuntimeException e) {
+      return "";
+    }
+  }
+
+  private static String hostName() {
+    String fromEnvironment = System.getenv("HOSTNAME");
+    if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+      return fromEnvironment;
+    }
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "an unknown host";
     }
   }
 

@@ -35,6 +35,16 @@ public final class SqlDuties implements Duties {
   }
 
   @Override
+  public void release(String duty, String holder) {
+    var unused =
+        db.write(
+            "release duty " + duty + " of " + holder,
+            c ->
+                SqlDatabase.update(
+                    c, "DELETE FROM duties WHERE name = ? AND holder = ?", duty, holder));
+  }
+
+  @Override
   public boolean hold(String duty, String holder, Duration ttl) {
     return db.write(
         "hold duty " + duty + " for " + holder,
