@@ -8,8 +8,8 @@ package dev.berth.core.store;
  * then enters recovery mode instead of acting on what it holds (docs/operations.md, "Restoring a
  * store backup").
  *
- * <p>Kept in the store itself, so that restoring the store restores the epoch with it: that is
- * what makes the restore visible. Thread-safe; safe across processes sharing the store.
+ * <p>Kept in the store itself, so that restoring the store restores the epoch with it: that is what
+ * makes the restore visible. Thread-safe; safe across processes sharing the store.
  */
 public interface StoreEpochs {
 

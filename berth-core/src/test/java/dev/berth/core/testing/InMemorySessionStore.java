@@ -324,7 +324,9 @@ public final class InMemorySessionStore
             return Optional.empty();
           }
           FencingToken token =
-              live ? current.token() : new FencingToken(
+              live
+                  ? current.token()
+                  : new FencingToken(
                       state.tokens.merge(
                           session,
                           FencingToken.next(0, state.epoch).value(),
