@@ -1,6 +1,7 @@
 package dev.berth.kubernetes.store;
 
 import dev.berth.core.store.SessionLeases;
+import dev.berth.core.store.StoreEpochs;
 import dev.berth.store.CorruptRecordException;
 import dev.berth.store.RecordSessionStore;
 import dev.berth.store.StoreJson;
@@ -25,9 +26,10 @@ import java.util.Objects;
  * CorruptRecordException} naming it; an API server that cannot be reached or refuses (other than
  * with a conflict) raises {@link KubernetesStoreException}.
  */
-public final class ConfigMapSessionStore extends RecordSessionStore {
+public final class ConfigMapSessionStore extends RecordSessionStore implements StoreEpochs {
 
   private final LeaseRecords leases;
+  private final ConfigMapStoreEpochs epochs;
 
   /**
    * @param namespace where the objects live; the service account needs get, list, create and update
@@ -44,10 +46,14 @@ public final class ConfigMapSessionStore extends RecordSessionStore {
   private ConfigMapSessionStore(Assembly assembly) {
     super(assembly.parts());
     this.leases = assembly.leases();
+    this.epochs = assembly.epochs();
   }
 
-  /** The record parts and the leases, which raise the fences of the sessions' ConfigMaps. */
-  private record Assembly(Parts parts, LeaseRecords leases) {}
+  /**
+   * The record parts, the leases, which raise the fences of the sessions' ConfigMaps, and the store
+   * epoch their tokens start from.
+   */
+  private record Assembly(Parts parts, LeaseRecords leases, ConfigMapStoreEpochs epochs) {}
 
   private static Assembly assemble(
       KubernetesClient client, String namespace, String installation, InstantSource clock) {
@@ -59,12 +65,14 @@ public final class ConfigMapSessionStore extends RecordSessionStore {
     var configMaps = new KubeObjects<>(client, ConfigMap.class, "configmaps", namespace);
     var leaseObjects = new KubeObjects<>(client, Lease.class, "leases", namespace);
     SessionConfigMaps codec = new SessionConfigMaps(layout, json);
+    ConfigMapStoreEpochs epochs = new ConfigMapStoreEpochs(configMaps, layout);
     LeaseRecords leases =
         new LeaseRecords(
             leaseObjects,
             layout,
             clock,
-            (session, token) -> SessionRecords.raiseFence(configMaps, codec, session, token));
+            (session, token) -> SessionRecords.raiseFence(configMaps, codec, session, token),
+            epochs::current);
     SessionObjects objects = new SessionObjects(configMaps, codec, layout, leases);
     return new Assembly(
         new Parts(
@@ -72,7 +80,23 @@ public final class ConfigMapSessionStore extends RecordSessionStore {
             new OperationRecords(objects),
             new ExecutionRecords(configMaps, layout, json),
             new AuditLog(configMaps, layout, json)),
-        leases);
+        leases,
+        epochs);
+  }
+
+  @Override
+  public long current() {
+    return epochs.current();
+  }
+
+  @Override
+  public long advance() {
+    return epochs.advance();
+  }
+
+  @Override
+  public long raise(long floor) {
+    return epochs.raise(floor);
   }
 
   @Override
