@@ -1,5 +1,8 @@
 package dev.berth.core.store;
 
+import java.time.Instant;
+import java.util.Optional;
+
 /**
  * The store's epoch: one number for the whole installation that only grows. Every control plane
  * advances it when it starts and one replica advances it periodically while they run; it goes with
@@ -25,4 +28,22 @@ public interface StoreEpochs {
    * @return the epoch now ({@code floor}, or more when it was higher already)
    */
   long raise(long floor);
+
+  /**
+   * Since when the installation is in recovery mode, if it is. Kept beside the epoch because the
+   * epoch is raised past every high-water mark as soon as recovery begins (so no fencing token is
+   * issued twice): a restart during recovery would otherwise no longer see why it began.
+   */
+  Optional<Instant> recoverySince();
+
+  /**
+   * Records that recovery mode began at {@code since}, durably; when it is on already, keeps the
+   * earlier time.
+   *
+   * @return since when recovery mode is on
+   */
+  Instant beginRecovery(Instant since);
+
+  /** Records that a person ended recovery mode. Idempotent. */
+  void endRecovery();
 }

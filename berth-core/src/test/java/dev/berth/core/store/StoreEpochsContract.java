@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.berth.core.session.SessionId;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -87,6 +88,21 @@ public abstract class StoreEpochsContract {
     assertThat(second.token().value()).isGreaterThan(first.token().value());
     assertThat(second.token().value()).isGreaterThan(4L << 32);
     assertThat(second.token()).isEqualTo(FencingToken.next(0, 5));
+  }
+
+  @Test
+  void recoveryModeIsRecordedKeepsItsFirstStartSurvivesReopeningAndEnds() throws Exception {
+    assertThat(epochs.recoverySince()).isEmpty();
+    Instant first = Instant.parse("2026-12-05T10:00:00Z");
+
+    assertThat(epochs.beginRecovery(first)).isEqualTo(first);
+    assertThat(epochs.beginRecovery(first.plusSeconds(60))).isEqualTo(first);
+    StoreEpochs reopened = reopen(epochs);
+    assertThat(reopened.recoverySince()).contains(first);
+
+    reopened.endRecovery();
+    reopened.endRecovery();
+    assertThat(reopened.recoverySince()).isEmpty();
   }
 
   @Test

@@ -54,10 +54,12 @@ public final class InMemorySessionStore
     final Map<SessionId, Lease> leases = new HashMap<>();
     final Map<SessionId, Long> tokens = new HashMap<>();
     long epoch;
+    @org.jspecify.annotations.Nullable Instant recoverySince;
 
     State copy() {
       State c = new State();
       c.epoch = epoch;
+      c.recoverySince = recoverySince;
       c.sessions.putAll(sessions);
       c.operations.putAll(operations);
       c.executions.putAll(executions);
@@ -95,6 +97,33 @@ public final class InMemorySessionStore
   @Override
   public long raise(long floor) {
     return locked(() -> state.epoch = Math.max(state.epoch, floor));
+  }
+
+  @Override
+  public Optional<Instant> recoverySince() {
+    return locked(() -> Optional.ofNullable(state.recoverySince));
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return locked(
+        () -> {
+          Instant began = state.recoverySince;
+          if (began == null) {
+            state.recoverySince = since;
+            return since;
+          }
+          return began;
+        });
+  }
+
+  @Override
+  public void endRecovery() {
+    locked(
+        () -> {
+          state.recoverySince = null;
+          return null;
+        });
   }
 
   @Override

@@ -8,8 +8,10 @@ import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The {@link dev.berth.core.store.SessionStore} and {@link SessionLeases} of an installation on
@@ -97,6 +99,21 @@ public final class ConfigMapSessionStore extends RecordSessionStore implements S
   @Override
   public long raise(long floor) {
     return epochs.raise(floor);
+  }
+
+  @Override
+  public Optional<Instant> recoverySince() {
+    return epochs.recoverySince();
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return epochs.beginRecovery(since);
+  }
+
+  @Override
+  public void endRecovery() {
+    epochs.endRecovery();
   }
 
   @Override

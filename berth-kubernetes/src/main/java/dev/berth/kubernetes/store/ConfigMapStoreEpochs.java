@@ -3,6 +3,8 @@ package dev.berth.kubernetes.store;
 import dev.berth.core.store.StoreEpochs;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The store epoch of an installation in one ConfigMap, {@code berth-epoch-<installation>}: raised
@@ -13,6 +15,7 @@ final class ConfigMapStoreEpochs implements StoreEpochs {
 
   static final String KIND = "store-epoch";
   static final String KEY = "epoch";
+  static final String RECOVERY_SINCE = "recoverySince";
 
   private final KubeObjects<ConfigMap> configMaps;
   private final Layout layout;
@@ -51,7 +54,44 @@ final class ConfigMapStoreEpochs implements StoreEpochs {
         });
   }
 
-  private ConfigMap written(java.util.Optional<ConfigMap> current, long epoch) {
+  @Override
+  public Optional<Instant> recoverySince() {
+    return configMaps
+        .get(name())
+        .flatMap(cm -> Optional.ofNullable(ConfigMapData.of(cm).get(RECOVERY_SINCE)))
+        .map(Instant::parse);
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return configMaps.edit(
+        name(),
+        current -> {
+          Optional<String> began =
+              current.flatMap(cm -> Optional.ofNullable(ConfigMapData.of(cm).get(RECOVERY_SINCE)));
+          if (began.isPresent()) {
+            return Edit.keep(Instant.parse(began.get()));
+          }
+          ConfigMap cm = written(current, current.map(this::read).orElse(0L));
+          ConfigMapData.of(cm).put(RECOVERY_SINCE, since.toString());
+          return Edit.write(cm, since);
+        });
+  }
+
+  @Override
+  public void endRecovery() {
+    configMaps.edit(
+        name(),
+        current -> {
+          if (current.isEmpty() || !ConfigMapData.of(current.get()).containsKey(RECOVERY_SINCE)) {
+            return Edit.keep(false);
+          }
+          ConfigMapData.of(current.get()).remove(RECOVERY_SINCE);
+          return Edit.write(current.get(), true);
+        });
+  }
+
+  private ConfigMap written(Optional<ConfigMap> current, long epoch) {
     ConfigMap cm =
         current.orElseGet(
             () -> ConfigMapData.single(name(), layout.selector(KIND), KEY, Long.toString(epoch)));

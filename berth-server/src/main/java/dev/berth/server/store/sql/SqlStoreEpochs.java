@@ -6,7 +6,9 @@ import static dev.berth.server.store.sql.SqlDatabase.update;
 import dev.berth.core.store.StoreEpochs;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The {@code store_epoch} table: one row, raised in place. Advancing is an {@code UPDATE ... SET
@@ -55,6 +57,45 @@ public final class SqlStoreEpochs implements StoreEpochs {
               floor);
           return read(c);
         });
+  }
+
+  @Override
+  public Optional<Instant> recoverySince() {
+    return db.read(
+        "read whether the store is in recovery mode",
+        c ->
+            queryOne(
+                    c,
+                    "SELECT recovery_since FROM store_epoch"
+                        + " WHERE singleton = 1 AND recovery_since IS NOT NULL",
+                    rs -> EpochNanos.instant(rs.getLong(1)))
+                .stream()
+                .findFirst());
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return db.write(
+        "record that recovery mode began",
+        c -> {
+          update(
+              c,
+              "UPDATE store_epoch SET recovery_since = ?"
+                  + " WHERE singleton = 1 AND recovery_since IS NULL",
+              EpochNanos.nanos(since));
+          return queryOne(
+                  c,
+                  "SELECT recovery_since FROM store_epoch WHERE singleton = 1",
+                  rs -> EpochNanos.instant(rs.getLong(1)))
+              .orElse(since);
+        });
+  }
+
+  @Override
+  public void endRecovery() {
+    db.write(
+        "record that recovery mode ended",
+        c -> update(c, "UPDATE store_epoch SET recovery_since = NULL WHERE singleton = 1"));
   }
 
   /** The epoch, read on {@code c} (inside the caller's transaction when it has one). */
