@@ -56,9 +56,11 @@ public final class SessionHost implements AutoCloseable {
   private final RuntimeHosting hosting;
   private final CheckpointCommands checkpoints;
   private final ScheduledExecutorService ticker;
+  private final dev.berth.agent.contract.StoreEpochMark storeEpoch;
 
   private SessionHost(HostParts parts, Optional<SessionId> only) {
     this.parts = parts;
+    this.storeEpoch = dev.berth.agent.contract.StoreEpochMark.open(parts.config().root());
     this.contracts = new SessionContracts(parts.config(), parts.clock());
     this.disks = new RuntimeDisks(parts.config(), parts.sandbox(), parts.meters());
     this.commands = new SessionCommands(runtimes, locks, contracts);
@@ -113,6 +115,11 @@ public final class SessionHost implements AutoCloseable {
     var unused =
         host.ticker.scheduleWithFixedDelay(host.runtimes::tickLeases, 1, 1, TimeUnit.SECONDS);
     return host;
+  }
+
+  /** The highest store epoch a control plane's request carried (docs/agent-protocol.md). */
+  public dev.berth.agent.contract.StoreEpochMark storeEpoch() {
+    return storeEpoch;
   }
 
   /** What a runtime provisioned now would run under: the host's sandbox with its limits. */

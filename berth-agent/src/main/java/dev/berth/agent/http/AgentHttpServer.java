@@ -2,6 +2,7 @@ package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.telemetry.NodeTelemetry;
+import dev.berth.protocol.contract.StoreEpochHeader;
 import dev.berth.protocol.json.AgentJson;
 import dev.berth.protocol.problem.AgentReason;
 import dev.berth.protocol.wire.WireLimits;
@@ -82,6 +83,17 @@ public final class AgentHttpServer implements AutoCloseable {
               config.http.maxRequestSize = WireLimits.MAX_INPUT_BYTES + 1024;
               config.routes.get("/healthz", ctx -> health(ctx, json, readiness));
               config.routes.before(ctx -> requireToken(ctx, problems));
+              // After the token check: only the control plane raises the mark.
+              config.routes.before(
+                  ctx ->
+                      StoreEpochHeader.parse(ctx.header(StoreEpochHeader.NAME))
+                          .ifPresent(host.storeEpoch()::observe));
+              config.routes.get(
+                  STORE_EPOCH,
+                  ctx -> {
+                    ctx.contentType("application/json");
+                    ctx.result("{\"storeEpoch\":" + host.storeEpoch().highest() + "}");
+                  });
               runtimes.register(config.routes);
               output.register(config.routes);
               executions.register(config.routes);
@@ -190,6 +202,9 @@ public final class AgentHttpServer implements AutoCloseable {
         "missing or wrong bearer token; send Authorization: Bearer <the host token>");
     ctx.skipRemainingHandlers();
   }
+
+  /** The highest store epoch this host saw (docs/agent-protocol.md). */
+  static final String STORE_EPOCH = "/v1/store-epoch";
 
   /** The meters' route, which the metrics token also reads. */
   static final String METRICS = "/metrics";
