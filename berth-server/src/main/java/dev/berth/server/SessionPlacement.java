@@ -14,6 +14,7 @@ import dev.berth.kubernetes.runtime.PodAgent;
 import dev.berth.kubernetes.runtime.PodTemplate;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
+import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
@@ -59,10 +60,11 @@ record SessionPlacement(
       Supplier<AgentCatalog> agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates,
-      AgentCallTimings timings) {
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
     return switch (config.backends().runtime()) {
       case RuntimeChoice.Local l ->
-          local(config, installation, store, directory, agents.get(), approvals, timings);
+          local(config, installation, store, directory, agents.get(), approvals, timings, epoch);
       case RuntimeChoice.Kubernetes k ->
           kubernetes(config, installation, k, networkAccess(store, directory), podGates);
     };
@@ -75,7 +77,8 @@ record SessionPlacement(
       SqlTenantDirectory directory,
       AgentCatalog agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
-      AgentCallTimings timings) {
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
     LocalNode node =
         new LocalNode(
             config.dataDir().resolve(DataDirectory.NODE),
@@ -91,7 +94,8 @@ record SessionPlacement(
                 agents
                     .launch(spec.workload(), spec.model(), spec.plugins())
                     .map(agent -> gated(agent, approvals.apply(spec))),
-            timings);
+            timings,
+            epoch);
     return new SessionPlacement(
         runtime,
         runtime,

@@ -14,6 +14,7 @@ import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.AgentWireClient;
+import dev.berth.server.runtime.StoreEpochStamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,7 +86,18 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       Function<SessionId, NetworkAccess> networkAccess,
       Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
       AgentCallTimings timings) {
-    this.wire = new AgentWireClient(timings);
+    this(node, installation, networkAccess, agents, timings, StoreEpochStamp.none());
+  }
+
+  /** As the other constructors, stamping every call to the node with the store's {@code epoch}. */
+  public LocalRuntime(
+      LocalNode node,
+      String installation,
+      Function<SessionId, NetworkAccess> networkAccess,
+      Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
+    this.wire = new AgentWireClient(timings, epoch);
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
     this.networkAccess = Objects.requireNonNull(networkAccess, "networkAccess");
@@ -199,6 +211,24 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
                   Optional.of(sessionUrl(connection, owner.session())))));
     }
     return listings;
+  }
+
+  /**
+   * The highest store epoch the node saw on a control plane's request (docs/agent-protocol.md); the
+   * node is started when it was not running.
+   */
+  public long storeEpochSeen() {
+    LocalNode.Connection connection = node.ensureRunning();
+    return wire.call(
+            "node " + connection.baseUrl(),
+            "GET",
+            connection.baseUrl() + "/v1/store-epoch",
+            connection.token(),
+            Optional.empty(),
+            Optional.empty())
+        .json()
+        .path("storeEpoch")
+        .asLong(0);
   }
 
   @Override
