@@ -84,16 +84,7 @@ public final class AgentHttpServer implements AutoCloseable {
               config.routes.get("/healthz", ctx -> health(ctx, json, readiness));
               config.routes.before(ctx -> requireToken(ctx, problems));
               // After the token check: only the control plane raises the mark.
-              config.routes.before(
-                  ctx ->
-                      StoreEpochHeader.parse(ctx.header(StoreEpochHeader.NAME))
-                          .ifPresent(host.storeEpoch()::observe));
-              config.routes.get(
-                  STORE_EPOCH,
-                  ctx -> {
-                    ctx.contentType("application/json");
-                    ctx.result("{\"storeEpoch\":" + host.storeEpoch().highest() + "}");
-                  });
+              storeEpoch(config.routes, host);
               runtimes.register(config.routes);
               output.register(config.routes);
               executions.register(config.routes);
@@ -205,6 +196,20 @@ public final class AgentHttpServer implements AutoCloseable {
 
   /** The highest store epoch this host saw (docs/agent-protocol.md). */
   static final String STORE_EPOCH = "/v1/store-epoch";
+
+  /** Records the epoch every authenticated request carries, and answers the highest seen. */
+  private static void storeEpoch(io.javalin.config.RoutesConfig routes, SessionHost host) {
+    routes.before(
+        ctx ->
+            StoreEpochHeader.parse(ctx.header(StoreEpochHeader.NAME))
+                .ifPresent(host.storeEpoch()::observe));
+    routes.get(
+        STORE_EPOCH,
+        ctx -> {
+          ctx.contentType("application/json");
+          ctx.result("{\"storeEpoch\":" + host.storeEpoch().highest() + "}");
+        });
+  }
 
   /** The meters' route, which the metrics token also reads. */
   static final String METRICS = "/metrics";

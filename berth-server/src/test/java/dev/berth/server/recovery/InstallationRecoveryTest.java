@@ -58,7 +58,8 @@ class InstallationRecoveryTest {
   }
 
   private ReplicaDuty duty() {
-    return new ReplicaDuty((d, h, ttl) -> true, InstallationRecovery.DUTY, "cp-1", Duration.ofMinutes(1));
+    return new ReplicaDuty(
+        (d, h, ttl) -> true, InstallationRecovery.DUTY, "cp-1", Duration.ofMinutes(1));
   }
 
   @Test
