@@ -4,10 +4,10 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.StoreRecovery;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionQuery;
-import dev.berth.server.recovery.HighWaterMark;
-import dev.berth.server.recovery.InstallationRecovery;
 import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.runtime.local.LocalRuntime;
+import dev.berth.server.session.HighWaterMark;
+import dev.berth.server.session.InstallationRecovery;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.store.sql.SqlDuties;
 import dev.berth.server.store.sql.SqlStoreEpochs;
@@ -46,7 +46,7 @@ final class ServerRecovery {
                 backends.store(),
                 placement.runtime(),
                 archives,
-                epoch,
+                epoch::advanceTo,
                 lifecycle.recovery(),
                 () ->
                     new StoreRecovery(

@@ -82,9 +82,7 @@ public final class AgentHttpServer implements AutoCloseable {
               config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               config.http.maxRequestSize = WireLimits.MAX_INPUT_BYTES + 1024;
               config.routes.get("/healthz", ctx -> health(ctx, json, readiness));
-              config.routes.before(ctx -> requireToken(ctx, problems));
-              // After the token check: only the control plane raises the mark.
-              storeEpoch(config.routes, host);
+              authenticate(config.routes, problems, host);
               runtimes.register(config.routes);
               output.register(config.routes);
               executions.register(config.routes);
@@ -197,8 +195,14 @@ public final class AgentHttpServer implements AutoCloseable {
   /** The highest store epoch this host saw (docs/agent-protocol.md). */
   static final String STORE_EPOCH = "/v1/store-epoch";
 
-  /** Records the epoch every authenticated request carries, and answers the highest seen. */
-  private static void storeEpoch(io.javalin.config.RoutesConfig routes, SessionHost host) {
+  /**
+   * The token check of every route but the probe's, then the record of the store epoch every
+   * authenticated request carries (after the check, so only the control plane raises the mark), and
+   * the route that answers the highest seen.
+   */
+  private void authenticate(
+      io.javalin.config.RoutesConfig routes, Problems problems, SessionHost host) {
+    routes.before(ctx -> requireToken(ctx, problems));
     routes.before(
         ctx ->
             StoreEpochHeader.parse(ctx.header(StoreEpochHeader.NAME))

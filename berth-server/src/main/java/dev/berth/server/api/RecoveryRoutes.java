@@ -1,9 +1,9 @@
 package dev.berth.server.api;
 
 import dev.berth.core.tenant.Admission;
-import dev.berth.server.recovery.HighWaterMark;
-import dev.berth.server.recovery.InstallationRecovery;
-import dev.berth.server.recovery.RecoveryFindings;
+import dev.berth.server.session.HighWaterMark;
+import dev.berth.server.session.InstallationRecovery;
+import dev.berth.server.session.RecoveryFindings;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;

@@ -76,7 +76,8 @@ class RecoveryRoutesTest {
     assertThat(found.path("since").asString()).isNotEmpty();
     assertThat(found.path("highWaterMarks").toString()).contains("\"archives\"").contains("1000");
 
-    HttpResponse<String> refused = send(restarted, "POST", "/api/v1/sessions?wait=false", "{}");
+    HttpResponse<String> refused =
+        send(restarted, "POST", "/api/v1/sessions?wait=false", "{\"name\":\"refused\"}");
     assertThat(refused.statusCode()).isEqualTo(503);
     assertThat(JSON.readTree(refused.body()).path("reason").asString()).isEqualTo("RECOVERY_MODE");
     assertThat(send(restarted, "GET", "/metrics", null).body()).contains("berth_recovery_mode 1.0");
@@ -89,7 +90,7 @@ class RecoveryRoutesTest {
     assertThat(JSON.readTree(again.body()).path("reason").asString()).isEqualTo("NOT_IN_RECOVERY");
     assertThat(send(restarted, "GET", "/metrics", null).body()).contains("berth_recovery_mode 0.0");
     HttpResponse<String> created =
-        send(restarted, "POST", "/api/v1/sessions?wait=false", "{\"workloadType\":\"shell\"}");
+        send(restarted, "POST", "/api/v1/sessions?wait=false", "{\"name\":\"afterwards\"}");
     assertThat(created.statusCode()).as(created.body()).isIn(201, 202);
     JsonNode audit = json(send(restarted, "GET", "/api/v1/admin/audit?limit=100", null), 200);
     assertThat(audit.toString()).contains("recovery.approved");

@@ -1,4 +1,4 @@
-package dev.berth.server.recovery;
+package dev.berth.server.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,7 +12,6 @@ import dev.berth.core.testing.MutableClock;
 import dev.berth.core.testing.SimulatedCloud;
 import dev.berth.core.testing.TestSessions;
 import dev.berth.server.runtime.StoreEpochStamp;
-import dev.berth.server.session.ReplicaDuty;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +42,7 @@ class InstallationRecoveryTest {
             store,
             cloud,
             archives,
-            stamp,
+            stamp::advanceTo,
             mode,
             () -> {
               recoveries.incrementAndGet();

@@ -1,4 +1,4 @@
-package dev.berth.server.recovery;
+package dev.berth.server.session;
 
 import java.util.function.LongSupplier;
 

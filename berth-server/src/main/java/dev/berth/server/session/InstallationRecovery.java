@@ -1,4 +1,4 @@
-package dev.berth.server.recovery;
+package dev.berth.server.session;
 
 import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.RecoveryMode;
@@ -10,8 +10,6 @@ import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
 import dev.berth.core.store.SessionStore;
 import dev.berth.core.store.StoreEpochs;
-import dev.berth.server.runtime.StoreEpochStamp;
-import dev.berth.server.session.ReplicaDuty;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -52,6 +50,7 @@ public final class InstallationRecovery {
   /**
    * What recovery works on.
    *
+   * @param stamp told each newer epoch, to stamp it on every command to the runtimes from then on
    * @param recovery runs one store recovery (adopt, quarantine) and says what it did
    * @param sources where the high-water marks are read
    * @param holder names this control plane in the audit log
@@ -61,7 +60,7 @@ public final class InstallationRecovery {
       SessionStore store,
       Runtime runtime,
       ArchiveStore archives,
-      StoreEpochStamp stamp,
+      java.util.function.LongConsumer stamp,
       RecoveryMode mode,
       Supplier<RecoveryReport> recovery,
       List<HighWaterMark.Source> sources,
@@ -108,7 +107,7 @@ public final class InstallationRecovery {
           before,
           marks);
     } else {
-      ports.stamp().advanceTo(ports.epochs().advance());
+      ports.stamp().accept(ports.epochs().advance());
       findings = RecoveryFindings.none(before, marks);
     }
   }
@@ -137,8 +136,8 @@ public final class InstallationRecovery {
       enter("another replica entered recovery mode", now, marks);
       return;
     }
-    var unused = duty.perform(() -> ports.stamp().advanceTo(ports.epochs().advance()));
-    ports.stamp().advanceTo(ports.epochs().current());
+    var unused = duty.perform(() -> ports.stamp().accept(ports.epochs().advance()));
+    ports.stamp().accept(ports.epochs().current());
   }
 
   /**
@@ -218,7 +217,7 @@ public final class InstallationRecovery {
   private void enter(String reason, long storeEpoch, List<HighWaterMark> marks) {
     // Past every epoch seen before the store went back, so no fencing token is issued twice.
     ports.epochs().raise(Math.max(storeEpoch, highest(marks)));
-    ports.stamp().advanceTo(ports.epochs().advance());
+    ports.stamp().accept(ports.epochs().advance());
     Instant since = ports.epochs().beginRecovery(ports.clock().instant());
     ports.mode().hold();
     LOG.error(
