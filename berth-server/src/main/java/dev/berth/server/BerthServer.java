@@ -4,7 +4,9 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.SessionIntents;
+import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.Admission;
+import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
 import dev.berth.server.api.RecoveryRoutes;
@@ -21,12 +23,10 @@ import dev.berth.server.session.InstallationRecovery;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.session.UseCases;
-import dev.berth.server.store.sql.SqlDuties;
-import dev.berth.server.store.sql.SqlSessionStore;
-import dev.berth.server.store.sql.SqlTenantDirectory;
 import dev.berth.server.telemetry.CallTimers;
 import dev.berth.server.telemetry.MeteredArchiveStore;
 import dev.berth.server.telemetry.Telemetry;
+import dev.berth.store.ControlPlaneStore;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -172,7 +172,7 @@ public final class BerthServer implements AutoCloseable {
     resources.add(0, app::stop);
     approvals.bound(ServerHttp.loopbackBase(config, app.port()));
     loop.start();
-    resources.add(0, ServerRecovery.schedule(recovery, backends, clock));
+    resources.add(0, ServerRecovery.schedule(recovery, backends));
     startIdleScan(backends);
   }
 
@@ -190,6 +190,7 @@ public final class BerthServer implements AutoCloseable {
   private ServerBackends openBackends(CallTimers calls) {
     ServerBackends backends = ServerBackends.open(config, clock, calls.store());
     // Closed before the data-directory lock is released (resources close front to back).
+    resources.add(0, backends.connection());
     resources.add(0, backends.store());
     resources.add(0, backends.runtimeClaim());
     return backends;
@@ -235,7 +236,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private ReconcileLoop reconcileLoop(
-      Reconciler reconciler, SqlSessionStore store, SessionSignals signals) {
+      Reconciler reconciler, SessionStore store, SessionSignals signals) {
     ReconcileLoop created =
         new ReconcileLoop(
             reconciler, store, ReconcileLoop.Settings.defaults(), signals::changed, clock);
@@ -244,7 +245,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private UseCases useCases(
-      SqlSessionStore store,
+      SessionStore store,
       SessionIntents intents,
       SessionLifecycle lifecycle,
       Admission admission,
@@ -269,7 +270,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private IdleReaper idleReaper(
-      SqlSessionStore store,
+      SessionStore store,
       SessionIntents intents,
       AgentWireDataPlane dataPlane,
       UseCases sessions,
@@ -306,8 +307,8 @@ public final class BerthServer implements AutoCloseable {
       Admission admission,
       ArchiveStore archives,
       Telemetry telemetry) {
-    SqlSessionStore store = backends.store();
-    SqlTenantDirectory directory = backends.directory();
+    ControlPlaneStore store = backends.store();
+    TenantDirectory directory = backends.directory();
     dev.berth.core.runtime.Runtime runtime = placement.runtime();
     return new PublicApi(
         sessions,
@@ -323,7 +324,7 @@ public final class BerthServer implements AutoCloseable {
                 new Readiness.Check("schema", store::checkMigrated),
                 new Readiness.Check("runtime", runtime::checkReachable),
                 new Readiness.Check("archive", archives::checkWritable))),
-        BuildVersion.of(config.backends().store().shared() ? "postgres" : "sqlite", runtime.kind()),
+        BuildVersion.of(config.backends().store().kind(), runtime.kind()),
         new PublicApi.Metrics(telemetry, config.observability().metricsWithoutToken()));
   }
 
@@ -333,10 +334,7 @@ public final class BerthServer implements AutoCloseable {
       idleReaper.start(
           lifecycle.idleScan(),
           new ReplicaDuty(
-              SqlDuties.sharing(backends.store(), clock),
-              IDLE_SCAN_DUTY,
-              backends.holder(),
-              lifecycle.idleScan()));
+              backends.duties(), IDLE_SCAN_DUTY, backends.holder(), lifecycle.idleScan()));
     }
   }
 

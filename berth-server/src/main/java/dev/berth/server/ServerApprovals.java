@@ -7,6 +7,7 @@ import dev.berth.core.approval.GatewayKeys;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.DesiredState;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.store.SessionStore;
 import dev.berth.server.gateway.ExternalGateway;
 import dev.berth.server.session.ApprovalUseCases;
 import dev.berth.server.store.sql.SqlApprovals;
@@ -31,11 +32,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The approval gate's control-plane half, wired: the approvals in the store's own database (the SQL
- * stores only; the ConfigMap store of berth-kubernetes is not a {@code --store} choice, so no
- * server runs approvals on it), the use cases, the external gateway when one is configured, the
- * sweep that expires approvals nobody reads, what an agent launch carries to the node, and the
- * cancel of a leaving session's pending approvals.
+ * The approval gate's control-plane half, wired: the approvals in the server's store (its database,
+ * or ConfigMaps beside the ConfigMap store's sessions), the use cases, the external gateway when
+ * one is configured, the sweep that expires approvals nobody reads, what an agent launch carries to
+ * the node, and the cancel of a leaving session's pending approvals.
  */
 final class ServerApprovals implements AutoCloseable {
 
@@ -89,12 +89,14 @@ final class ServerApprovals implements AutoCloseable {
                 .flatMap(s -> backends.directory().tenant(s.tenant()))
                 .map(dev.berth.core.tenant.Tenant::approval)
                 .orElse(ApprovalPolicy.OFF),
+        backends.approvals(),
         backends.store(),
         key,
         clock,
         telemetry);
   }
 
+  /** As the server opens them, on the approvals of a SQL store. */
   static ServerApprovals open(
       ApprovalSettings settings,
       Map<String, ApprovalPolicy> fromProvidersFile,
@@ -104,14 +106,34 @@ final class ServerApprovals implements AutoCloseable {
       Clock clock,
       Telemetry telemetry) {
     SqlApprovals stored = SqlApprovals.sharing(store);
-    Approvals approvals = new MeteredApprovals(stored, telemetry);
+    return open(
+        settings,
+        fromProvidersFile,
+        granted,
+        new ServerBackends.StoredApprovals(stored, stored::countAllPending),
+        store,
+        key,
+        clock,
+        telemetry);
+  }
+
+  static ServerApprovals open(
+      ApprovalSettings settings,
+      Map<String, ApprovalPolicy> fromProvidersFile,
+      java.util.function.Function<SessionId, ApprovalPolicy> granted,
+      ServerBackends.StoredApprovals stored,
+      SessionStore store,
+      byte[] key,
+      Clock clock,
+      Telemetry telemetry) {
+    Approvals approvals = new MeteredApprovals(stored.approvals(), telemetry);
     // Counted by the store when a scrape asks, as the sessions' gauges are.
     java.util.concurrent.atomic.AtomicInteger pending =
         java.util.Objects.requireNonNull(
             telemetry
                 .registry()
                 .gauge("berth.approvals.pending", new java.util.concurrent.atomic.AtomicInteger()));
-    telemetry.beforeScrape(() -> pending.set(stored.countAllPending()));
+    telemetry.beforeScrape(() -> pending.set(stored.pending().getAsInt()));
     Optional<ExternalGateway> gateway =
         settings
             .gateway()

@@ -4,14 +4,16 @@ import dev.berth.core.archive.ArchiveStore;
 import dev.berth.core.lifecycle.StoreRecovery;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.SessionQuery;
+import dev.berth.core.store.StoreEpochs;
 import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.session.HighWaterMark;
 import dev.berth.server.session.InstallationRecovery;
 import dev.berth.server.session.ReplicaDuty;
-import dev.berth.server.store.sql.SqlDuties;
+import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.store.sql.SqlStoreEpochs;
 import dev.berth.server.telemetry.Telemetry;
+import dev.berth.store.ControlPlaneStore;
 import io.micrometer.core.instrument.Gauge;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -42,7 +44,7 @@ final class ServerRecovery {
     InstallationRecovery recovery =
         new InstallationRecovery(
             new InstallationRecovery.Ports(
-                SqlStoreEpochs.sharing(backends.store()),
+                epochs(backends.store()),
                 backends.store(),
                 placement.runtime(),
                 archives,
@@ -70,15 +72,25 @@ final class ServerRecovery {
   }
 
   /** Starts the periodic turn; the handle goes to the server's resources. */
-  static AutoCloseable schedule(
-      InstallationRecovery recovery, ServerBackends backends, Clock clock) {
+  static AutoCloseable schedule(InstallationRecovery recovery, ServerBackends backends) {
     return recovery.schedule(
         InstallationRecovery.DEFAULT_INTERVAL,
         new ReplicaDuty(
-            SqlDuties.sharing(backends.store(), clock),
+            backends.duties(),
             InstallationRecovery.DUTY,
             backends.holder(),
             InstallationRecovery.DEFAULT_INTERVAL));
+  }
+
+  /** The epoch of the store the server runs on: the SQL table, or the ConfigMap store's own. */
+  private static StoreEpochs epochs(ControlPlaneStore store) {
+    return switch (store) {
+      case SqlSessionStore sql -> SqlStoreEpochs.sharing(sql);
+      case StoreEpochs kept -> kept;
+      default ->
+          throw new IllegalStateException(
+              store.describe() + " keeps no store epoch; this build cannot run on it");
+    };
   }
 
   private static List<HighWaterMark.Source> sources(

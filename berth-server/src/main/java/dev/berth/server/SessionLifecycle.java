@@ -6,11 +6,11 @@ import dev.berth.core.lifecycle.Failpoints;
 import dev.berth.core.lifecycle.LifecycleSettings;
 import dev.berth.core.lifecycle.Reconciler;
 import dev.berth.core.lifecycle.RecoveryMode;
+import dev.berth.core.store.SessionStore;
 import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.runtime.AgentWireDataPlane;
 import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.session.SessionSignals;
-import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.telemetry.CallTimers;
 import dev.berth.server.telemetry.OperationLog;
 import dev.berth.server.telemetry.Telemetry;
@@ -45,7 +45,7 @@ record SessionLifecycle(
       Failpoints failpoints,
       StoreEpochStamp epoch,
       List<AutoCloseable> resources) {
-    SqlSessionStore store = backends.store();
+    SessionStore store = backends.store();
     LifecycleSettings settings =
         LifecycleSettings.defaults(backends.holder(), backends.installation())
             .withRecoveryWindow(config.recoveryWindow())

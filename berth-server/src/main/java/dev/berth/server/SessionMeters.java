@@ -2,9 +2,9 @@ package dev.berth.server;
 
 import dev.berth.core.session.Phase;
 import dev.berth.core.session.Reservation;
-import dev.berth.server.store.sql.SqlSessionStore;
 import dev.berth.server.telemetry.CountGauges;
 import dev.berth.server.telemetry.Telemetry;
+import dev.berth.store.ControlPlaneStore;
 
 /**
  * The gauges of the sessions in the store: how many are in each phase and hold each kind of
@@ -15,7 +15,7 @@ final class SessionMeters {
 
   private SessionMeters() {}
 
-  static void register(Telemetry telemetry, SqlSessionStore store) {
+  static void register(Telemetry telemetry, ControlPlaneStore store) {
     CountGauges<Phase> phases =
         new CountGauges<>(
             telemetry.registry(),

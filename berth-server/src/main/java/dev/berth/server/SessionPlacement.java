@@ -4,8 +4,10 @@ import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.runtime.Runtime;
 import dev.berth.core.runtime.RuntimeSpec;
 import dev.berth.core.session.SessionId;
+import dev.berth.core.store.SessionStore;
 import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.core.tenant.Tenant;
+import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.kubernetes.runtime.AgentTokens;
 import dev.berth.kubernetes.runtime.KubernetesRuntime;
 import dev.berth.kubernetes.runtime.KubernetesRuntimeSettings;
@@ -18,8 +20,6 @@ import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
-import dev.berth.server.store.sql.SqlSessionStore;
-import dev.berth.server.store.sql.SqlTenantDirectory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
@@ -55,8 +55,8 @@ record SessionPlacement(
   static SessionPlacement open(
       ServerConfig config,
       String installation,
-      SqlSessionStore store,
-      SqlTenantDirectory directory,
+      SessionStore store,
+      TenantDirectory directory,
       Supplier<AgentCatalog> agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates,
@@ -73,8 +73,8 @@ record SessionPlacement(
   private static SessionPlacement local(
       ServerConfig config,
       String installation,
-      SqlSessionStore store,
-      SqlTenantDirectory directory,
+      SessionStore store,
+      TenantDirectory directory,
       AgentCatalog agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       AgentCallTimings timings,
@@ -261,7 +261,7 @@ record SessionPlacement(
    * narrowed later applies from the session's next incarnation on).
    */
   private static Function<SessionId, NetworkAccess> networkAccess(
-      SqlSessionStore store, SqlTenantDirectory directory) {
+      SessionStore store, TenantDirectory directory) {
     return session ->
         store
             .get(session)

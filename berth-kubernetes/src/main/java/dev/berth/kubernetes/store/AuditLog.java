@@ -1,5 +1,6 @@
 package dev.berth.kubernetes.store;
 
+import dev.berth.core.error.InvalidValueException;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
 import dev.berth.kubernetes.store.KubeObjects.Edit;
@@ -80,6 +81,35 @@ final class AuditLog implements RecordSessionStore.AuditTrail {
         .sorted(Comparator.comparingLong(AuditEvent::sequence))
         .limit(limit)
         .toList();
+  }
+
+  /**
+   * Every session's events above {@code after}, in sequence order: read from every event of the
+   * installation (the API server cannot select a sequence range), so its cost grows with the log.
+   */
+  List<AuditEvent> allEvents(long after, int limit) {
+    if (limit < 0) {
+      throw new InvalidValueException("limit must not be negative, was " + limit);
+    }
+    return configMaps.list(layout.selector(KIND)).stream()
+        .filter(cm -> sequenceLabel(cm) > after)
+        .map(this::read)
+        .filter(e -> e.sequence() > after)
+        .sorted(Comparator.comparingLong(AuditEvent::sequence))
+        .limit(limit)
+        .toList();
+  }
+
+  /** The sequence label, to skip reading the events already seen; MAX_VALUE when unreadable. */
+  private static long sequenceLabel(ConfigMap cm) {
+    Map<String, String> labels = cm.getMetadata().getLabels();
+    String value = labels == null ? null : labels.get(Layout.SEQUENCE);
+    try {
+      return value == null ? Long.MAX_VALUE : Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      // The body decides, and reading it reports what is wrong.
+      return Long.MAX_VALUE;
+    }
   }
 
   private ConfigMap configMap(AuditEvent event) {

@@ -74,6 +74,11 @@ final class KubeObjects<T extends HasMetadata> {
     return written("create", object, () -> api.resource(object).create());
   }
 
+  /** Deletes the object {@code name}; false when there was none. */
+  boolean delete(String name) {
+    return call("delete", name, () -> !api.withName(name).delete().isEmpty());
+  }
+
   /**
    * Reads the object {@code name} (empty when there is none), applies {@code change} and writes its
    * result: an update under the resourceVersion read, or a create when there was no object. On a
@@ -144,7 +149,7 @@ final class KubeObjects<T extends HasMetadata> {
               + ": "
               + e.getMessage()
               + "); check that the API server is reachable and that the service account may get,"
-              + " list, create and update "
+              + " list, create, update and delete "
               + plural
               + " in namespace "
               + namespace,

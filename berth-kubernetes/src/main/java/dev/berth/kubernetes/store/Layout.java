@@ -78,6 +78,42 @@ record Layout(String installation) {
     return "berth-audit-" + installation + "-head";
   }
 
+  /**
+   * The ConfigMap naming the installation whose records the namespace holds: found before the
+   * installation is known, so its name is fixed, and a namespace holds one installation's store.
+   */
+  static final String INSTALLATION_RECORD = "berth-installation";
+
+  /** The ConfigMap holding every tenant of the installation. */
+  String tenants() {
+    return "berth-tenants-" + installation;
+  }
+
+  /** The ConfigMap of one API token, named by its digest. */
+  String token(String digestHex) {
+    return "berth-token-" + installation + "-" + digestHex;
+  }
+
+  /** The ConfigMap of one approval ({@code <session>:<suffix>}, both hex). */
+  static String approval(String approvalId) {
+    return "approval-" + approvalId.replace(':', '-');
+  }
+
+  /** The Lease of a replica duty. */
+  String duty(String duty) {
+    return "berth-duty-" + installation + "-" + duty;
+  }
+
+  /** The Lease that admits one tenant's sessions one process at a time. */
+  String admission(String tenant) {
+    return "berth-admission-" + installation + "-" + tenant;
+  }
+
+  /** The ConfigMap recording the holders of a claim on the store. */
+  String claim(String key) {
+    return "berth-claim-" + installation + "-" + key;
+  }
+
   /** The labels that select this installation's objects of {@code kind}. */
   Map<String, String> selector(String kind) {
     Map<String, String> labels = new HashMap<>();

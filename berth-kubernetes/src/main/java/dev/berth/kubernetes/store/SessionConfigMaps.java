@@ -38,6 +38,10 @@ final class SessionConfigMaps {
     this.json = json;
   }
 
+  Layout layout() {
+    return layout;
+  }
+
   /** A new ConfigMap holding {@code s} (already at its stored version) and no operations. */
   ConfigMap newConfigMap(Session s) {
     ConfigMap cm = new ConfigMap();

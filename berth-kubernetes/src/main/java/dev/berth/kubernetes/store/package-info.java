@@ -1,7 +1,14 @@
 /**
- * The session store on Kubernetes: {@link dev.berth.kubernetes.store.ConfigMapSessionStore} keeps
- * an installation's records in ConfigMaps and its session leases in {@code coordination.k8s.io/v1}
- * Leases, in one namespace, through the API server alone.
+ * The store on Kubernetes ({@code berth server --store kubernetes://NAMESPACE}): {@link
+ * dev.berth.kubernetes.store.ConfigMapSessionStore} keeps an installation's records in ConfigMaps
+ * and its session leases in {@code coordination.k8s.io/v1} Leases, in one namespace, through the
+ * API server alone; beside it, on the same namespace, {@link
+ * dev.berth.kubernetes.store.ConfigMapTenantDirectory} keeps the tenants and their tokens, {@link
+ * dev.berth.kubernetes.store.ConfigMapApprovals} the approvals, {@link
+ * dev.berth.kubernetes.store.LeaseDuties} the replica duties, {@link
+ * dev.berth.kubernetes.store.LeaseAdmissionLock} the admission lock, {@link
+ * dev.berth.kubernetes.store.ConfigMapClaims} the claims on the store and {@link
+ * dev.berth.kubernetes.store.ConfigMapInstallation} the installation's id.
  *
  * <h2>Layout</h2>
  *
@@ -13,6 +20,16 @@
  *       berth-audit-<installation>-head} holds the highest sequence known taken.
  *   <li>{@code berth-lease-<id>}: the session's Lease; annotations {@code berth.dev/fencing-token}
  *       and {@code berth.dev/expires-at}.
+ *   <li>{@code berth-installation}: the installation's id under {@code id}; fixed, since it is read
+ *       before the installation is known, so a namespace holds one installation's store.
+ *   <li>{@code berth-tenants-<installation>}: every tenant under {@code tenant.<id>} (one object,
+ *       so that a service account listed by two tenants is refused in one compare-and-swap).
+ *   <li>{@code berth-token-<installation>-<digest>}: one API token's digest record.
+ *   <li>{@code approval-<session>-<suffix>}: one approval, labelled with its state.
+ *   <li>{@code berth-duty-<installation>-<duty>}, {@code berth-admission-<installation>-<tenant>}:
+ *       Leases of a replica duty and of one tenant's admissions.
+ *   <li>{@code berth-claim-<installation>-<key>}: the holders of a claim, each with an expiry its
+ *       process renews.
  * </ul>
  *
  * Every object is labelled {@code app.kubernetes.io/managed-by=berth}, {@code
@@ -59,6 +76,9 @@
  *   <li>A listing reads every session its labels select and sorts them in the adapter (the API
  *       server cannot order by creation time), so its cost grows with the installation.
  *   <li>Only equality label selectors are used, the only kind the fabric8 mock server honours.
+ *   <li>The tenants share one ConfigMap: their records together must stay under about 1 MB.
+ *   <li>The installation-wide audit log, the gauges' counts and the approval sweep read every
+ *       object of their kind.
  *   <li>A session created while its lease is being taken over gets no fence raise. The Lease check
  *       alone guards its first writes. No caller leases a session before it creates it.
  * </ul>

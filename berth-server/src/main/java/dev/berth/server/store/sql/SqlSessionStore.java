@@ -4,11 +4,11 @@ import dev.berth.core.session.Phase;
 import dev.berth.core.session.Reservation;
 import dev.berth.core.session.SessionId;
 import dev.berth.core.store.AuditEvent;
-import dev.berth.core.store.InstallationAudit;
 import dev.berth.core.store.Lease;
 import dev.berth.core.store.SessionLeases;
 import dev.berth.core.store.SessionStore;
 import dev.berth.server.store.StoreAccessException;
+import dev.berth.store.ControlPlaneStore;
 import dev.berth.store.CorruptRecordException;
 import dev.berth.store.RecordSessionStore;
 import dev.berth.store.StoreJson;
@@ -65,7 +65,7 @@ import org.jspecify.annotations.Nullable;
  * #close()} raises {@link IllegalStateException}.
  */
 public final class SqlSessionStore extends RecordSessionStore
-    implements SessionLeases, InstallationAudit, AutoCloseable {
+    implements SessionLeases, ControlPlaneStore {
 
   /** What an operator does about a row that cannot be read. */
   static final String REPAIR =
@@ -160,6 +160,7 @@ public final class SqlSessionStore extends RecordSessionStore
   }
 
   /** Names the database in messages, without credentials. */
+  @Override
   public String describe() {
     return db.describe();
   }
@@ -169,6 +170,7 @@ public final class SqlSessionStore extends RecordSessionStore
    *
    * @throws RuntimeException naming the database when it does not
    */
+  @Override
   public void checkReachable() {
     db.read("check that the store answers", c -> SqlDatabase.queryOne(c, "SELECT 1", r -> 1));
   }
@@ -179,6 +181,7 @@ public final class SqlSessionStore extends RecordSessionStore
    *
    * @throws IllegalStateException naming both versions and what to do
    */
+  @Override
   public void checkMigrated() {
     db.read(
         "check the store's schema version",
@@ -192,6 +195,7 @@ public final class SqlSessionStore extends RecordSessionStore
    * How many sessions (not deleted) are in each phase, for the metrics: one grouped read over the
    * phase index, however many sessions there are.
    */
+  @Override
   public Map<Phase, Long> countByPhase() {
     Map<Phase, Long> counts = new EnumMap<>(Phase.class);
     db.read(
@@ -210,6 +214,7 @@ public final class SqlSessionStore extends RecordSessionStore
    * server knows (corrupt, or written by a newer release) is left out of the counts, not an error:
    * reading that session reports it.
    */
+  @Override
   public Map<Reservation, Long> countByReservation() {
     Map<Reservation, Long> counts = new EnumMap<>(Reservation.class);
     String field = db.dialect().jsonText("body", "reservation");
