@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { onUnauthenticated } from "./api/client";
+import { RecoveryBanner } from "./components/RecoveryBanner";
 import { ToastProvider } from "./components/Toasts";
 import { Link, Router, useRouter } from "./lib/router";
 import { AgentWorkspace } from "./screens/AgentWorkspace";
@@ -107,6 +108,7 @@ function Shell() {
         </button>
       </nav>
       <div id="content" className="content">
+        {!unauthenticated && route.screen !== "login" && <RecoveryBanner />}
         <Suspense
           fallback={
             <main className="page">

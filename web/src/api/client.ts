@@ -12,6 +12,7 @@ import type {
   IdleView,
   Operation,
   ReadResult,
+  Recovery,
   RuntimeStatus,
   Session,
   SessionList,
@@ -215,6 +216,9 @@ export const api = {
     const me = await call<{ principal: string }>("GET", "/whoami", { signal });
     return me.principal === "admin";
   },
+
+  /** Recovery mode after a restore of an older store backup (admin only). */
+  recovery: (signal?: AbortSignal) => call<Recovery>("GET", "/admin/recovery", { signal }),
 
   runtime: (id: string, signal?: AbortSignal) =>
     call<RuntimeStatus>("GET", `/sessions/${enc(id)}/runtime`, { signal }),

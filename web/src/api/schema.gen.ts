@@ -916,6 +916,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recovery mode, what it found and did (admin only).
+         * @description A control plane enters recovery mode when its store is older than what the runtimes or the archive store saw (a restore of an older store backup): the store epoch is below their high-water marks, or a runtime accepted a newer intent than the store holds. Meanwhile new sessions are refused (`503 RECOVERY_MODE`), nothing is deleted and no quota is released; sessions adopted their runtimes' newer intent, and runtimes and archives the store does not know are quarantined (listed, kept). docs/operations.md, "Restoring a store backup".
+         */
+        get: operations["getRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/recovery/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ends recovery mode (admin only; audited as `recovery.approved`).
+         * @description For a person who read the findings: admission opens and the reconcilers act again. The quarantined runtimes and archives stay where they are.
+         */
+        post: operations["approveRecovery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.yaml": {
         parameters: {
             query?: never;
@@ -994,12 +1034,46 @@ export interface components {
              * @description The stable machine reason; `INTERNAL` is an unexpected server error (500). A refusal of the session's agent (its node) is passed on with the agent's own status and reason, from `NOT_AN_AGENT` on in this list (docs/agent-protocol.md).
              * @enum {string}
              */
-            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "IDENTITY_UNAVAILABLE" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "APPROVAL_NOT_FOUND" | "APPROVAL_DECIDED" | "APPROVAL_EXPIRED" | "INTERNAL";
+            reason: "INVALID_INPUT" | "UNAUTHENTICATED" | "WORKLOAD_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "STALE_INTENT" | "SESSION_TERMINATING" | "SUSPENDING" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "INVALID_STATE" | "QUOTA_EXCEEDED" | "AGENT_UNREACHABLE" | "RUNTIME_UNAVAILABLE" | "SNAPSHOT_UNAVAILABLE" | "SNAPSHOT_REFUSED" | "ISOLATION_UNAVAILABLE" | "WORKLOAD_UNAVAILABLE" | "PROMPT_TOO_LARGE" | "PROMPT_QUEUE_FULL" | "PROMPTS_RUNNING" | "PLUGIN_UNAVAILABLE" | "PLUGINS_FOLDER_UNSAFE" | "OUTPUT_FULL" | "DEADLINE_EXCEEDED" | "NOT_AN_AGENT" | "NOT_A_SHELL" | "AGENT_MISSING" | "RESTORING" | "STOPPED" | "RUNTIME_CONFLICT" | "INTERRUPTED" | "IDENTITY_UNAVAILABLE" | "SHELL_EXITED" | "INPUT_BLOCKED" | "LEASE_EXPIRED" | "CONTRACT_CORRUPT" | "ARCHIVE_REFUSED" | "ARCHIVE_UNSAFE" | "ARCHIVE_CORRUPT" | "APPROVAL_NOT_FOUND" | "APPROVAL_DECIDED" | "APPROVAL_EXPIRED" | "RECOVERY_MODE" | "NOT_IN_RECOVERY" | "INTERNAL";
             /** @description The message, starting with the original's base message. */
             detail: string;
             /** @description The same message (the original platform's field). */
             error: string;
             session?: components["schemas"]["SessionIdValue"];
+        };
+        Recovery: {
+            /** @description Whether recovery mode is on. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When it began.
+             */
+            since?: string;
+            /** @description Why it began. */
+            reason?: string;
+            /**
+             * Format: int64
+             * @description The store's epoch when it was found older (before recovery raised it).
+             */
+            storeEpoch: number;
+            /** @description The highest store epochs the runtimes and the archive store saw. */
+            highWaterMarks: {
+                /** @description Where the mark was read (`node`, `pods`, `archives`). */
+                source: string;
+                /** Format: int64 */
+                epoch: number;
+            }[];
+            /** @description Sessions that adopted their runtime's newer intent. */
+            adoptedSessions: string[];
+            /** @description Runtimes the store does not know; kept, never deleted. */
+            quarantinedRuntimes: string[];
+            /** @description Archives of sessions the store does not know; kept. */
+            quarantinedArchives: string[];
+            /** @description Sessions whose agent could not be asked; reconciled after approval. */
+            unreachableSessions: string[];
+            /** Format: date-time */
+            approvedAt?: string;
+            approvedBy?: string;
         };
         WhoAmI: {
             /** @enum {string} */
@@ -2336,7 +2410,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["QuotaExceeded"];
-            /** @description `RUNTIME_UNAVAILABLE`: provisioning failed; `detail` carries the failure reason. `ISOLATION_UNAVAILABLE`: the server runs with `--require-isolation` and its node cannot give the session user, mount, PID and network namespaces and a cgroup. `WORKLOAD_UNAVAILABLE`: the agent type's CLI or provider is not configured here (the detail names which); never a shell in its place. */
+            /** @description `RUNTIME_UNAVAILABLE`: provisioning failed; `detail` carries the failure reason. `ISOLATION_UNAVAILABLE`: the server runs with `--require-isolation` and its node cannot give the session user, mount, PID and network namespaces and a cgroup. `WORKLOAD_UNAVAILABLE`: the agent type's CLI or provider is not configured here (the detail names which); never a shell in its place. `RECOVERY_MODE`: the control plane is in recovery mode (its store is older than what the runtimes or archives saw); an administrator ends it (`/api/v1/admin/recovery`). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3465,6 +3539,59 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The findings; `active` false with empty lists when none began. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recovery"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    approveRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The findings, now approved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recovery"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description `NOT_IN_RECOVERY`: recovery mode is not on. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getOpenApi: {

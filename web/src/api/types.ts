@@ -18,6 +18,7 @@ export type Config = Schemas["Config"];
 export type IdleView = Schemas["IdleExplanation"];
 export type OperationStep = Schemas["OperationStep"];
 export type Operation = Schemas["Operation"];
+export type Recovery = Schemas["Recovery"];
 export type Execution = Schemas["Execution"];
 export type Approval = Schemas["Approval"];
 export type ApprovalList = Schemas["ApprovalList"];

@@ -23,7 +23,7 @@ import tools.jackson.databind.node.ObjectNode;
     mixinStandardHelpOptions = true,
     versionProvider = BerthCommand.Version.class,
     description = "Manages tenants and their tokens (needs the admin token).",
-    subcommands = {AdminCommand.Tokens.class, AdminCommand.Tenants.class})
+    subcommands = {AdminCommand.Tokens.class, AdminCommand.Tenants.class, RecoveryCommand.class})
 final class AdminCommand {
 
   private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -626,6 +626,28 @@ public final class BerthClient implements AutoCloseable {
     return Json.read(body(answer, "the tenant"), Tenant.class, "tenant");
   }
 
+  /**
+   * {@code GET /admin/recovery} (admin only): whether the control plane is in recovery mode (its
+   * store older than what the runtimes or archives saw), and what it found. The answer's members
+   * are in the API description ({@code Recovery}).
+   */
+  public JsonNode recovery() {
+    return get("/admin/recovery", "recovery mode");
+  }
+
+  /** {@code POST /admin/recovery/approve} (admin only): ends recovery mode; audited. */
+  public JsonNode approveRecovery() {
+    return body(
+        api.call(
+            "POST",
+            "/admin/recovery/approve",
+            Optional.of(Map.of()),
+            NO_HEADERS,
+            timeout,
+            "ending recovery mode"),
+        "ending recovery mode");
+  }
+
   /** {@code GET /admin/tenants} (admin only). */
   public List<Tenant> tenants() {
     List<Tenant> tenants = new ArrayList<>();

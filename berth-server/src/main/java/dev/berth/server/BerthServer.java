@@ -9,6 +9,7 @@ import dev.berth.core.tenant.Admission;
 import dev.berth.core.tenant.TenantDirectory;
 import dev.berth.server.api.OpenApiSpec;
 import dev.berth.server.api.PublicApi;
+import dev.berth.server.api.RecoveryRoutes;
 import dev.berth.server.auth.AdminToken;
 import dev.berth.server.auth.Authenticator;
 import dev.berth.server.auth.TenantTokens;
@@ -16,7 +17,9 @@ import dev.berth.server.health.BuildVersion;
 import dev.berth.server.health.Readiness;
 import dev.berth.server.reconcile.ReconcileLoop;
 import dev.berth.server.runtime.AgentWireDataPlane;
+import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.session.IdleReaper;
+import dev.berth.server.session.InstallationRecovery;
 import dev.berth.server.session.ReplicaDuty;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.session.UseCases;
@@ -153,7 +156,8 @@ public final class BerthServer implements AutoCloseable {
     ServerBackends backends = openBackends(calls);
     adminToken = AdminToken.loadOrCreate(config.dataDir(), config.adminToken());
     ServerApprovals approvals = openApprovals(backends, telemetry);
-    placement = openPlacement(backends, calls, approvals);
+    StoreEpochStamp epoch = new StoreEpochStamp();
+    placement = openPlacement(backends, calls, approvals, epoch);
     ArchiveStore archives = openArchives(telemetry);
     SessionLifecycle lifecycle =
         SessionLifecycle.wire(
@@ -165,20 +169,29 @@ public final class BerthServer implements AutoCloseable {
             telemetry,
             clock,
             failpoints,
+            epoch,
             resources);
     SessionMeters.register(telemetry, backends.store());
     loop = reconcileLoop(lifecycle.reconciler(), backends.store(), lifecycle.signals());
+    InstallationRecovery recovery =
+        ServerRecovery.wire(backends, placement, lifecycle, archives, epoch, telemetry, clock);
+    // Before anything commands a runtime or admits a session: the store may be older than them.
+    recovery.start();
+    loop.onRecoveryNeeded(id -> ServerRecovery.runtimeAhead(recovery, id));
     Admission admission = new Admission(backends.directory(), backends.admissionLock());
     SessionIntents intents =
         new SessionIntents(backends.store(), clock, lifecycle.settings(), approvals::leaving);
     UseCases sessions = useCases(backends.store(), intents, lifecycle, admission, approvals);
     idleReaper = idleReaper(backends.store(), intents, lifecycle.dataPlane(), sessions, telemetry);
     startAccessFlusher(sessions);
-    PublicApi api = publicApi(backends, sessions, admission, archives, telemetry);
+    PublicApi api =
+        publicApi(backends, sessions, admission, archives, telemetry)
+            .withRecovery(new RecoveryRoutes(recovery, loop::resync, admission));
     app = ServerHttp.start(config, api, readTimeout);
     resources.add(0, app::stop);
     approvals.bound(ServerHttp.loopbackBase(config, app.port()));
     loop.start();
+    resources.add(0, ServerRecovery.schedule(recovery, backends));
     startIdleScan(backends);
     ControlLeases.start(
         config.lifecycle().controlLease(), backends, lifecycle.dataPlane(), loop, clock, resources);
@@ -211,7 +224,7 @@ public final class BerthServer implements AutoCloseable {
   }
 
   private SessionPlacement openPlacement(
-      ServerBackends backends, CallTimers calls, ServerApprovals approvals) {
+      ServerBackends backends, CallTimers calls, ServerApprovals approvals, StoreEpochStamp epoch) {
     SessionPlacement opened =
         SessionPlacement.open(
             config,
@@ -229,7 +242,8 @@ public final class BerthServer implements AutoCloseable {
                             .orElse(PluginMarketplace.none())),
             approvals::launch,
             approvals::podGate,
-            calls.agent());
+            calls.agent(),
+            epoch);
     opened.closeable().ifPresent(c -> resources.add(0, c));
     return opened;
   }

@@ -9,6 +9,7 @@ import dev.berth.core.lifecycle.RecoveryMode;
 import dev.berth.core.store.SessionStore;
 import dev.berth.server.reconcile.LeaseRenewer;
 import dev.berth.server.runtime.AgentWireDataPlane;
+import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.session.SessionSignals;
 import dev.berth.server.telemetry.CallTimers;
 import dev.berth.server.telemetry.OperationLog;
@@ -26,7 +27,8 @@ record SessionLifecycle(
     RestoreProgress restores,
     AgentWireDataPlane dataPlane,
     Reconciler reconciler,
-    SessionSignals signals) {
+    SessionSignals signals,
+    RecoveryMode recovery) {
 
   /**
    * The lifecycle over {@code placement}'s runtime and endpoints; its lease renewer is added to the
@@ -41,6 +43,7 @@ record SessionLifecycle(
       Telemetry telemetry,
       Clock clock,
       Failpoints failpoints,
+      StoreEpochStamp epoch,
       List<AutoCloseable> resources) {
     SessionStore store = backends.store();
     LifecycleSettings settings =
@@ -49,11 +52,12 @@ record SessionLifecycle(
             .withOperationTimeout(config.operationTimeout());
     RestoreProgress restores = new RestoreProgress(clock);
     AgentWireDataPlane dataPlane =
-        new AgentWireDataPlane(placement.endpoints(), archives, restores, calls.agent());
+        new AgentWireDataPlane(placement.endpoints(), archives, restores, calls.agent(), epoch);
     // Passes may wait minutes (a prompt drain, an archive upload): their leases are renewed, or
     // another replica sharing the store would take the session over mid-operation.
     LeaseRenewer renewer = new LeaseRenewer(store.leases());
     resources.add(0, renewer);
+    RecoveryMode recovery = new RecoveryMode();
     Reconciler reconciler =
         new Reconciler(
             store,
@@ -62,11 +66,11 @@ record SessionLifecycle(
             archives,
             clock,
             settings,
-            new RecoveryMode(),
+            recovery,
             failpoints,
             renewer,
             new OperationLog(telemetry));
     return new SessionLifecycle(
-        settings, restores, dataPlane, reconciler, new SessionSignals(store));
+        settings, restores, dataPlane, reconciler, new SessionSignals(store), recovery);
   }
 }

@@ -17,6 +17,7 @@ import dev.berth.kubernetes.runtime.PodAgent;
 import dev.berth.kubernetes.runtime.PodTemplate;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
+import dev.berth.server.runtime.StoreEpochStamp;
 import dev.berth.server.runtime.local.LocalNode;
 import dev.berth.server.runtime.local.LocalRuntime;
 import dev.berth.server.runtime.local.NodeIsolation;
@@ -60,10 +61,11 @@ record SessionPlacement(
       Supplier<AgentCatalog> agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
       Function<RuntimeSpec, Optional<PodAgent.Gate>> podGates,
-      AgentCallTimings timings) {
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
     return switch (config.backends().runtime()) {
       case RuntimeChoice.Local l ->
-          local(config, installation, store, directory, agents.get(), approvals, timings);
+          local(config, installation, store, directory, agents.get(), approvals, timings, epoch);
       case RuntimeChoice.Kubernetes k ->
           kubernetes(
               config,
@@ -82,7 +84,8 @@ record SessionPlacement(
       TenantDirectory directory,
       AgentCatalog agents,
       Function<RuntimeSpec, Optional<Map<String, Object>>> approvals,
-      AgentCallTimings timings) {
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
     LocalNode node =
         new LocalNode(
             config.dataDir().resolve(DataDirectory.NODE),
@@ -99,7 +102,8 @@ record SessionPlacement(
                     .launch(spec.workload(), spec.model(), spec.plugins())
                     .map(agent -> gated(agent, approvals.apply(spec))),
             timings,
-            disconnect(config, store, directory));
+            disconnect(config, store, directory),
+            epoch);
     return new SessionPlacement(
         runtime,
         runtime,

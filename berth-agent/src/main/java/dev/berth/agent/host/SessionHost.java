@@ -58,11 +58,13 @@ public final class SessionHost implements AutoCloseable {
   private final CheckpointCommands checkpoints;
   private final ScheduledExecutorService ticker;
   private final List<HelperLedger.Leftover> leftovers;
+  private final dev.berth.agent.contract.StoreEpochMark storeEpoch;
 
   private SessionHost(
       HostParts parts, Optional<SessionId> only, List<HelperLedger.Leftover> leftovers) {
     this.parts = parts;
     this.leftovers = List.copyOf(leftovers);
+    this.storeEpoch = dev.berth.agent.contract.StoreEpochMark.open(parts.config().root());
     this.contracts = new SessionContracts(parts.config(), parts.clock());
     this.disks = new RuntimeDisks(parts.config(), parts.sandbox(), parts.meters());
     this.commands = new SessionCommands(runtimes, locks, contracts);
@@ -131,6 +133,11 @@ public final class SessionHost implements AutoCloseable {
    */
   public List<HelperLedger.Leftover> leftovers() {
     return leftovers;
+  }
+
+  /** The highest store epoch a control plane's request carried (docs/agent-protocol.md). */
+  public dev.berth.agent.contract.StoreEpochMark storeEpoch() {
+    return storeEpoch;
   }
 
   /** What a runtime provisioned now would run under: the host's sandbox with its limits. */

@@ -2,6 +2,7 @@ package dev.berth.agent.http;
 
 import dev.berth.agent.host.SessionHost;
 import dev.berth.agent.telemetry.NodeTelemetry;
+import dev.berth.protocol.contract.StoreEpochHeader;
 import dev.berth.protocol.json.AgentJson;
 import dev.berth.protocol.problem.AgentReason;
 import dev.berth.protocol.wire.WireLimits;
@@ -81,7 +82,7 @@ public final class AgentHttpServer implements AutoCloseable {
               config.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheSize(0));
               config.http.maxRequestSize = WireLimits.MAX_INPUT_BYTES + 1024;
               config.routes.get("/healthz", ctx -> health(ctx, json, readiness));
-              config.routes.before(ctx -> requireToken(ctx, problems));
+              authenticate(config.routes, problems, host);
               runtimes.register(config.routes);
               output.register(config.routes);
               executions.register(config.routes);
@@ -189,6 +190,29 @@ public final class AgentHttpServer implements AutoCloseable {
         new Problems.Kind(401, AgentReason.UNAUTHENTICATED),
         "missing or wrong bearer token; send Authorization: Bearer <the host token>");
     ctx.skipRemainingHandlers();
+  }
+
+  /** The highest store epoch this host saw (docs/agent-protocol.md). */
+  static final String STORE_EPOCH = "/v1/store-epoch";
+
+  /**
+   * The token check of every route but the probe's, then the record of the store epoch every
+   * authenticated request carries (after the check, so only the control plane raises the mark), and
+   * the route that answers the highest seen.
+   */
+  private void authenticate(
+      io.javalin.config.RoutesConfig routes, Problems problems, SessionHost host) {
+    routes.before(ctx -> requireToken(ctx, problems));
+    routes.before(
+        ctx ->
+            StoreEpochHeader.parse(ctx.header(StoreEpochHeader.NAME))
+                .ifPresent(host.storeEpoch()::observe));
+    routes.get(
+        STORE_EPOCH,
+        ctx -> {
+          ctx.contentType("application/json");
+          ctx.result("{\"storeEpoch\":" + host.storeEpoch().highest() + "}");
+        });
   }
 
   /** The meters' route, which the metrics token also reads. */

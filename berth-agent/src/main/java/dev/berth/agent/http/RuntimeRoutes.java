@@ -58,7 +58,13 @@ final class RuntimeRoutes {
   }
 
   private void list(Context ctx) {
-    send(ctx, Map.of("sessions", host.list().stream().map(StatusJson::of).toList()));
+    send(
+        ctx,
+        Map.of(
+            "sessions",
+            host.list().stream().map(StatusJson::of).toList(),
+            "storeEpoch",
+            host.storeEpoch().highest()));
   }
 
   private void provision(Context ctx) {

@@ -49,6 +49,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
   private final String owner;
   private final InstantSource clock;
   private final Failpoints failpoints;
+  private final EpochMarkObjects epochMark;
   private final int partSize;
   private final Duration staleAfter;
   private final @Nullable S3Client owned;
@@ -104,6 +105,7 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
     }
     this.bucket = new Bucket(client, settings.bucket());
     this.keys = new ArchiveKeys(settings.bucket(), settings.prefix());
+    this.epochMark = new EpochMarkObjects(bucket, keys);
     this.owner = owner;
     this.clock = Objects.requireNonNull(clock, "clock");
     this.failpoints = Objects.requireNonNull(failpoints, "failpoints");
@@ -201,6 +203,16 @@ public final class S3ArchiveStore implements ArchiveStore, AutoCloseable {
       failpoints.reach("archive.delete.unmarked");
       bucket.delete(keys.folder(session) + marker.get().data());
     }
+  }
+
+  @Override
+  public long storeEpochSeen() {
+    return new EpochMarkObjects(bucket, keys).read();
+  }
+
+  @Override
+  public void recordStoreEpoch(long epoch) {
+    epochMark.raise(epoch);
   }
 
   /** Writes and removes {@code <prefix>.probe-<random>}, where no session's archives live. */

@@ -33,4 +33,19 @@ public interface ArchiveStore {
    * @throws RuntimeException naming where and why when it cannot be written
    */
   void checkWritable();
+
+  /**
+   * The highest store epoch recorded with an archive ({@link #recordStoreEpoch}); 0 when none was,
+   * or when this store keeps no mark. A control plane whose store's epoch is below it was restored
+   * from an older backup (docs/operations.md, "Restoring a store backup").
+   */
+  default long storeEpochSeen() {
+    return 0;
+  }
+
+  /**
+   * Records, durably, that an archive was committed under store epoch {@code epoch}; only the
+   * highest is kept. A store that keeps no mark does nothing.
+   */
+  default void recordStoreEpoch(long epoch) {}
 }

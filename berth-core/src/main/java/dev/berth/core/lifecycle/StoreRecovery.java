@@ -113,7 +113,9 @@ public final class StoreRecovery {
     AgentStatus status;
     try {
       status = agent.status(s.runtime().get());
-    } catch (AgentUnreachableException e) {
+    } catch (AgentUnreachableException | dev.berth.core.error.NotFoundException e) {
+      // Unreachable, or its runtime is gone (removed after the backup was taken): nothing to adopt
+      // from it now; it is listed, and reconciled once a person ended recovery mode.
       unreachable.add(s.id().value());
       return;
     }

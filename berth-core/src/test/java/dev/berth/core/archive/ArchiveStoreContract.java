@@ -578,4 +578,19 @@ public abstract class ArchiveStoreContract {
       throw new IllegalStateException("SHA-256 is required of every JDK", e);
     }
   }
+
+  @Test
+  void theStoreEpochMarkKeepsTheHighestRecordedAcrossARestart() throws Exception {
+    assertThat(store.storeEpochSeen()).isZero();
+
+    store.recordStoreEpoch(7);
+    store.recordStoreEpoch(3);
+    assertThat(store.storeEpochSeen()).isEqualTo(7);
+
+    ArchiveStore restarted = restartStore(clock);
+    assertThat(restarted.storeEpochSeen()).isEqualTo(7);
+    restarted.recordStoreEpoch(9);
+    assertThat(restarted.storeEpochSeen()).isEqualTo(9);
+    assertThat(restarted.list(TestSessions.newId())).isEmpty();
+  }
 }

@@ -44,6 +44,7 @@ public final class InMemoryArchiveStore implements ArchiveStore {
   private static final class Place {
     final Map<String, Stored> committed = new HashMap<>();
     final Set<Object> staged = Collections.newSetFromMap(new IdentityHashMap<>());
+    long storeEpoch;
   }
 
   private record Stored(ArchiveRef ref, byte[] bytes) {}
@@ -66,6 +67,20 @@ public final class InMemoryArchiveStore implements ArchiveStore {
   /** A new store on the same place, as after a crash and restart of the process that used this. */
   public InMemoryArchiveStore restarted() {
     return new InMemoryArchiveStore(clock, place);
+  }
+
+  @Override
+  public long storeEpochSeen() {
+    synchronized (place) {
+      return place.storeEpoch;
+    }
+  }
+
+  @Override
+  public void recordStoreEpoch(long epoch) {
+    synchronized (place) {
+      place.storeEpoch = Math.max(place.storeEpoch, epoch);
+    }
   }
 
   /** Whether a committed archive has this uri. */

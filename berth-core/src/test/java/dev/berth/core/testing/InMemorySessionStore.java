@@ -37,7 +37,10 @@ import java.util.function.Supplier;
  * its whole state, to simulate restoring an older store backup.
  */
 public final class InMemorySessionStore
-    implements SessionStore, SessionLeases, dev.berth.core.store.InstallationAudit {
+    implements SessionStore,
+        SessionLeases,
+        dev.berth.core.store.InstallationAudit,
+        dev.berth.core.store.StoreEpochs {
   private final InstantSource clock;
   private final ReentrantLock lock = new ReentrantLock();
   private State state = new State();
@@ -50,9 +53,13 @@ public final class InMemorySessionStore
     final List<AuditEvent> events = new ArrayList<>();
     final Map<SessionId, Lease> leases = new HashMap<>();
     final Map<SessionId, Long> tokens = new HashMap<>();
+    long epoch;
+    @org.jspecify.annotations.Nullable Instant recoverySince;
 
     State copy() {
       State c = new State();
+      c.epoch = epoch;
+      c.recoverySince = recoverySince;
       c.sessions.putAll(sessions);
       c.operations.putAll(operations);
       c.executions.putAll(executions);
@@ -75,6 +82,48 @@ public final class InMemorySessionStore
   /** Replaces the whole store with an earlier {@link #snapshot()}. */
   public void restore(Object snapshot) {
     locked(() -> state = ((State) snapshot).copy());
+  }
+
+  @Override
+  public long current() {
+    return locked(() -> state.epoch);
+  }
+
+  @Override
+  public long advance() {
+    return locked(() -> ++state.epoch);
+  }
+
+  @Override
+  public long raise(long floor) {
+    return locked(() -> state.epoch = Math.max(state.epoch, floor));
+  }
+
+  @Override
+  public Optional<Instant> recoverySince() {
+    return locked(() -> Optional.ofNullable(state.recoverySince));
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return locked(
+        () -> {
+          Instant began = state.recoverySince;
+          if (began == null) {
+            state.recoverySince = since;
+            return since;
+          }
+          return began;
+        });
+  }
+
+  @Override
+  public void endRecovery() {
+    locked(
+        () -> {
+          state.recoverySince = null;
+          return null;
+        });
   }
 
   @Override
@@ -304,7 +353,13 @@ public final class InMemorySessionStore
             return Optional.empty();
           }
           FencingToken token =
-              live ? current.token() : new FencingToken(state.tokens.merge(session, 1L, Long::sum));
+              live
+                  ? current.token()
+                  : new FencingToken(
+                      state.tokens.merge(
+                          session,
+                          FencingToken.next(0, state.epoch).value(),
+                          (was, first) -> FencingToken.next(was, state.epoch).value()));
           Lease lease = new Lease(session, holder, token, now.plus(ttl));
           state.leases.put(session, lease);
           return Optional.of(lease);

@@ -5,6 +5,7 @@ import dev.berth.core.session.Reservation;
 import dev.berth.core.session.Session;
 import dev.berth.core.store.AuditEvent;
 import dev.berth.core.store.SessionLeases;
+import dev.berth.core.store.StoreEpochs;
 import dev.berth.store.ControlPlaneStore;
 import dev.berth.store.CorruptRecordException;
 import dev.berth.store.RecordSessionStore;
@@ -12,11 +13,13 @@ import dev.berth.store.StoreJson;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -34,9 +37,11 @@ import java.util.function.Function;
  * CorruptRecordException} naming it; an API server that cannot be reached or refuses (other than
  * with a conflict) raises {@link KubernetesStoreException}.
  */
-public final class ConfigMapSessionStore extends RecordSessionStore implements ControlPlaneStore {
+public final class ConfigMapSessionStore extends RecordSessionStore
+    implements ControlPlaneStore, StoreEpochs {
 
   private final LeaseRecords leases;
+  private final ConfigMapStoreEpochs epochs;
   private final AuditLog audit;
   private final KubeObjects<ConfigMap> configMaps;
   private final SessionConfigMaps codec;
@@ -58,6 +63,7 @@ public final class ConfigMapSessionStore extends RecordSessionStore implements C
   private ConfigMapSessionStore(Assembly assembly) {
     super(assembly.parts());
     this.leases = assembly.leases();
+    this.epochs = assembly.epochs();
     this.audit = assembly.audit();
     this.configMaps = assembly.configMaps();
     this.codec = assembly.codec();
@@ -66,12 +72,13 @@ public final class ConfigMapSessionStore extends RecordSessionStore implements C
   }
 
   /**
-   * The record parts and the leases, which raise the fences of the sessions' ConfigMaps; the rest
-   * for the installation-wide reads.
+   * The record parts and the leases, which raise the fences of the sessions' ConfigMaps; the store
+   * epoch their tokens start from; the rest for the installation-wide reads.
    */
   private record Assembly(
       Parts parts,
       LeaseRecords leases,
+      ConfigMapStoreEpochs epochs,
       AuditLog audit,
       KubeObjects<ConfigMap> configMaps,
       SessionConfigMaps codec,
@@ -87,12 +94,14 @@ public final class ConfigMapSessionStore extends RecordSessionStore implements C
     var configMaps = new KubeObjects<>(client, ConfigMap.class, "configmaps", namespace);
     var leaseObjects = new KubeObjects<>(client, Lease.class, "leases", namespace);
     SessionConfigMaps codec = new SessionConfigMaps(layout, json);
+    ConfigMapStoreEpochs epochs = new ConfigMapStoreEpochs(configMaps, layout);
     LeaseRecords leases =
         new LeaseRecords(
             leaseObjects,
             layout,
             clock,
-            (session, token) -> SessionRecords.raiseFence(configMaps, codec, session, token));
+            (session, token) -> SessionRecords.raiseFence(configMaps, codec, session, token),
+            epochs::current);
     SessionObjects objects = new SessionObjects(configMaps, codec, layout, leases);
     AuditLog audit = new AuditLog(configMaps, layout, json);
     return new Assembly(
@@ -102,10 +111,41 @@ public final class ConfigMapSessionStore extends RecordSessionStore implements C
             new ExecutionRecords(configMaps, layout, json),
             audit),
         leases,
+        epochs,
         audit,
         configMaps,
         codec,
         namespace);
+  }
+
+  @Override
+  public long current() {
+    return epochs.current();
+  }
+
+  @Override
+  public long advance() {
+    return epochs.advance();
+  }
+
+  @Override
+  public long raise(long floor) {
+    return epochs.raise(floor);
+  }
+
+  @Override
+  public Optional<Instant> recoverySince() {
+    return epochs.recoverySince();
+  }
+
+  @Override
+  public Instant beginRecovery(Instant since) {
+    return epochs.beginRecovery(since);
+  }
+
+  @Override
+  public void endRecovery() {
+    epochs.endRecovery();
   }
 
   @Override

@@ -38,12 +38,27 @@ final class LeaseRecords implements SessionLeases, IssuedTokens {
   private final Layout layout;
   private final InstantSource clock;
   private final FenceRaiser fences;
+  private final java.util.function.LongSupplier epoch;
 
   LeaseRecords(
       KubeObjects<io.fabric8.kubernetes.api.model.coordination.v1.Lease> leases,
       Layout layout,
       InstantSource clock,
       FenceRaiser fences) {
+    this(leases, layout, clock, fences, () -> 0L);
+  }
+
+  /**
+   * @param epoch reads the store epoch: a new token starts at least at its first ({@link
+   *     FencingToken#next}), so none is reused after a restore of an older backup
+   */
+  LeaseRecords(
+      KubeObjects<io.fabric8.kubernetes.api.model.coordination.v1.Lease> leases,
+      Layout layout,
+      InstantSource clock,
+      FenceRaiser fences,
+      java.util.function.LongSupplier epoch) {
+    this.epoch = epoch;
     this.leases = leases;
     this.layout = layout;
     this.clock = clock;
@@ -63,7 +78,8 @@ final class LeaseRecords implements SessionLeases, IssuedTokens {
               if (live && !holder.equals(held.holder())) {
                 return Edit.keep(Optional.empty());
               }
-              long token = live ? held.token() : held.token() + 1;
+              long token =
+                  live ? held.token() : FencingToken.next(held.token(), epoch.getAsLong()).value();
               var lease = current.orElseGet(() -> LeaseObjects.newLease(layout, session));
               LeaseObjects.hold(lease, holder, token, now, ttl);
               return Edit.write(

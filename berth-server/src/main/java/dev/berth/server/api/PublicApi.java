@@ -52,6 +52,7 @@ public final class PublicApi {
   private final BuildVersion version;
   private final dev.berth.server.telemetry.Telemetry telemetry;
   private final boolean publicMetrics;
+  private java.util.Optional<RecoveryRoutes> recoveryRoutes = java.util.Optional.empty();
 
   /**
    * The API routes that need no token: the probes, and the API's own description (what a client
@@ -97,6 +98,12 @@ public final class PublicApi {
    */
   public record Metrics(dev.berth.server.telemetry.Telemetry telemetry, boolean withoutToken) {}
 
+  /** Serves recovery mode's routes and refuses creates while it is on; before {@link #register}. */
+  public PublicApi withRecovery(RecoveryRoutes routes) {
+    this.recoveryRoutes = java.util.Optional.of(routes);
+    return this;
+  }
+
   public void register(JavalinConfig config) {
     var routes = config.routes;
     routes.get("/healthz", this::health);
@@ -116,6 +123,7 @@ public final class PublicApi {
     routes.get(
         "/api/v1/version",
         ctx -> ctx.contentType("application/json").result(json.writeValueAsString(version)));
+    recoveryRoutes.ifPresent(r -> r.register(routes));
     sessionRoutes.register(routes);
     streamRoutes.register(routes);
     transcriptRoutes.register(routes);

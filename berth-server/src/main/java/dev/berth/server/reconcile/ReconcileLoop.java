@@ -94,6 +94,20 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
   private final Thread[] workers;
   private volatile boolean closed;
 
+  private volatile Consumer<SessionId> recoveryNeeded =
+      id ->
+          LOG.error(
+              "session {} needs store recovery: its runtime knows a newer intent than the store",
+              id.value());
+
+  /**
+   * Who is told when a pass answers RECOVERY_NEEDED: a runtime ahead of its session's intent, or
+   * recovery mode on. The loop itself does nothing more for the session until the next resync.
+   */
+  public void onRecoveryNeeded(Consumer<SessionId> hook) {
+    this.recoveryNeeded = hook;
+  }
+
   /**
    * @param afterPass told after every pass over a session (the API wakes waiting requests with it)
    */
@@ -241,9 +255,8 @@ public final class ReconcileLoop implements AutoCloseable, dev.berth.core.lifecy
         case WAITING -> Optional.of(settings.waitingRetry());
         case LEASE_BUSY -> Optional.of(settings.busyRetry());
         case RECOVERY_NEEDED -> {
-          LOG.error(
-              "session {} needs store recovery: its runtime knows a newer intent than the store",
-              id.value());
+          // Also every pass while recovery mode is on: the hook tells the two apart.
+          recoveryNeeded.accept(id);
           yield Optional.empty();
         }
       };

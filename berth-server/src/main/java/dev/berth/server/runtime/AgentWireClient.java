@@ -32,6 +32,7 @@ public final class AgentWireClient {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private final BlockingAgentHttp http;
+  private final StoreEpochStamp epoch;
   private final JsonMapper json = JsonMapper.builder().build();
 
   /** A client whose calls are not timed. */
@@ -41,7 +42,13 @@ public final class AgentWireClient {
 
   /** A client telling {@code timings} of every call. */
   public AgentWireClient(AgentCallTimings timings) {
+    this(timings, StoreEpochStamp.none());
+  }
+
+  /** A client telling {@code timings} of every call, each stamped with {@code epoch}. */
+  public AgentWireClient(AgentCallTimings timings, StoreEpochStamp epoch) {
     this.http = new BlockingAgentHttp(TIMEOUT, timings);
+    this.epoch = epoch;
   }
 
   /** An answer: its status and its JSON body (empty for 204). */
@@ -87,6 +94,7 @@ public final class AgentWireClient {
     request.setHeader("Authorization", "Bearer " + token);
     body.ifPresent(b -> request.setEntity(new ByteArrayEntity(b, ContentType.parse(contentType))));
     context.ifPresent(c -> CommandHeaders.of(c).forEach(request::setHeader));
+    epoch.stamp(request::setHeader);
     Reply response = send(subject, request);
     Optional<JsonNode> answer = parse(response.body());
     if (response.status() < 400) {

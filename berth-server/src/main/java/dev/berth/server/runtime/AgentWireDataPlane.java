@@ -84,11 +84,42 @@ public final class AgentWireDataPlane implements DataPlane {
       ArchiveStore archives,
       RestoreProgress progress,
       AgentCallTimings timings) {
-    this.wire = new AgentWireClient(timings);
+    this(endpoints, archives, progress, timings, StoreEpochStamp.none());
+  }
+
+  /** As the other constructors, stamping every command with the store's {@code epoch}. */
+  public AgentWireDataPlane(
+      AgentEndpoints endpoints,
+      ArchiveStore archives,
+      RestoreProgress progress,
+      AgentCallTimings timings,
+      StoreEpochStamp epoch) {
+    this.wire = new AgentWireClient(timings, epoch);
     this.streams = new AgentStreams(timings);
     this.endpoints = endpoints;
     this.archives = archives;
-    this.transfer = new ArchiveTransfer(progress);
+    this.transfer = new ArchiveTransfer(progress, epoch);
+  }
+
+  /**
+   * The highest store epoch the agent serving {@code runtime} saw on a control plane's request
+   * (docs/agent-protocol.md): a pod's agent keeps its own.
+   */
+  public long storeEpochSeen(RuntimeRef runtime) {
+    AgentEndpoints.Endpoint agent = endpoints.resolve(runtime);
+    String session = agent.sessionUrl();
+    // The host's route, beside the session-scoped ones: {host}/v1/sessions/<sid> -> {host}.
+    String host = session.substring(0, Math.max(0, session.lastIndexOf("/v1/sessions/")));
+    return wire.call(
+            runtime.name(),
+            "GET",
+            host + "/v1/store-epoch",
+            agent.token(),
+            Optional.empty(),
+            Optional.empty())
+        .json()
+        .path("storeEpoch")
+        .asLong(0);
   }
 
   @Override

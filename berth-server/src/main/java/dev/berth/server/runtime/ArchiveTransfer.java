@@ -38,12 +38,19 @@ public final class ArchiveTransfer {
   private final HttpClient http = HttpClient.newHttpClient();
   private final JsonMapper json = JsonMapper.builder().build();
   private final RestoreProgress progress;
+  private final StoreEpochStamp epoch;
 
   /**
    * @param progress where restores report the bytes they have streamed
    */
   public ArchiveTransfer(RestoreProgress progress) {
+    this(progress, StoreEpochStamp.none());
+  }
+
+  /** As the other constructor, stamping each command with {@code epoch}. */
+  public ArchiveTransfer(RestoreProgress progress, StoreEpochStamp epoch) {
     this.progress = progress;
+    this.epoch = epoch;
   }
 
   public ArchiveRef checkpoint(
@@ -76,6 +83,10 @@ public final class ArchiveTransfer {
       }
       // Asked before the commit: an archive is never recorded without what it left out.
       List<ArchiveRef.Skipped> skipped = skipped(agent, context, generation);
+      // Before the commit: the archive store's mark is never below an archive it holds.
+      if (epoch.current() > 0) {
+        store.recordStoreEpoch(epoch.current());
+      }
       return upload.commit(contents).withSkipped(skipped);
     } catch (IOException e) {
       throw new AgentUnreachableException(
@@ -207,10 +218,11 @@ public final class ArchiveTransfer {
     }
   }
 
-  private static HttpRequest.Builder withContext(
+  private HttpRequest.Builder withContext(
       HttpRequest.Builder request, AgentEndpoints.Endpoint agent, CommandContext context) {
     request.header("Authorization", "Bearer " + agent.token());
     CommandHeaders.of(context).forEach(request::header);
+    epoch.stamp(request::header);
     return request;
   }
 

@@ -54,6 +54,16 @@ public final class MeteredArchiveStore implements ArchiveStore {
   }
 
   @Override
+  public long storeEpochSeen() {
+    return archives.storeEpochSeen();
+  }
+
+  @Override
+  public void recordStoreEpoch(long epoch) {
+    archives.recordStoreEpoch(epoch);
+  }
+
+  @Override
   public void delete(ArchiveRef archive) {
     archives.delete(archive);
   }

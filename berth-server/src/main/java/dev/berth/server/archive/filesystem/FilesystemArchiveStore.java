@@ -101,6 +101,7 @@ public final class FilesystemArchiveStore implements ArchiveStore {
   private static final int BUFFER = 64 * 1024;
 
   private final Path root;
+  private final EpochMarkFile epochMark;
   private final InstantSource clock;
   private final Failpoints failpoints;
   private final boolean posix;
@@ -128,6 +129,7 @@ public final class FilesystemArchiveStore implements ArchiveStore {
    */
   public FilesystemArchiveStore(Path root, InstantSource clock, Failpoints failpoints) {
     this.root = root.toAbsolutePath().normalize();
+    this.epochMark = new EpochMarkFile(this.root);
     this.clock = Objects.requireNonNull(clock, "clock");
     this.failpoints = Objects.requireNonNull(failpoints, "failpoints");
     this.posix = this.root.getFileSystem().supportedFileAttributeViews().contains("posix");
@@ -419,6 +421,16 @@ public final class FilesystemArchiveStore implements ArchiveStore {
     } finally {
       lock.unlock();
     }
+  }
+
+  @Override
+  public long storeEpochSeen() {
+    return epochMark.read();
+  }
+
+  @Override
+  public void recordStoreEpoch(long epoch) {
+    epochMark.raise(epoch);
   }
 
   @Override

@@ -15,6 +15,7 @@ import dev.berth.core.tenant.NetworkAccess;
 import dev.berth.protocol.wire.AgentEndpoints;
 import dev.berth.server.runtime.AgentCallTimings;
 import dev.berth.server.runtime.AgentWireClient;
+import dev.berth.server.runtime.StoreEpochStamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,13 +88,21 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       Function<SessionId, NetworkAccess> networkAccess,
       Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
       AgentCallTimings timings) {
-    this(node, installation, networkAccess, agents, timings, session -> Optional.empty());
+    this(
+        node,
+        installation,
+        networkAccess,
+        agents,
+        timings,
+        session -> Optional.empty(),
+        StoreEpochStamp.none());
   }
 
   /**
    * @param disconnect what a session's runtime does when its control lease expires (its tenant's
    *     policy, or the server's default), sent with its creation; empty leaves it to the node's own
    *     ({@code berth node --disconnect-policy})
+   * @param epoch the store's epoch, stamped on every call to the node
    */
   public LocalRuntime(
       LocalNode node,
@@ -101,9 +110,10 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
       Function<SessionId, NetworkAccess> networkAccess,
       Function<RuntimeSpec, Optional<Map<String, Object>>> agents,
       AgentCallTimings timings,
-      Function<SessionId, Optional<DisconnectGrant>> disconnect) {
+      Function<SessionId, Optional<DisconnectGrant>> disconnect,
+      StoreEpochStamp epoch) {
     this.disconnect = Objects.requireNonNull(disconnect, "disconnect");
-    this.wire = new AgentWireClient(timings);
+    this.wire = new AgentWireClient(timings, epoch);
     this.node = Objects.requireNonNull(node, "node");
     this.installation = Objects.requireNonNull(installation, "installation");
     this.networkAccess = Objects.requireNonNull(networkAccess, "networkAccess");
@@ -228,6 +238,24 @@ public final class LocalRuntime implements Runtime, AgentEndpoints {
                   Optional.of(sessionUrl(connection, owner.session())))));
     }
     return listings;
+  }
+
+  /**
+   * The highest store epoch the node saw on a control plane's request (docs/agent-protocol.md); the
+   * node is started when it was not running.
+   */
+  public long storeEpochSeen() {
+    LocalNode.Connection connection = node.ensureRunning();
+    return wire.call(
+            "node " + connection.baseUrl(),
+            "GET",
+            connection.baseUrl() + "/v1/store-epoch",
+            connection.token(),
+            Optional.empty(),
+            Optional.empty())
+        .json()
+        .path("storeEpoch")
+        .asLong(0);
   }
 
   @Override

@@ -22,10 +22,12 @@ import java.util.Optional;
  *
  * <p>The table holds one row per session that was ever leased: the holder, the expiry (both NULL
  * once released) and the highest token ever issued. Release clears the holder but keeps the row, so
- * tokens only grow and are never reused. A fenced write is accepted only with exactly that highest
- * token; {@link #requireFence} takes the connection of the write's transaction so that the check
- * and the write it guards are one serialized transaction. Expiry is judged by the injected clock,
- * never by SQLite's, so that every process sharing the file and every test agrees on it.
+ * tokens only grow and are never reused; a new token also starts at least at the store epoch's
+ * first ({@link FencingToken#next}), so none is reused after a restore of an older backup either. A
+ * fenced write is accepted only with exactly that highest token; {@link #requireFence} takes the
+ * connection of the write's transaction so that the check and the write it guards are one
+ * serialized transaction. Expiry is judged by the injected clock, never by SQLite's, so that every
+ * process sharing the file and every test agrees on it.
  */
 final class LeaseRows implements SessionLeases {
 
@@ -45,7 +47,9 @@ final class LeaseRows implements SessionLeases {
           Instant now = clock.instant();
           Optional<LeaseRow> row = leaseRow(c, session, db.dialect().lockForUpdate());
           if (row.isEmpty()) {
-            Lease first = new Lease(session, holder, new FencingToken(1), now.plus(ttl));
+            Lease first =
+                new Lease(
+                    session, holder, FencingToken.next(0, SqlStoreEpochs.read(c)), now.plus(ttl));
             if (insertFirst(c, first)) {
               return Optional.of(first);
             }
@@ -58,7 +62,8 @@ final class LeaseRows implements SessionLeases {
           if (live && !r.holder().equals(holder)) {
             return Optional.empty();
           }
-          long token = live ? r.token() : r.token() + 1;
+          long token =
+              live ? r.token() : FencingToken.next(r.token(), SqlStoreEpochs.read(c)).value();
           Lease lease = new Lease(session, holder, new FencingToken(token), now.plus(ttl));
           update(
               c,
