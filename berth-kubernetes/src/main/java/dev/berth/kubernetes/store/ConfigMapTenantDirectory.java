@@ -86,7 +86,8 @@ public final class ConfigMapTenantDirectory implements TenantDirectory {
                         t.updatedBy(
                             tenant
                                 .withServiceAccounts(t.serviceAccounts())
-                                .withApproval(t.approval())))
+                                .withApproval(t.approval())
+                                .withDisconnect(t.disconnect())))
                 .orElse(tenant.withServiceAccounts(Set.of())));
   }
 

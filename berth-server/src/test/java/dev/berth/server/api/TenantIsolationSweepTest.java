@@ -109,7 +109,19 @@ class TenantIsolationSweepTest {
     c.put(
         "GET /gateway/api/requests/{approvalId}",
         List.of(IsolationProbe.gateway("GET", "/gateway/api/requests/{approvalId}", null)));
+    c.put(
+        "DELETE /gateway/api/requests/{approvalId}",
+        List.of(IsolationProbe.gateway("DELETE", "/gateway/api/requests/{approvalId}", null)));
     // The administrator's routes.
+    c.put(
+        "GET /api/v1/admin/sessions/{id}/operations",
+        List.of(IsolationProbe.adminOnly("GET", "/api/v1/admin/sessions/{id}/operations", null)));
+    c.put(
+        "GET /api/v1/admin/recovery",
+        List.of(IsolationProbe.adminOnly("GET", "/api/v1/admin/recovery", null)));
+    c.put(
+        "POST /api/v1/admin/recovery/approve",
+        List.of(IsolationProbe.adminOnly("POST", "/api/v1/admin/recovery/approve", "{}")));
     c.put(
         "POST /api/v1/admin/tokens",
         List.of(
