@@ -83,11 +83,11 @@ class SqliteSessionStoreFileTest {
                   session.id(), clock.instant(), "tester", "session.test", "before reopen"));
     }
     assertThat(appliedMigrations())
-        .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12");
+        .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
 
     try (SqlSessionStore reopened = SqlSessionStore.openSqlite(file(), clock)) {
       assertThat(appliedMigrations())
-          .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12");
+          .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
       assertThat(reopened.get(session.id()))
           .contains(session.touched(clock.instant().plusSeconds(3600)).withVersion(1));
       assertThat(reopened.listOperations(session.id())).containsExactly(op);
