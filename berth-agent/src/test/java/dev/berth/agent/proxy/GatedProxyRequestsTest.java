@@ -95,12 +95,7 @@ class GatedProxyRequestsTest {
     assertThat(answer.statusCode()).isEqualTo(400);
     assertThat(answer.body()).contains("(web_fetch_20250910)");
     assertThat(provider.received()).isEmpty();
-    // The file is removed when the exchange ends, which may be just after the answer reached the
-    // client; other tests of this JVM may spool bodies of their own meanwhile, so only files that
-    // were not there before count, and each one must go.
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(spooled()).filteredOn(p -> !before.contains(p)).isEmpty());
+    assertSpoolsRemoved(before);
   }
 
   @Test
@@ -118,6 +113,7 @@ class GatedProxyRequestsTest {
 
   @Test
   void aPlainModelCallWithClientToolsGoesThroughAlsoWhenSpooled() throws Exception {
+    List<Path> before = spooled();
     String small = body("hello", "{\"name\":\"Bash\",\"input_schema\":{\"type\":\"object\"}}");
     String large = body("x".repeat(3 * UpstreamRequests.IN_MEMORY), "{\"name\":\"Bash\"}");
 
@@ -133,7 +129,7 @@ class GatedProxyRequestsTest {
     assertThat(seen.get(1).headers())
         .containsEntry(
             "content-length", Integer.toString(large.getBytes(StandardCharsets.UTF_8).length));
-    assertThat(spooled()).isEmpty();
+    assertSpoolsRemoved(before);
   }
 
   @Test
@@ -168,6 +164,17 @@ class GatedProxyRequestsTest {
             .POST(publisher)
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * A spooled file is removed when its exchange ends, which may be just after the answer reached
+   * the client; other tests of this JVM may spool bodies of their own meanwhile, so only files that
+   * were not there {@code before} count, and each one must go.
+   */
+  private static void assertSpoolsRemoved(List<Path> before) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(spooled()).filteredOn(p -> !before.contains(p)).isEmpty());
   }
 
   private static List<Path> spooled() throws Exception {
