@@ -156,6 +156,7 @@ class CredentialProxyTest {
                 + "x".repeat(3 * UpstreamRequests.IN_MEMORY)
                 + "\"}]}")
             .getBytes(StandardCharsets.UTF_8);
+    java.util.List<java.nio.file.Path> before = SpooledBodies.now();
 
     HttpResponse<String> chunked = client.send(chunked(body), HttpResponse.BodyHandlers.ofString());
 
@@ -165,11 +166,7 @@ class CredentialProxyTest {
         .containsEntry("content-length", Integer.toString(body.length))
         .doesNotContainKey("transfer-encoding");
     assertThat(seen.body()).isEqualTo(new String(body, StandardCharsets.UTF_8));
-    try (var left =
-        java.nio.file.Files.newDirectoryStream(
-            java.nio.file.Path.of(System.getProperty("java.io.tmpdir")), "berth-proxy-body-*")) {
-      assertThat(left).as("spooled bodies left behind").isEmpty();
-    }
+    SpooledBodies.assertRemovedSince(before);
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.berth.agent.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.berth.agent.agentcli.FakeModelProvider;
 import dev.berth.agent.proxy.gate.GateSettings;
@@ -13,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -85,7 +83,7 @@ class GatedProxyRequestsTest {
   @Test
   void aSpooledChunkedBodyOverAMebibyteIsCheckedToItsEndRefusedAndItsFileRemoved()
       throws Exception {
-    List<Path> before = spooled();
+    List<Path> before = SpooledBodies.now();
     HttpResponse<String> answer =
         post(
             "/v1/messages",
@@ -95,7 +93,7 @@ class GatedProxyRequestsTest {
     assertThat(answer.statusCode()).isEqualTo(400);
     assertThat(answer.body()).contains("(web_fetch_20250910)");
     assertThat(provider.received()).isEmpty();
-    assertSpoolsRemoved(before);
+    SpooledBodies.assertRemovedSince(before);
   }
 
   @Test
@@ -113,7 +111,7 @@ class GatedProxyRequestsTest {
 
   @Test
   void aPlainModelCallWithClientToolsGoesThroughAlsoWhenSpooled() throws Exception {
-    List<Path> before = spooled();
+    List<Path> before = SpooledBodies.now();
     String small = body("hello", "{\"name\":\"Bash\",\"input_schema\":{\"type\":\"object\"}}");
     String large = body("x".repeat(3 * UpstreamRequests.IN_MEMORY), "{\"name\":\"Bash\"}");
 
@@ -129,7 +127,7 @@ class GatedProxyRequestsTest {
     assertThat(seen.get(1).headers())
         .containsEntry(
             "content-length", Integer.toString(large.getBytes(StandardCharsets.UTF_8).length));
-    assertSpoolsRemoved(before);
+    SpooledBodies.assertRemovedSince(before);
   }
 
   @Test
@@ -164,26 +162,5 @@ class GatedProxyRequestsTest {
             .POST(publisher)
             .build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  /**
-   * A spooled file is removed when its exchange ends, which may be just after the answer reached
-   * the client; other tests of this JVM may spool bodies of their own meanwhile, so only files that
-   * were not there {@code before} count, and each one must go.
-   */
-  private static void assertSpoolsRemoved(List<Path> before) {
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .untilAsserted(() -> assertThat(spooled()).filteredOn(p -> !before.contains(p)).isEmpty());
-  }
-
-  private static List<Path> spooled() throws Exception {
-    try (var left =
-        Files.newDirectoryStream(
-            Path.of(System.getProperty("java.io.tmpdir")), "berth-proxy-body-*")) {
-      List<Path> found = new java.util.ArrayList<>();
-      left.forEach(found::add);
-      return found;
-    }
   }
 }
